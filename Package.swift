@@ -1,0 +1,71 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "baton",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "baton", targets: ["baton"]),
+        .executable(name: "baton-peer", targets: ["baton-peer"]),
+        .library(name: "Handoff", targets: ["Handoff"]),
+        .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // The library: activities, registry, save pipeline, wire codec, peer directory.
+        .target(
+            name: "Handoff",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The UDP multicast transport over SwiftNIO.
+        .target(
+            name: "HandoffMulticast",
+            dependencies: [
+                "Handoff",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The declared activity types (an Info.plist-style registry), bundled with the programs.
+        .target(
+            name: "BatonResources",
+            path: "Resources",
+            exclude: ["README.md"],
+            resources: [.copy("Registry")]
+        ),
+        // Cells, keys and the backend protocol; knows nothing of ncurses.
+        .target(name: "TerminalUI"),
+        // The app as model / message / update / view.
+        .target(name: "BatonApp", dependencies: ["Handoff", "TerminalUI"]),
+        .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
+        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses"]),
+        .executableTarget(
+            name: "baton",
+            dependencies: [
+                "Handoff", "HandoffMulticast", "BatonResources", "BatonApp", "TerminalUI", "NCursesBackend",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A headless peer for scripts, tests and benchmarks.
+        .executableTarget(
+            name: "baton-peer",
+            dependencies: [
+                "Handoff", "HandoffMulticast", "BatonResources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Release-build benchmarks: `swift run -c release handoff-bench`.
+        .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
+        .testTarget(name: "HandoffTests", dependencies: ["Handoff", "BatonResources"], resources: [.copy("Vectors")]),
+        .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI", "BatonResources"]),
+        .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
+    ]
+)
