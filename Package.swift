@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "baton",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "baton", targets: ["baton"]),
         .executable(name: "baton-peer", targets: ["baton-peer"]),
@@ -38,6 +38,14 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.copy("Registry")]
         ),
+        // What both programs share on the command line: network options, key, registry, monitor output.
+        .target(
+            name: "HandoffCLI",
+            dependencies: [
+                "Handoff", "HandoffMulticast", "BatonResources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
         .target(name: "TerminalUI"),
         // The app as model / message / update / view.
@@ -47,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffMulticast", "BatonResources", "BatonApp", "TerminalUI", "NCursesBackend",
+                "Handoff", "HandoffMulticast", "HandoffCLI", "BatonResources", "BatonApp", "TerminalUI", "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "baton-peer",
             dependencies: [
-                "Handoff", "HandoffMulticast", "BatonResources",
+                "Handoff", "HandoffMulticast", "HandoffCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

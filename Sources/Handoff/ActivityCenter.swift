@@ -1,0 +1,487 @@
+import Foundation
+
+/// Publishes the current activity to peers and keeps the directory of what is nearby.
+///
+/// Everything runs on the main actor, one step at a time: the three save hooks, the
+/// receiving rules, the directory, the continue flow. Saves are coalesced: the first
+/// change after a quiet period is saved at once; while changes keep coming, at most one
+/// save per `saveWindow`; the last change is always saved.
+@MainActor
+public final class ActivityCenter {
+    /// Timings, limits and identity; the defaults are PROTOCOL.md's.
+    public struct Configuration: Sendable {
+        public var peer: PeerInfo
+        public var senderID: SenderID
+        /// At most one save per window while changes keep coming.
+        public var saveWindow: Duration = .milliseconds(20)
+        /// How often the current ANNOUNCE is repeated.
+        public var repeatInterval: Duration = .seconds(1)
+        /// A peer's activity is forgotten when not heard for this long.
+        public var forgetAfter: Duration = .milliseconds(3500)
+        /// The longest random delay before answering a QUERY.
+        public var queryAnswerDelay: Duration = .milliseconds(20)
+        /// After the first answer to our QUERY, how long to gather others before picking the newest.
+        public var queryGatherWindow: Duration = .milliseconds(60)
+        /// How far `sentAt` may be from this clock.
+        public var allowedClockSkew: TimeInterval = 60
+        public var directoryLimits = PeerDirectory.Limits()
+
+        public init(peer: PeerInfo, senderID: SenderID = .random()) {
+            self.peer = peer
+            self.senderID = senderID
+        }
+    }
+
+    /// What a UI wants to hear about.
+    public enum Event: Sendable, Equatable {
+        /// The nearby list changed (an activity came, changed or went).
+        case nearbyChanged
+        /// A save published this record (or kept it local, when not eligible for handoff).
+        case published(ActivityRecord)
+        /// A save was refused; the previous published state stays.
+        case saveFailed(activityType: String, error: HandoffError)
+        /// One of our activities was continued by a peer.
+        case continued(activityID: String, by: PeerInfo)
+        /// The transport refused to send.
+        case sendFailed(String)
+    }
+
+    public let registry: ActivityTypeRegistry
+    public let configuration: Configuration
+    public let transport: any ActivityTransport
+    public weak var applicationDelegate: (any ApplicationDelegate)?
+
+    public private(set) var currentActivity: UserActivity?
+    public private(set) var directory: PeerDirectory
+    public private(set) var statistics = ReceiveStatistics()
+    /// The record last published for the current activity.
+    public private(set) var lastPublished: ActivityRecord?
+    /// Datagrams handed to the transport.
+    public private(set) var sentCount = 0
+    /// Saves run (hooks called), whether or not they published.
+    public private(set) var saveCount = 0
+
+    private let codec: DatagramCodec
+    private var sequence: UInt64 = 0
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private var senderTask: Task<Void, Never>?
+    private var receiveTask: Task<Void, Never>?
+    private var repeatTask: Task<Void, Never>?
+    private var expiryTask: Task<Void, Never>?
+    private var saveTask: Task<Void, Never>?
+    private var queryAnswerPending = false
+    private var lastSave: ContinuousClock.Instant?
+    private var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
+    private var waiters: [NearbyWaiter] = []
+    /// Our recent activities by id, so a CONTINUED for one that is no longer current still reaches its delegate.
+    private var recentActivities: [(id: String, activity: WeakActivity)] = []
+    private var isShutDown = false
+
+    public init(
+        registry: ActivityTypeRegistry, groupKey: GroupKey, transport: any ActivityTransport,
+        configuration: Configuration
+    ) {
+        self.registry = registry
+        self.configuration = configuration
+        self.transport = transport
+        var codec = DatagramCodec(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
+        codec.readerLimits = BinaryPropertyListReader.Limits()
+        self.codec = codec
+        directory = PeerDirectory(limits: configuration.directoryLimits)
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        outbox = continuation
+        senderTask = Task { [transport, weak self] in
+            for await bytes in stream {
+                do {
+                    try await transport.send(bytes)
+                } catch {
+                    self?.emit(.sendFailed("\(error)"))
+                }
+            }
+        }
+    }
+
+    // MARK: Life
+
+    /// Starts receiving and repeating the current activity.
+    public func start() {
+        guard receiveTask == nil, !isShutDown else { return }
+        let incoming = transport.incoming
+        receiveTask = Task { [weak self] in
+            for await datagram in incoming {
+                guard let self else { return }
+                self.receive(datagram)
+            }
+        }
+        let interval = configuration.repeatInterval
+        repeatTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self, !Task.isCancelled else { return }
+                self.repeatCurrent()
+            }
+        }
+    }
+
+    /// Withdraws the current activity, sends what is queued, and closes the transport.
+    public func shutdown() async {
+        guard !isShutDown else { return }
+        if let current = currentActivity { resign(current) }
+        isShutDown = true
+        for task in [receiveTask, repeatTask, expiryTask, saveTask] { task?.cancel() }
+        outbox.finish()
+        await senderTask?.value
+        await transport.close()
+        for waiter in waiters { waiter.finish(nil) }
+        waiters.removeAll()
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    /// A stream of events for one listener; it ends at shutdown.
+    public func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.subscribers[id] = nil }
+        }
+        return stream
+    }
+
+    /// Every nearby activity, newest save first.
+    public var nearby: [NearbyActivity] { directory.activities }
+
+    /// Nearby activities of types this program declares, newest first.
+    public var continuable: [NearbyActivity] {
+        let now = Date()
+        return directory.activities.filter { registry.isDeclared($0.record.activityType) && !$0.record.isExpired(at: now) }
+    }
+
+    // MARK: Current activity and saving
+
+    func makeCurrent(_ activity: UserActivity) {
+        guard !isShutDown else { return }
+        if let previous = currentActivity, previous !== activity { resign(previous) }
+        guard currentActivity !== activity else { return }
+        currentActivity = activity
+        remember(activity)
+        activity.needsSave = true
+        activityNeedsSave(activity)
+    }
+
+    func resign(_ activity: UserActivity) {
+        guard currentActivity === activity else { return }
+        currentActivity = nil
+        saveTask?.cancel()
+        saveTask = nil
+        if lastPublished != nil, activity.isEligibleForHandoff {
+            send(.withdraw(activityID: activity.activityID))
+        }
+        lastPublished = nil
+    }
+
+    func eligibilityChanged(_ activity: UserActivity) {
+        guard currentActivity === activity else { return }
+        if activity.isEligibleForHandoff {
+            activity.needsSave = true
+        } else if lastPublished != nil {
+            send(.withdraw(activityID: activity.activityID))
+            lastPublished = nil
+        }
+    }
+
+    func activityNeedsSave(_ activity: UserActivity) {
+        guard currentActivity === activity, saveTask == nil, !isShutDown else { return }
+        let now = ContinuousClock.now
+        let delay = lastSave.map { $0 + configuration.saveWindow - now } ?? .zero
+        saveTask = Task { [weak self] in
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            guard let self, !Task.isCancelled else { return }
+            self.saveTask = nil
+            self.lastSave = ContinuousClock.now
+            if let current = self.currentActivity, current.needsSave { self.save(current) }
+        }
+    }
+
+    /// Runs the three hooks in order, then validates, numbers, encodes and sends.
+    private func save(_ activity: UserActivity) {
+        saveCount += 1
+        activity.isSaving = true
+        activity.delegate?.userActivityWillSave(activity)
+        activity.responder?.updateUserActivityState(activity)
+        applicationDelegate?.didUpdate(activity)
+        activity.isSaving = false
+        activity.needsSave = false
+        guard currentActivity === activity else { return }
+
+        let now = Date()
+        var record = activity.record(peer: configuration.peer)
+        record.revision = activity.revision + 1
+        record.savedAt = now
+        do {
+            try registry.validate(
+                type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
+            let size = DatagramCodec.plaintext(.announce(record), sentAt: now).count
+            guard size <= GroupKeyCipher.maximumPlaintext else {
+                throw HandoffError.payloadTooLarge(bytes: size, limit: GroupKeyCipher.maximumPlaintext)
+            }
+        } catch let error as HandoffError {
+            emit(.saveFailed(activityType: record.activityType, error: error))
+            return
+        } catch {
+            return
+        }
+        activity.revision = record.revision
+        activity.savedAt = now
+        if activity.isEligibleForHandoff {
+            lastPublished = record
+            send(.announce(record))
+        }
+        emit(.published(record))
+    }
+
+    private func repeatCurrent() {
+        guard let record = lastPublished, let current = currentActivity, current.isEligibleForHandoff,
+            current.activityID == record.activityID
+        else { return }
+        send(.announce(record))
+    }
+
+    // MARK: Sending
+
+    private func send(_ message: HandoffMessage) {
+        guard !isShutDown else { return }
+        sequence += 1
+        do {
+            let bytes = try codec.encode(message, senderID: configuration.senderID, sequence: sequence, sentAt: Date())
+            sentCount += 1
+            outbox.yield(bytes)
+        } catch {
+            emit(.sendFailed(error.description))
+        }
+    }
+
+    // MARK: Receiving
+
+    /// Applies every receiving rule to one datagram; counts it as accepted, own, or rejected by reason.
+    public func receive(_ datagram: ReceivedDatagram, now: Date = Date()) {
+        do {
+            let header = try DatagramHeader(parsing: datagram.bytes)
+            if header.senderID == configuration.senderID {
+                statistics.own += 1
+                return
+            }
+            let decoded = try codec.decode(datagram.bytes, now: now)
+            guard directory.isFresh(sender: header.senderID, sequence: header.sequence) else { throw RejectionReason.replay }
+            directory.accept(sender: header.senderID, sequence: header.sequence, at: now)
+            statistics.accepted += 1
+            handle(decoded.message, from: header.senderID, source: datagram.source, now: now)
+        } catch let reason as RejectionReason {
+            statistics.count(reason)
+        } catch {
+            statistics.count(.malformedPayload)
+        }
+    }
+
+    private func handle(_ message: HandoffMessage, from sender: SenderID, source: String?, now: Date) {
+        switch message {
+        case .announce(let record):
+            if directory.announce(record, from: sender, at: now, source: source) != nil {
+                directoryChanged()
+            }
+            scheduleExpiry()
+        case .withdraw(let id):
+            if directory.withdraw(activityID: id, from: sender) != nil { directoryChanged() }
+        case .query(let types):
+            answerQuery(types: types)
+        case .continued(let id, let peer):
+            guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { return }
+            activity.delegate?.userActivityWasContinued(activity, by: peer)
+            emit(.continued(activityID: id, by: peer))
+        }
+    }
+
+    private func answerQuery(types: [String]?) {
+        guard !queryAnswerPending, let record = lastPublished else { return }
+        if let types, !types.contains(record.activityType) { return }
+        queryAnswerPending = true
+        let maxDelay = configuration.queryAnswerDelay
+        let delay = Duration.nanoseconds(Int64.random(in: 0...max(0, maxDelay.nanoseconds)))
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard let self else { return }
+            self.queryAnswerPending = false
+            self.repeatCurrent()
+        }
+    }
+
+    private func scheduleExpiry() {
+        guard expiryTask == nil else { return }
+        let timeout = configuration.forgetAfter.seconds
+        expiryTask = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self, let next = self.directory.nextExpiry(timeout: timeout) else { break }
+                let wait = next.timeIntervalSinceNow
+                if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                if Task.isCancelled { return }
+                if !self.directory.expire(at: Date(), timeout: timeout).isEmpty { self.directoryChanged() }
+            }
+            self?.expiryTask = nil
+        }
+    }
+
+    private func directoryChanged() {
+        emit(.nearbyChanged)
+        for waiter in waiters { waiter.check(self) }
+        waiters.removeAll { $0.isDone }
+    }
+
+    // MARK: Continuing
+
+    /// Continues an activity from the nearby list: checks it, asks the application delegate
+    /// to continue it (its responders restore the state), then tells the source with CONTINUED.
+    @discardableResult
+    public func continueActivity(_ nearby: NearbyActivity) throws(HandoffError) -> UserActivity {
+        let record = nearby.record
+        let type = record.activityType
+        do {
+            if let delegate = applicationDelegate, !delegate.willContinue(activityType: type) {
+                throw HandoffError.declined(type: type)
+            }
+            if record.isExpired(at: Date()), let at = record.expiresAt { throw HandoffError.expired(type: type, at: at) }
+            try registry.validate(type: type, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
+        } catch let error as HandoffError {
+            applicationDelegate?.didFailToContinue(activityType: type, error: error)
+            throw error
+        } catch {
+            fatalError("validate throws only HandoffError")
+        }
+        let activity = UserActivity(record: record, center: self)
+        if let delegate = applicationDelegate {
+            let handled = delegate.continue(activity) { responders in
+                for responder in responders { responder.restoreUserActivityState(activity) }
+            }
+            guard handled else {
+                let error = HandoffError.declined(type: type)
+                delegate.didFailToContinue(activityType: type, error: error)
+                throw error
+            }
+        }
+        send(.continued(activityID: record.activityID, peer: configuration.peer))
+        return activity
+    }
+
+    /// Asks peers with QUERY, waits up to `timeout` for a matching activity (of `type`, from a
+    /// peer named `peer`, when given), and continues the newest one found.
+    @discardableResult
+    public func continueActivity(type: String? = nil, from peer: String? = nil, timeout: Duration)
+        async throws(HandoffError) -> UserActivity
+    {
+        let found = await findNearby(type: type, from: peer, timeout: timeout)
+        guard let found else {
+            let error = HandoffError.notFound(type: type, peer: peer, waited: timeout, endpoint: transport.endpointDescription)
+            applicationDelegate?.didFailToContinue(activityType: type ?? "*", error: error)
+            throw error
+        }
+        return try continueActivity(found)
+    }
+
+    /// Sends QUERY and waits for the newest nearby activity that matches, or nil after `timeout`.
+    /// Without a type, activities of declared types are preferred.
+    public func findNearby(type: String? = nil, from peer: String? = nil, timeout: Duration) async -> NearbyActivity? {
+        start()
+        send(.query(types: type.map { [$0] }))
+        let waiter = NearbyWaiter(
+            type: type, peer: peer, registry: registry,
+            gatherUntil: ContinuousClock.now + configuration.queryGatherWindow)
+        return await withCheckedContinuation { continuation in
+            waiter.continuation = continuation
+            waiter.check(self)
+            guard !waiter.isDone else { return }
+            waiters.append(waiter)
+            let gather = configuration.queryGatherWindow
+            Task { [weak self, waiter] in
+                try? await Task.sleep(for: gather)
+                if let self { waiter.check(self) }
+                try? await Task.sleep(for: timeout - gather)
+                waiter.finish(self.flatMap { waiter.best(in: $0) })
+                self?.waiters.removeAll { $0.isDone }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func emit(_ event: Event) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    private func remember(_ activity: UserActivity) {
+        recentActivities.removeAll { $0.id == activity.activityID || $0.activity.value == nil }
+        recentActivities.append((activity.activityID, WeakActivity(value: activity)))
+        if recentActivities.count > 16 { recentActivities.removeFirst(recentActivities.count - 16) }
+    }
+}
+
+/// A weak reference to an activity.
+@MainActor
+private struct WeakActivity {
+    weak var value: UserActivity?
+}
+
+/// One caller of `findNearby` waiting for a match.
+@MainActor
+private final class NearbyWaiter {
+    let type: String?
+    let peer: String?
+    let registry: ActivityTypeRegistry
+    let gatherUntil: ContinuousClock.Instant
+    var continuation: CheckedContinuation<NearbyActivity?, Never>?
+    private(set) var isDone = false
+
+    init(type: String?, peer: String?, registry: ActivityTypeRegistry, gatherUntil: ContinuousClock.Instant) {
+        self.type = type
+        self.peer = peer
+        self.registry = registry
+        self.gatherUntil = gatherUntil
+    }
+
+    /// The newest match: of the type and peer asked for; without a type, declared types first.
+    func best(in center: ActivityCenter) -> NearbyActivity? {
+        let now = Date()
+        let matches = center.nearby.filter { entry in
+            (type == nil || entry.record.activityType == type) && (peer == nil || entry.record.peer.name == peer)
+                && !entry.record.isExpired(at: now)
+        }
+        if type == nil, let declared = matches.first(where: { registry.isDeclared($0.record.activityType) }) {
+            return declared
+        }
+        return matches.first
+    }
+
+    /// Finishes with a match once the gathering window after the QUERY has passed.
+    func check(_ center: ActivityCenter) {
+        guard !isDone, ContinuousClock.now >= gatherUntil, let match = best(in: center) else { return }
+        finish(match)
+    }
+
+    func finish(_ result: NearbyActivity?) {
+        guard !isDone else { return }
+        isDone = true
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (s, atto) = components
+        return TimeInterval(s) + TimeInterval(atto) / 1e18
+    }
+
+    var nanoseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}

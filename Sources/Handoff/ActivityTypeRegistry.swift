@@ -1,0 +1,152 @@
+import Foundation
+
+/// The activity types a program declares, read from an Info.plist-style file.
+///
+/// `NSUserActivityTypes` lists the types; `BatonActivitySchemas` maps a type to a dictionary
+/// from userInfo key to a plist type name, with an optional `BatonRequiredKeys` array.
+/// Only declared types can be published or continued.
+public struct ActivityTypeRegistry: Equatable, Sendable {
+    /// Declared types, in file order.
+    public private(set) var declaredTypes: [String]
+    public private(set) var schemas: [String: ActivitySchema]
+
+    /// Why a registry file could not be used.
+    public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
+        case unreadable(path: String, reason: String)
+        case notAPropertyList(path: String, reason: String)
+        case missingTypes(path: String)
+        case wrongType(path: String, key: String, expected: String)
+        case invalidType(path: String, type: String)
+        case unknownPlistType(path: String, type: String, key: String, value: String)
+        case schemaForUndeclaredType(path: String, type: String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let reason):
+                return "Cannot read the activity registry \(path): \(reason)."
+            case .notAPropertyList(let path, let reason):
+                return "The activity registry \(path) is not a property list (\(reason)); it must be an Info.plist-style XML or binary plist."
+            case .missingTypes(let path):
+                return "The activity registry \(path) has no NSUserActivityTypes array of strings; declare the types this program can continue there."
+            case .wrongType(let path, let key, let expected):
+                return "In the activity registry \(path), \(key) must be \(expected)."
+            case .invalidType(let path, let type):
+                return "The activity registry \(path) declares '\(type)', which is not a reverse-DNS activity type such as dev.baton.counter."
+            case .unknownPlistType(let path, let type, let key, let value):
+                let names = PropertyListType.allCases.map(\.rawValue).joined(separator: ", ")
+                return "In the activity registry \(path), the schema of \(type) gives key '\(key)' the type '\(value)'; use one of \(names)."
+            case .schemaForUndeclaredType(let path, let type):
+                return "The activity registry \(path) has a schema for \(type), which NSUserActivityTypes does not declare; declare it or remove the schema."
+            }
+        }
+    }
+
+    public init(declaredTypes: [String], schemas: [String: ActivitySchema] = [:]) {
+        self.declaredTypes = declaredTypes
+        self.schemas = schemas
+    }
+
+    /// Reads a registry file (XML or binary plist).
+    public init(contentsOf url: URL) throws(LoadError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(path: url.path, reason: (error as NSError).localizedFailureReason ?? "\(error)")
+        }
+        try self.init(data: data, path: url.path)
+    }
+
+    /// Parses a registry from bytes; `path` names it in errors.
+    public init(data: Data, path: String = "(registry)") throws(LoadError) {
+        let root = try Self.parse(data, path: path)
+        guard case .dictionary(let top) = root else {
+            throw .wrongType(path: path, key: "the root", expected: "a dictionary")
+        }
+        guard case .array(let typeValues)? = top["NSUserActivityTypes"] else { throw .missingTypes(path: path) }
+        var declared: [String] = []
+        for value in typeValues {
+            guard case .string(let type) = value else { throw .missingTypes(path: path) }
+            guard Self.isValidActivityType(type) else { throw .invalidType(path: path, type: type) }
+            if !declared.contains(type) { declared.append(type) }
+        }
+        var schemas: [String: ActivitySchema] = [:]
+        if let schemaRoot = top["BatonActivitySchemas"] {
+            guard case .dictionary(let byType) = schemaRoot else {
+                throw .wrongType(path: path, key: "BatonActivitySchemas", expected: "a dictionary from activity type to schema")
+            }
+            for (type, schemaValue) in byType {
+                guard declared.contains(type) else { throw .schemaForUndeclaredType(path: path, type: type) }
+                guard case .dictionary(let entries) = schemaValue else {
+                    throw .wrongType(path: path, key: "BatonActivitySchemas.\(type)", expected: "a dictionary from userInfo key to type name")
+                }
+                var schema = ActivitySchema()
+                for (key, entry) in entries {
+                    if key == "BatonRequiredKeys" {
+                        guard case .array(let keys) = entry else {
+                            throw .wrongType(path: path, key: "BatonActivitySchemas.\(type).BatonRequiredKeys", expected: "an array of strings")
+                        }
+                        for k in keys {
+                            guard case .string(let s) = k else {
+                                throw .wrongType(path: path, key: "BatonActivitySchemas.\(type).BatonRequiredKeys", expected: "an array of strings")
+                            }
+                            schema.requiredKeys.append(s)
+                        }
+                        continue
+                    }
+                    guard case .string(let name) = entry else {
+                        throw .wrongType(path: path, key: "BatonActivitySchemas.\(type).\(key)", expected: "a type name string")
+                    }
+                    guard let plistType = PropertyListType(rawValue: name) else {
+                        throw .unknownPlistType(path: path, type: type, key: key, value: name)
+                    }
+                    schema.keyTypes[key] = plistType
+                }
+                schemas[type] = schema
+            }
+        }
+        self.init(declaredTypes: declared, schemas: schemas)
+    }
+
+    private static func parse(_ data: Data, path: String) throws(LoadError) -> PropertyListValue {
+        if data.starts(with: Array("bplist".utf8)) {
+            do {
+                return try BinaryPropertyListReader(limits: .init(maxBytes: max(data.count, 1))).read(Array(data))
+            } catch {
+                throw .notAPropertyList(path: path, reason: "\(error)")
+            }
+        }
+        do {
+            let object = try PropertyListSerialization.propertyList(from: data, format: nil)
+            return try PropertyListValue(foundationObject: object)
+        } catch {
+            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw .notAPropertyList(path: path, reason: reason)
+        }
+    }
+
+    /// Reverse-DNS: at least two dot-separated labels of letters, digits, `-` and `_`.
+    public static func isValidActivityType(_ type: String) -> Bool {
+        guard !type.isEmpty, type.utf8.count <= 255 else { return false }
+        let labels = type.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.unicodeScalars.allSatisfy { s in
+                s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "-" || s == "_")
+            }
+        }
+    }
+
+    /// Whether this program declares `type`.
+    public func isDeclared(_ type: String) -> Bool { declaredTypes.contains(type) }
+
+    /// Checks that a record of `type` may be published or continued: declared, its
+    /// userInfo of the schema's types, and every required key present.
+    public func validate(
+        type: String, userInfo: [String: PropertyListValue], requiredKeys: [String] = []
+    ) throws(HandoffError) {
+        guard isDeclared(type) else { throw .undeclaredType(type: type, declared: declaredTypes) }
+        let schema = schemas[type] ?? ActivitySchema()
+        try schema.validate(type: type, userInfo: userInfo, alsoRequired: requiredKeys)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The payload of a datagram, one case per kind (PROTOCOL.md, "Payloads").
+public enum HandoffMessage: Equatable, Sendable {
+    /// The sender's current activity.
+    case announce(ActivityRecord)
+    /// The activity ended; forget it.
+    case withdraw(activityID: String)
+    /// Who has a current activity (of these types, when given)?
+    case query(types: [String]?)
+    /// The named activity was continued by `peer`.
+    case continued(activityID: String, peer: PeerInfo)
+
+    /// The datagram kind that carries this message.
+    public var kind: DatagramKind {
+        switch self {
+        case .announce: .announce
+        case .withdraw: .withdraw
+        case .query: .query
+        case .continued: .continued
+        }
+    }
+
+    /// The payload dictionary, `sentAt` included.
+    public func payload(sentAt: Date) -> [String: PropertyListValue] {
+        var dict: [String: PropertyListValue] = ["sentAt": .date(sentAt)]
+        switch self {
+        case .announce(let r):
+            dict["activityID"] = .string(r.activityID)
+            dict["type"] = .string(r.activityType)
+            dict["revision"] = .integer(r.revision)
+            dict["savedAt"] = .date(r.savedAt)
+            dict["userInfo"] = .dictionary(r.userInfo)
+            dict["peer"] = r.peer.plist
+            if let title = r.title { dict["title"] = .string(title) }
+            if let keys = r.requiredUserInfoKeys { dict["requiredUserInfoKeys"] = .array(keys.map(PropertyListValue.string)) }
+            if let url = r.webpageURL { dict["webpageURL"] = .string(url) }
+            if let keywords = r.keywords { dict["keywords"] = .array(keywords.map(PropertyListValue.string)) }
+            if let expiresAt = r.expiresAt { dict["expiresAt"] = .date(expiresAt) }
+        case .withdraw(let id):
+            dict["activityID"] = .string(id)
+        case .query(let types):
+            if let types { dict["types"] = .array(types.map(PropertyListValue.string)) }
+        case .continued(let id, let peer):
+            dict["activityID"] = .string(id)
+            dict["peer"] = peer.plist
+        }
+        return dict
+    }
+
+    /// Reads a payload of the given kind, checking every required key and every type.
+    /// Unknown keys are ignored. Returns the message and its `sentAt`.
+    public static func decode(kind: DatagramKind, payload: [String: PropertyListValue]) throws(RejectionReason)
+        -> (message: HandoffMessage, sentAt: Date)
+    {
+        let p = PayloadReader(payload)
+        let sentAt = try p.required("sentAt", \.dateValue)
+        switch kind {
+        case .announce:
+            let record = ActivityRecord(
+                activityID: try p.required("activityID", \.stringValue),
+                activityType: try p.required("type", \.stringValue),
+                revision: try p.required("revision", \.intValue),
+                savedAt: try p.required("savedAt", \.dateValue),
+                userInfo: try p.required("userInfo", \.dictionaryValue),
+                title: try p.optional("title", \.stringValue),
+                requiredUserInfoKeys: try p.optionalStrings("requiredUserInfoKeys"),
+                webpageURL: try p.optional("webpageURL", \.stringValue),
+                keywords: try p.optionalStrings("keywords"),
+                expiresAt: try p.optional("expiresAt", \.dateValue),
+                peer: try p.peer())
+            return (.announce(record), sentAt)
+        case .withdraw:
+            return (.withdraw(activityID: try p.required("activityID", \.stringValue)), sentAt)
+        case .query:
+            return (.query(types: try p.optionalStrings("types")), sentAt)
+        case .continued:
+            return (.continued(activityID: try p.required("activityID", \.stringValue), peer: try p.peer()), sentAt)
+        }
+    }
+}
+
+/// Typed, checked access to a payload dictionary.
+private struct PayloadReader {
+    let dict: [String: PropertyListValue]
+    init(_ dict: [String: PropertyListValue]) { self.dict = dict }
+
+    func required<T>(_ key: String, _ get: (PropertyListValue) -> T?, in d: [String: PropertyListValue]? = nil) throws(RejectionReason) -> T {
+        guard let value = (d ?? dict)[key] else { throw .missingKey }
+        guard let typed = get(value) else { throw .wrongType }
+        return typed
+    }
+
+    func optional<T>(_ key: String, _ get: (PropertyListValue) -> T?) throws(RejectionReason) -> T? {
+        guard let value = dict[key] else { return nil }
+        guard let typed = get(value) else { throw .wrongType }
+        return typed
+    }
+
+    func optionalStrings(_ key: String) throws(RejectionReason) -> [String]? {
+        guard let array = try optional(key, \.arrayValue) else { return nil }
+        var out: [String] = []
+        out.reserveCapacity(array.count)
+        for element in array {
+            guard let s = element.stringValue else { throw .wrongType }
+            out.append(s)
+        }
+        return out
+    }
+
+    func peer() throws(RejectionReason) -> PeerInfo {
+        let d = try required("peer", \.dictionaryValue)
+        return PeerInfo(
+            name: try required("name", \.stringValue, in: d),
+            host: try required("host", \.stringValue, in: d),
+            app: try required("app", \.stringValue, in: d),
+            appVersion: try required("appVersion", \.stringValue, in: d))
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// An activity another peer offers, as this peer last heard it.
+public struct NearbyActivity: Identifiable, Equatable, Sendable {
+    public var id: String { record.activityID }
+    /// The newest revision heard.
+    public var record: ActivityRecord
+    public var senderID: SenderID
+    /// When this peer last heard it (by its own clock).
+    public var lastHeard: Date
+    /// Where the last datagram came from, when the transport knows.
+    public var source: String?
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// What is nearby: the newest revision of every remote activity, and per-sender replay state.
+///
+/// A pure value: the `ActivityCenter` feeds it what it accepts and the time, and asks what
+/// changed. Memory is bounded: at most `limits.maxSenders` senders and
+/// `limits.maxActivities` activities are tracked; the least recently heard go first.
+public struct PeerDirectory: Sendable {
+    public struct Limits: Sendable {
+        public var maxSenders: Int
+        public var maxActivities: Int
+        public init(maxSenders: Int = 1024, maxActivities: Int = 256) {
+            self.maxSenders = maxSenders
+            self.maxActivities = maxActivities
+        }
+    }
+
+    /// What a change did to the directory.
+    public enum Change: Equatable, Sendable {
+        case added(NearbyActivity)
+        case updated(NearbyActivity)
+        case removed(NearbyActivity)
+    }
+
+    private struct SenderState {
+        var highestSequence: UInt64
+        var lastHeard: Date
+    }
+
+    public let limits: Limits
+    private var senders: [SenderID: SenderState] = [:]
+    private var entries: [String: NearbyActivity] = [:]
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Every activity heard, newest save first.
+    public var activities: [NearbyActivity] {
+        entries.values.sorted {
+            ($0.record.savedAt, $0.lastHeard, $0.id) > ($1.record.savedAt, $1.lastHeard, $1.id)
+        }
+    }
+
+    public var senderCount: Int { senders.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    public subscript(activityID: String) -> NearbyActivity? { entries[activityID] }
+
+    /// Distinct peers (by name) with an activity nearby.
+    public var peerNames: Set<String> { Set(entries.values.map(\.record.peer.name)) }
+
+    /// False when `sequence` is not above the highest accepted from `sender` (replay or reorder).
+    public func isFresh(sender: SenderID, sequence: UInt64) -> Bool {
+        guard let state = senders[sender] else { return true }
+        return sequence > state.highestSequence
+    }
+
+    /// Records that a datagram from `sender` with `sequence` was accepted.
+    public mutating func accept(sender: SenderID, sequence: UInt64, at now: Date) {
+        if var state = senders[sender] {
+            state.highestSequence = max(state.highestSequence, sequence)
+            state.lastHeard = now
+            senders[sender] = state
+        } else {
+            if senders.count >= limits.maxSenders, let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard }) {
+                senders[oldest.key] = nil
+            }
+            senders[sender] = SenderState(highestSequence: sequence, lastHeard: now)
+        }
+    }
+
+    /// Takes an ANNOUNCE. An older revision never replaces a newer one; the same revision
+    /// only refreshes when it was heard.
+    public mutating func announce(
+        _ record: ActivityRecord, from sender: SenderID, at now: Date, source: String? = nil
+    ) -> Change? {
+        if var existing = entries[record.activityID] {
+            if record.revision < existing.record.revision { return nil }
+            let changed = record != existing.record
+            existing.record = record
+            existing.senderID = sender
+            existing.lastHeard = now
+            existing.source = source
+            entries[record.activityID] = existing
+            return changed ? .updated(existing) : nil
+        }
+        if entries.count >= limits.maxActivities, let oldest = entries.values.min(by: { $0.lastHeard < $1.lastHeard }) {
+            // Full: the least recently heard makes room, without a change of its own.
+            entries[oldest.id] = nil
+        }
+        let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source)
+        entries[record.activityID] = entry
+        return .added(entry)
+    }
+
+    /// Takes a WITHDRAW; only the sender that announced the activity can withdraw it.
+    public mutating func withdraw(activityID: String, from sender: SenderID) -> Change? {
+        guard let existing = entries[activityID], existing.senderID == sender else { return nil }
+        entries[activityID] = nil
+        return .removed(existing)
+    }
+
+    /// Forgets every activity not heard for `timeout`; returns what it forgot.
+    public mutating func expire(at now: Date, timeout: TimeInterval) -> [Change] {
+        let stale = entries.values.filter { now.timeIntervalSince($0.lastHeard) >= timeout }
+        for entry in stale { entries[entry.id] = nil }
+        return stale.sorted { $0.id < $1.id }.map(Change.removed)
+    }
+
+    /// When the next activity will be forgotten, if any is tracked.
+    public func nextExpiry(timeout: TimeInterval) -> Date? {
+        entries.values.map(\.lastHeard).min().map { $0.addingTimeInterval(timeout) }
+    }
+}

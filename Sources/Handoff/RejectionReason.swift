@@ -1,0 +1,59 @@
+/// Why a received datagram was dropped; each has its own counter in `ReceiveStatistics`.
+public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomStringConvertible {
+    /// Shorter than the 42-byte header and the 16-byte tag.
+    case tooShort
+    /// The first four bytes are not `BTN1`.
+    case badMagic
+    /// The kind byte is not 1–4.
+    case unknownKind
+    /// The ciphertext is longer than the largest plaintext allows; dropped before decrypting.
+    case tooLarge
+    /// ChaCha20-Poly1305 did not verify: another key, or bytes changed on the way.
+    case authenticationFailed
+    /// The plaintext is not a binary plist within the protocol's limits.
+    case malformedPayload
+    /// The plaintext plist's root is not a dictionary.
+    case notADictionary
+    /// A required payload key is absent.
+    case missingKey
+    /// A payload key has the wrong plist type.
+    case wrongType
+    /// The sequence is not above the highest already accepted from that sender.
+    case replay
+    /// `sentAt` is too far from this machine's clock.
+    case clockSkew
+
+    public var description: String {
+        switch self {
+        case .tooShort: "shorter than a header and tag"
+        case .badMagic: "wrong magic"
+        case .unknownKind: "unknown kind"
+        case .tooLarge: "over the size limit"
+        case .authenticationFailed: "failed authentication (wrong key or altered)"
+        case .malformedPayload: "payload is not a valid binary plist"
+        case .notADictionary: "payload is not a dictionary"
+        case .missingKey: "a required key is missing"
+        case .wrongType: "a key has the wrong type"
+        case .replay: "replayed or reordered (old sequence)"
+        case .clockSkew: "sentAt too far from this clock"
+        }
+    }
+}
+
+/// Counts of what arrived: accepted, ignored as our own, and dropped by reason.
+public struct ReceiveStatistics: Equatable, Sendable {
+    public var accepted = 0
+    /// Datagrams carrying this peer's own sender id (multicast loop).
+    public var own = 0
+    public var rejected: [RejectionReason: Int] = [:]
+
+    public init() {}
+
+    /// All dropped datagrams, whatever the reason.
+    public var totalRejected: Int { rejected.values.reduce(0, +) }
+
+    /// How many were dropped for this reason.
+    public subscript(reason: RejectionReason) -> Int { rejected[reason, default: 0] }
+
+    mutating func count(_ reason: RejectionReason) { rejected[reason, default: 0] += 1 }
+}

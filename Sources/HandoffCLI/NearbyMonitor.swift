@@ -1,0 +1,122 @@
+import Foundation
+import Handoff
+
+/// Turns an activity center's directory into lines: what appears, changes and goes, and the
+/// receive counters — as text for people or JSON lines for scripts.
+@MainActor
+public final class NearbyMonitor {
+    public enum Format: Sendable { case text, json }
+
+    private let center: ActivityCenter
+    private let format: Format
+    private let write: (String) -> Void
+    private var known: [String: NearbyActivity] = [:]
+    private var lastStatistics = ReceiveStatistics()
+    private var tasks: [Task<Void, Never>] = []
+
+    public init(center: ActivityCenter, format: Format, write: @escaping (String) -> Void) {
+        self.center = center
+        self.format = format
+        self.write = write
+    }
+
+    /// Starts printing; counters are printed when they changed, at most once per `statisticsInterval`.
+    public func start(statisticsInterval: Duration = .seconds(1)) {
+        let events = center.events()
+        tasks.append(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                if event == .nearbyChanged { self.refresh() }
+            }
+        })
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: statisticsInterval)
+                self?.printStatisticsIfChanged()
+            }
+        })
+    }
+
+    public func stop() {
+        for task in tasks { task.cancel() }
+        printStatisticsIfChanged()
+    }
+
+    /// Compares the directory with what was printed, and prints the differences.
+    public func refresh() {
+        let now = center.nearby
+        let current = Dictionary(now.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for entry in now.reversed() {
+            if let old = known[entry.id] {
+                if old.record != entry.record { emit("changed", entry) }
+            } else {
+                emit("appeared", entry)
+            }
+        }
+        for (id, old) in known where current[id] == nil { emit("gone", old) }
+        known = current
+    }
+
+    public func printStatisticsIfChanged() {
+        let stats = center.statistics
+        guard stats != lastStatistics else { return }
+        lastStatistics = stats
+        switch format {
+        case .text:
+            let reasons = RejectionReason.allCases.filter { stats[$0] > 0 }.map { "\($0.rawValue)=\(stats[$0])" }
+            write("# accepted=\(stats.accepted) own=\(stats.own) rejected=\(stats.totalRejected)"
+                + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: " ") + ")"))
+        case .json:
+            var rejected: [String: PropertyListValue] = [:]
+            for reason in RejectionReason.allCases { rejected[reason.rawValue] = .integer(stats[reason]) }
+            let line: PropertyListValue = .dictionary([
+                "event": "statistics", "time": .date(Date()), "accepted": .integer(stats.accepted),
+                "own": .integer(stats.own), "rejectedTotal": .integer(stats.totalRejected), "rejected": .dictionary(rejected),
+            ])
+            write(line.jsonText)
+        }
+    }
+
+    private func emit(_ what: String, _ entry: NearbyActivity) {
+        let r = entry.record
+        switch format {
+        case .text:
+            let mark = what == "appeared" ? "+" : what == "changed" ? "~" : "-"
+            let title = r.title.map { " \"\(Self.inert($0))\"" } ?? ""
+            let info = what == "gone" ? "" : " " + Self.inert(PropertyListValue.dictionary(r.userInfo).jsonText)
+            write("\(Self.clock()) \(mark) \(r.activityType)\(title) from \(Self.inert(r.peer.name)) rev \(r.revision)\(info)")
+        case .json:
+            var fields: [String: PropertyListValue] = [
+                "event": .string(what), "time": .date(Date()), "activityID": .string(r.activityID),
+                "type": .string(r.activityType), "revision": .integer(r.revision), "savedAt": .date(r.savedAt),
+                "peer": .dictionary([
+                    "name": .string(r.peer.name), "host": .string(r.peer.host), "app": .string(r.peer.app),
+                    "appVersion": .string(r.peer.appVersion),
+                ]),
+                "sender": .string(entry.senderID.description),
+            ]
+            if what != "gone" { fields["userInfo"] = .dictionary(r.userInfo) }
+            if let title = r.title { fields["title"] = .string(title) }
+            if let source = entry.source { fields["source"] = .string(source) }
+            write(PropertyListValue.dictionary(fields).jsonText)
+        }
+    }
+
+    /// Text from peers with control characters made visible, so it cannot drive the terminal.
+    static func inert(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00..<0x20, 0x7F..<0xA0, 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func clock() -> String {
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+    }
+}

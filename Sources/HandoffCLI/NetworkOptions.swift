@@ -1,0 +1,74 @@
+import ArgumentParser
+import BatonResources
+import Foundation
+import Handoff
+import HandoffMulticast
+
+/// The options every Baton program takes to find its peers: where, with which key, as whom.
+///
+/// A flag wins over its `BATON_*` variable, which wins over the protocol's default.
+public struct NetworkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("IPv4 multicast group to join (env BATON_GROUP).", valueName: "address"))
+    public var group: String?
+
+    @Option(help: ArgumentHelp("UDP port (env BATON_PORT).", valueName: "port"))
+    public var port: Int?
+
+    @Option(help: ArgumentHelp("Multicast TTL; 1 keeps datagrams on this LAN segment (env BATON_TTL).", valueName: "hops"))
+    public var ttl: Int?
+
+    @Option(help: ArgumentHelp(
+        "Network interface to join and send on, e.g. eth0; pick one when a VPN or Docker bridge is in the way (env BATON_INTERFACE).",
+        valueName: "name"))
+    public var interface: String?
+
+    @Option(name: .customLong("key-file"), help: ArgumentHelp(
+        "File with the group key (base64); machines that share a key see each other (env BATON_KEY holds the key itself).",
+        valueName: "path"))
+    public var keyFile: String?
+
+    @Option(help: ArgumentHelp("How peers see you (default: user@host).", valueName: "name"))
+    public var name: String?
+
+    @Option(help: ArgumentHelp(
+        "Info.plist-style registry of the activity types this program continues (default: the bundled one).",
+        valueName: "file"))
+    public var registry: String?
+
+    public init() {}
+
+    /// The multicast settings: flags over environment over defaults.
+    public func multicastConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> MulticastConfiguration
+    {
+        var config = try MulticastConfiguration.fromEnvironment(environment)
+        if let group { config.group = try MulticastConfiguration.parseGroup(group, source: "--group") }
+        if let port { config.port = try MulticastConfiguration.parsePort(String(port), source: "--port") }
+        if let ttl { config.ttl = try MulticastConfiguration.parseTTL(String(ttl), source: "--ttl") }
+        if let interface { config.interface = try MulticastConfiguration.parseInterfaceName(interface, source: "--interface") }
+        return config
+    }
+
+    /// The registry named by `--registry`, or the bundled one.
+    public func loadRegistry() throws -> ActivityTypeRegistry {
+        if let registry {
+            return try ActivityTypeRegistry(contentsOf: URL(fileURLWithPath: registry))
+        }
+        guard let url = BatonResources.registryURL else {
+            throw CommandFailure(
+                "The bundled activity registry is missing beside the program; reinstall it, or pass --registry FILE.")
+        }
+        return try ActivityTypeRegistry(contentsOf: url)
+    }
+
+    /// The group key from `--key-file`, `BATON_KEY` or the default file (created on first use).
+    public func loadKey() throws -> (GroupKey, GroupKey.Source) {
+        try GroupKey.load(keyFile: keyFile)
+    }
+}
+
+/// A failure to report in one sentence and exit with status 1.
+public struct CommandFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

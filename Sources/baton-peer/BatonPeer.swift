@@ -1,0 +1,211 @@
+import ArgumentParser
+import Foundation
+import Handoff
+import HandoffCLI
+
+/// A headless Baton peer for scripts, tests and benchmarks: announce, listen, continue.
+@main
+struct BatonPeer: AsyncParsableCommand {
+    static let version = "1.0.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "baton-peer",
+        abstract: "A headless Baton peer: announce an activity, listen to what peers offer, or continue one.",
+        discussion: """
+            It speaks the same protocol as `baton`, with the same key and network options, and no terminal UI.
+            Examples:
+              baton-peer announce --type dev.baton.counter --title Counting --user-info '{"count": 5}'
+              baton-peer listen --json
+              baton-peer continue --type dev.baton.counter --wait 2
+            """,
+        version: version,
+        subcommands: [Announce.self, Listen.self, Continue.self])
+}
+
+/// Runs `body` with a peer session, and shuts the session down (sending WITHDRAW) on return,
+/// SIGINT or SIGTERM.
+@MainActor
+func withPeerSession(
+    _ options: NetworkOptions, registry: ActivityTypeRegistry? = nil,
+    configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
+    _ body: @MainActor (PeerSession) async throws -> Void
+) async throws {
+    let session = try await PeerSession(
+        options: options, app: "baton-peer", appVersion: BatonPeer.version, registry: registry, configure: configure)
+    let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+        signal(signo, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+        source.setEventHandler {
+            Task { @MainActor in
+                await session.center.shutdown()
+                Foundation.exit(signo == SIGINT ? 130 : 143)
+            }
+        }
+        source.resume()
+        return source
+    }
+    defer { signals.forEach { $0.cancel() } }
+    do {
+        try await body(session)
+    } catch {
+        await session.center.shutdown()
+        throw error
+    }
+    await session.center.shutdown()
+}
+
+/// Waits for `seconds`, or for ever when nil.
+func stay(_ seconds: Double?) async {
+    if let seconds {
+        try? await Task.sleep(for: .seconds(seconds))
+    } else {
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+/// Writes a line to standard output at once (no buffering, so pipes see it promptly).
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+extension BatonPeer {
+    struct Announce: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an activity current and keep announcing it until the time is up or a signal comes.")
+
+        @OptionGroup var network: NetworkOptions
+
+        @Option(help: "Activity type, reverse-DNS. A type the registry does not declare is declared for this run.")
+        var type: String = "dev.baton.counter"
+
+        @Option(help: "Title peers show.")
+        var title: String?
+
+        @Option(name: .customLong("user-info"), help: "userInfo as a JSON object, e.g. '{\"count\": 5}'.")
+        var userInfo: String = "{}"
+
+        @Option(help: "Add 1 to this integer userInfo key every --every seconds (a changing activity).")
+        var tick: String?
+
+        @Option(help: "Seconds between ticks.")
+        var every: Double = 1
+
+        @Option(help: "Seconds to run, then WITHDRAW and exit (default: until a signal).")
+        var duration: Double?
+
+        @MainActor
+        func run() async throws {
+            guard ActivityTypeRegistry.isValidActivityType(type) else {
+                throw CommandFailure(HandoffError.invalidActivityType(type).description)
+            }
+            let info: PropertyListValue
+            do {
+                info = try PropertyListValue(json: Data(userInfo.utf8))
+            } catch {
+                throw CommandFailure("--user-info is not a JSON object of plist values: \(error)")
+            }
+            guard case .dictionary(let dict) = info else { throw CommandFailure("--user-info must be a JSON object.") }
+            var registry = try network.loadRegistry()
+            if !registry.isDeclared(type) {
+                registry = ActivityTypeRegistry(declaredTypes: registry.declaredTypes + [type], schemas: registry.schemas)
+            }
+            try await withPeerSession(network, registry: registry) { session in
+                let activity = UserActivity(activityType: type, center: session.center)
+                activity.title = title
+                activity.userInfo = dict
+                let events = session.center.events()
+                let printer = Task { @MainActor in
+                    for await event in events {
+                        switch event {
+                        case .published(let record):
+                            printLine("published \(record.activityID) revision \(record.revision) \(PropertyListValue.dictionary(record.userInfo).jsonText)")
+                        case .saveFailed(_, let error):
+                            printLine("refused: \(error)")
+                        case .continued(_, let peer):
+                            printLine("continued by \(peer.name)")
+                        case .sendFailed(let reason):
+                            printLine("send failed: \(reason)")
+                        case .nearbyChanged:
+                            break
+                        }
+                    }
+                }
+                try activity.becomeCurrent()
+                printLine("announcing \(type) as \(session.peer.name) on \(session.endpoint)")
+                if let tick {
+                    let ticker = Task { @MainActor in
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: .seconds(every))
+                            let value = activity.userInfo[tick]?.intValue ?? 0
+                            activity.userInfo[tick] = .integer(value + 1)
+                        }
+                    }
+                    await stay(duration)
+                    ticker.cancel()
+                } else {
+                    await stay(duration)
+                }
+                printer.cancel()
+            }
+        }
+    }
+
+    struct Listen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every activity peers offer as it appears, changes and goes, and the receive counters.")
+
+        @OptionGroup var network: NetworkOptions
+
+        @Flag(help: "One JSON object per line.")
+        var json = false
+
+        @Option(help: "Seconds to listen (default: until a signal).")
+        var duration: Double?
+
+        @MainActor
+        func run() async throws {
+            try await withPeerSession(network) { session in
+                if !json { printLine("# listening on \(session.endpoint) as \(session.peer.name)") }
+                let monitor = NearbyMonitor(center: session.center, format: json ? .json : .text, write: printLine)
+                monitor.start()
+                await stay(duration)
+                monitor.stop()
+            }
+        }
+    }
+
+    struct Continue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask peers, continue the newest matching activity, and print it as JSON.")
+
+        @OptionGroup var network: NetworkOptions
+
+        @Option(help: "Only this activity type.")
+        var type: String?
+
+        @Option(help: "Only from the peer with this name (e.g. alice@laptop).")
+        var from: String?
+
+        @Option(help: "Seconds to wait for an answer.")
+        var wait: Double = 2
+
+        @MainActor
+        func run() async throws {
+            try await withPeerSession(network) { session in
+                do {
+                    let activity = try await session.center.continueActivity(
+                        type: type, from: from, timeout: .milliseconds(Int(wait * 1000)))
+                    var out: [String: PropertyListValue] = [
+                        "activityID": .string(activity.activityID), "type": .string(activity.activityType),
+                        "revision": .integer(activity.revision), "userInfo": .dictionary(activity.userInfo),
+                        "peer": .string(activity.peer?.name ?? ""),
+                    ]
+                    if let title = activity.title { out["title"] = .string(title) }
+                    printLine(PropertyListValue.dictionary(out).jsonText)
+                } catch {
+                    throw CommandFailure("\(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import Handoff
+
+/// Fixed inputs → exact bytes, for each of the four kinds. The files in `Vectors/golden`
+/// are the contract other implementations test against. `BATON_WRITE_VECTORS=1 swift test
+/// --filter GoldenVector` rewrites them (only when the protocol deliberately changes).
+@Suite("Golden vectors")
+struct GoldenVectorTests {
+    struct Vector: Codable, Equatable {
+        var kind: String
+        var groupKey: String
+        var senderID: String
+        var sequence: UInt64
+        var nonce: String
+        var sentAt: Double
+        var plaintext: String
+        var datagram: String
+    }
+
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Vectors/golden")
+
+    static let messages: [(name: String, message: HandoffMessage)] = [
+        ("announce", .announce(ActivityRecord(
+            activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", activityType: "dev.baton.editing", revision: 3,
+            savedAt: Fixtures.sentAt.addingTimeInterval(-0.5),
+            userInfo: ["text": "héllo\n你好 👋", "cursorLine": 1, "cursorColumn": 3, "fileName": "notes.txt"],
+            title: "Editing notes.txt", requiredUserInfoKeys: ["text"], keywords: ["notes"],
+            expiresAt: Fixtures.sentAt.addingTimeInterval(3600), peer: Fixtures.peer))),
+        ("withdraw", .withdraw(activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11")),
+        ("query", .query(types: ["dev.baton.counter"])),
+        ("continued", .continued(
+            activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11",
+            peer: PeerInfo(name: "bob@desk", host: "desk.local", app: "baton", appVersion: "1.0.0"))),
+    ]
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func unhex(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            out.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return out
+    }
+
+    static func make(_ name: String, _ message: HandoffMessage, sequence: UInt64) throws -> Vector {
+        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let datagram = try codec.encode(
+            message, senderID: Fixtures.sender, sequence: sequence, sentAt: Fixtures.sentAt, nonce: Fixtures.nonce)
+        return Vector(
+            kind: name, groupKey: Fixtures.key.base64, senderID: hex(Fixtures.sender.bytes), sequence: sequence,
+            nonce: hex(Fixtures.nonce), sentAt: Fixtures.sentAt.timeIntervalSince1970,
+            plaintext: hex(DatagramCodec.plaintext(message, sentAt: Fixtures.sentAt)), datagram: hex(datagram))
+    }
+
+    @Test("Encoding fixed inputs gives the committed bytes, and the committed bytes decode to the message",
+          arguments: Array(messages.enumerated()))
+    func vector(_ entry: (offset: Int, element: (name: String, message: HandoffMessage))) throws {
+        let (name, message) = entry.element
+        let sequence = UInt64(entry.offset + 1)
+        let made = try Self.make(name, message, sequence: sequence)
+        let file = Self.folder.appendingPathComponent("\(name).json")
+        if ProcessInfo.processInfo.environment["BATON_WRITE_VECTORS"] == "1" {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
+            try encoder.encode(made).write(to: file)
+        }
+        let committed = try JSONDecoder().decode(Vector.self, from: Data(contentsOf: file))
+        #expect(made == committed)
+
+        let key = try GroupKey(base64: committed.groupKey)
+        let decoded = try DatagramCodec(groupKey: key).decode(
+            Self.unhex(committed.datagram), now: Date(timeIntervalSince1970: committed.sentAt))
+        #expect(decoded.message == message)
+        #expect(decoded.header.kind == message.kind)
+        #expect(decoded.header.sequence == committed.sequence)
+        #expect(Self.hex(decoded.header.senderID.bytes) == committed.senderID)
+        #expect(Array(Self.unhex(committed.datagram).prefix(4)) == Array("BTN1".utf8))
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import Handoff
+
+@MainActor
+@Suite("Receiving rules")
+struct ReceivingRulesTests {
+    let now = Date()
+
+    func receiver() -> ActivityCenter {
+        ActivityCenter(
+            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            configuration: .init(peer: Fixtures.peer))
+    }
+
+    func announce(sequence: UInt64 = 1, sentAt: Date? = nil) -> [UInt8] {
+        Fixtures.seal(.announce(Fixtures.counterRecord(count: 5)), sequence: sequence, sentAt: sentAt ?? now)
+    }
+
+    /// Seals arbitrary plaintext under a valid header, to reach the rules behind authentication.
+    func sealRaw(_ plaintext: [UInt8], kind: DatagramKind = .announce, sequence: UInt64 = 1) -> [UInt8] {
+        let header = DatagramHeader(kind: kind, senderID: Fixtures.sender, sequence: sequence, nonce: Fixtures.nonce)
+        return try! GroupKeyCipher(groupKey: Fixtures.key).seal(header: header, plaintext: plaintext)
+    }
+
+    func payload(without key: String? = nil, replacing: (String, PropertyListValue)? = nil) -> [UInt8] {
+        var dict = HandoffMessage.announce(Fixtures.counterRecord(count: 5)).payload(sentAt: now)
+        if let key { dict[key] = nil }
+        if let (k, v) = replacing { dict[k] = v }
+        return BinaryPropertyListWriter().write(.dictionary(dict))
+    }
+
+    /// Feeds one datagram to a fresh receiver and returns the only counter that moved.
+    func verdict(_ bytes: [UInt8]) -> String {
+        let center = receiver()
+        center.receive(ReceivedDatagram(bytes: bytes), now: now)
+        let s = center.statistics
+        if s.accepted == 1, s.totalRejected == 0 { return "accepted" }
+        if s.own == 1 { return "own" }
+        guard s.totalRejected == 1, let reason = s.rejected.first(where: { $0.value == 1 })?.key else {
+            return "unclear: \(s)"
+        }
+        return reason.rawValue
+    }
+
+    @Test("A valid datagram is accepted and its activity is nearby")
+    func valid() {
+        let center = receiver()
+        center.receive(ReceivedDatagram(bytes: announce()), now: now)
+        #expect(center.statistics.accepted == 1)
+        #expect(center.nearby.first?.record.userInfo["count"] == 5)
+    }
+
+    @Test("Each malformed envelope is dropped for its own reason")
+    func envelopeRules() {
+        let good = announce()
+        #expect(verdict(Array(good.prefix(57))) == "tooShort")
+        #expect(verdict([]) == "tooShort")
+        var magic = good
+        magic[0] = UInt8(ascii: "X")
+        #expect(verdict(magic) == "badMagic")
+        var kind = good
+        kind[4] = 9
+        #expect(verdict(kind) == "unknownKind")
+        var kindZero = good
+        kindZero[4] = 0
+        #expect(verdict(kindZero) == "unknownKind")
+        let huge = DatagramHeader(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce).bytes
+            + [UInt8](repeating: 0, count: 60_001 + 16)
+        #expect(verdict(huge) == "tooLarge")
+    }
+
+    @Test("Wrong key, a flipped bit and a cut tag fail authentication")
+    func authentication() {
+        #expect(verdict(Fixtures.seal(.query(types: nil), key: Fixtures.otherKey, sequence: 1, sentAt: now)) == "authenticationFailed")
+        let good = announce()
+        for index in [5, 6, 21, 29, 30, 41, 42, good.count / 2, good.count - 1] {
+            var flipped = good
+            flipped[index] ^= 0x01
+            #expect(verdict(flipped) == "authenticationFailed", "bit flipped at \(index)")
+        }
+        #expect(verdict(Array(good.dropLast(1))) == "authenticationFailed")
+    }
+
+    @Test("Plaintext that is not a plist dictionary with the right keys is dropped")
+    func payloadRules() {
+        #expect(verdict(sealRaw(Array("not a plist at all".utf8))) == "malformedPayload")
+        #expect(verdict(sealRaw(BinaryPropertyListWriter().write(["an", "array"]))) == "notADictionary")
+        #expect(verdict(sealRaw(payload(without: "type"))) == "missingKey")
+        #expect(verdict(sealRaw(payload(without: "sentAt"))) == "missingKey")
+        #expect(verdict(sealRaw(payload(without: "peer"))) == "missingKey")
+        #expect(verdict(sealRaw(payload(replacing: ("revision", "three")))) == "wrongType")
+        #expect(verdict(sealRaw(payload(replacing: ("userInfo", .array([]))))) == "wrongType")
+        #expect(verdict(sealRaw(payload(replacing: ("keywords", .array([1, 2]))))) == "wrongType")
+        #expect(verdict(sealRaw(payload(replacing: ("peer", .dictionary(["name": "x"]))))) == "missingKey")
+        #expect(verdict(sealRaw(payload(replacing: ("unknownKey", "ignored")))) == "accepted")
+    }
+
+    @Test("A sequence not above the highest accepted is a replay; sentAt more than 60 s off is skew")
+    func statefulRules() {
+        let center = receiver()
+        let first = announce(sequence: 7)
+        center.receive(ReceivedDatagram(bytes: first), now: now)
+        center.receive(ReceivedDatagram(bytes: first), now: now)
+        center.receive(ReceivedDatagram(bytes: announce(sequence: 6)), now: now)
+        center.receive(ReceivedDatagram(bytes: announce(sequence: 8)), now: now)
+        #expect(center.statistics.accepted == 2)
+        #expect(center.statistics[.replay] == 2)
+
+        #expect(verdict(announce(sentAt: now.addingTimeInterval(-120))) == "clockSkew")
+        #expect(verdict(announce(sentAt: now.addingTimeInterval(120))) == "clockSkew")
+        #expect(verdict(announce(sentAt: now.addingTimeInterval(59))) == "accepted")
+    }
+
+    @Test("A peer ignores its own datagrams")
+    func ownDatagrams() {
+        var config = ActivityCenter.Configuration(peer: Fixtures.peer, senderID: Fixtures.sender)
+        config.repeatInterval = .seconds(60)
+        let center = ActivityCenter(
+            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            configuration: config)
+        center.receive(ReceivedDatagram(bytes: announce()), now: now)
+        #expect(center.statistics.own == 1)
+        #expect(center.statistics.accepted == 0)
+        #expect(center.nearby.isEmpty)
+    }
+
+    @Test("Random bytes and mutated valid datagrams never crash and are never accepted")
+    func fuzzedDatagrams() {
+        var random = SplitMix64(seed: 42)
+        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let good = announce()
+        for _ in 0..<3000 {
+            let length = Int(random.next() % 400)
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            #expect(throws: RejectionReason.self) { try codec.decode(bytes, now: now) }
+        }
+        for _ in 0..<3000 {
+            var bytes = good
+            for _ in 0...(random.next() % 4) {
+                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
+            if bytes == good { continue }  // two flips of one bit cancelled out
+            #expect(throws: RejectionReason.self) { try codec.decode(bytes, now: now) }
+        }
+    }
+
+    @Test("Mutated plaintexts, sealed with the right key, are read or rejected, never crash")
+    func fuzzedPlaintexts() {
+        var random = SplitMix64(seed: 7)
+        let plain = payload()
+        let center = receiver()
+        for i in 0..<3000 {
+            var bytes = plain
+            switch i % 3 {
+            case 0:
+                bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+            case 1:
+                bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+            default:
+                let at = bytes.count - 1 - Int(random.next() % 40)
+                bytes[at] = UInt8(truncatingIfNeeded: random.next())
+            }
+            center.receive(ReceivedDatagram(bytes: sealRaw(bytes, sequence: UInt64(i + 1))), now: now)
+        }
+        let s = center.statistics
+        #expect(s.accepted + s.totalRejected == 3000)
+        #expect(s[.malformedPayload] > 0)
+    }
+
+    @Test("The rejection counters add up over a mixed stream")
+    func countersAddUp() {
+        let center = receiver()
+        let good = announce(sequence: 100)
+        var streams: [[UInt8]] = []
+        streams.append(contentsOf: Array(repeating: Array(good.prefix(10)), count: 5))
+        streams.append(contentsOf: Array(repeating: Fixtures.seal(.query(types: nil), key: Fixtures.otherKey, sequence: 1), count: 4))
+        streams.append(good)
+        streams.append(contentsOf: Array(repeating: good, count: 3))
+        for bytes in streams { center.receive(ReceivedDatagram(bytes: bytes), now: now) }
+        #expect(center.statistics[.tooShort] == 5)
+        #expect(center.statistics[.authenticationFailed] == 4)
+        #expect(center.statistics[.replay] == 3)
+        #expect(center.statistics.accepted == 1)
+        #expect(center.statistics.totalRejected + center.statistics.accepted == streams.count)
+    }
+}

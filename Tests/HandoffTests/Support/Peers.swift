@@ -1,0 +1,65 @@
+import Foundation
+@testable import Handoff
+
+/// Records every hook call, in order, and plays the app's part in continues.
+@MainActor
+final class RecordingApp: UserActivityDelegate, UserActivityResponder, ApplicationDelegate {
+    var log: [String] = []
+    var restored: [UserActivity] = []
+    var continuedBy: [PeerInfo] = []
+    var failures: [HandoffError] = []
+    var onWillSave: ((UserActivity) -> Void)?
+    var onUpdate: ((UserActivity) -> Void)?
+    var onDidUpdate: ((UserActivity) -> Void)?
+
+    func userActivityWillSave(_ activity: UserActivity) {
+        log.append("willSave")
+        onWillSave?(activity)
+    }
+    func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {
+        log.append("wasContinued")
+        continuedBy.append(peer)
+    }
+    func updateUserActivityState(_ activity: UserActivity) {
+        log.append("updateState")
+        onUpdate?(activity)
+    }
+    func restoreUserActivityState(_ activity: UserActivity) {
+        log.append("restore")
+        restored.append(activity)
+    }
+    func didUpdate(_ activity: UserActivity) {
+        log.append("didUpdate")
+        onDidUpdate?(activity)
+    }
+    func willContinue(activityType: String) -> Bool {
+        log.append("willContinue")
+        return true
+    }
+    func `continue`(_ activity: UserActivity, restorationHandler: ([any UserActivityResponder]) -> Void) -> Bool {
+        log.append("continue")
+        restorationHandler([self])
+        return true
+    }
+    func didFailToContinue(activityType: String, error: HandoffError) {
+        log.append("didFail")
+        failures.append(error)
+    }
+}
+
+/// A center on an in-memory network, with fast timings for tests.
+@MainActor
+func makeCenter(
+    on network: InMemoryNetwork, name: String, faults: FaultPlan = .none,
+    registry: ActivityTypeRegistry = Fixtures.registry, configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
+) -> ActivityCenter {
+    var config = ActivityCenter.Configuration(
+        peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"))
+    config.repeatInterval = .milliseconds(50)
+    configure(&config)
+    let center = ActivityCenter(
+        registry: registry, groupKey: Fixtures.key, transport: network.makeTransport(faults: faults, name: name),
+        configuration: config)
+    center.start()
+    return center
+}

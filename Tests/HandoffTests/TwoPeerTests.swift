@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@testable import Handoff
+
+@MainActor
+@Suite("Two peers on the in-memory transport")
+struct TwoPeerTests {
+    @Test("Publish, continue, and CONTINUED reaches the source's delegate")
+    func publishAndContinue() async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a")
+        let b = makeCenter(on: network, name: "bob@b")
+        let appA = RecordingApp()
+        let appB = RecordingApp()
+        a.applicationDelegate = appA
+        b.applicationDelegate = appB
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.delegate = appA
+        activity.title = "Counting"
+        activity.userInfo = ["count": 5]
+        try activity.becomeCurrent()
+
+        let continued = try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(2))
+        #expect(continued.userInfo["count"] == 5)
+        #expect(continued.title == "Counting")
+        #expect(continued.peer?.name == "alice@a")
+        #expect(appB.log == ["willContinue", "continue", "restore"])
+        #expect(appB.restored.first?.userInfo["count"] == 5)
+
+        #expect(await waitUntil { appA.continuedBy.map(\.name) == ["bob@b"] })
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    @Test("Continuing with nothing nearby fails with notFound, naming what was looked for")
+    func nothingNearby() async throws {
+        let network = InMemoryNetwork()
+        let b = makeCenter(on: network, name: "bob@b")
+        let app = RecordingApp()
+        b.applicationDelegate = app
+        let error = await #expect(throws: HandoffError.self) {
+            try await b.continueActivity(type: "dev.baton.counter", timeout: .milliseconds(150))
+        }
+        guard case .notFound(let type, _, let waited, let endpoint)? = error else {
+            Issue.record("expected notFound, got \(String(describing: error))")
+            return
+        }
+        #expect(type == "dev.baton.counter")
+        #expect(waited == .milliseconds(150))
+        #expect(endpoint.contains("in-memory"))
+        #expect(app.failures.count == 1)
+        #expect(error?.description.hasPrefix("No continuable a dev.baton.counter activity was heard on") == true)
+        await b.shutdown()
+    }
+
+    @Test("An undeclared type or a schema violation is refused on continue")
+    func refusedOnContinue() async throws {
+        let network = InMemoryNetwork()
+        let permissive = ActivityTypeRegistry(declaredTypes: ["dev.baton.counter", "com.example.secret"])
+        let a = makeCenter(on: network, name: "alice@a", registry: permissive)
+        let b = makeCenter(on: network, name: "bob@b")
+        let app = RecordingApp()
+        b.applicationDelegate = app
+
+        let secret = UserActivity(activityType: "com.example.secret", center: a)
+        try secret.becomeCurrent()
+        let undeclared = await #expect(throws: HandoffError.self) {
+            try await b.continueActivity(type: "com.example.secret", timeout: .seconds(2))
+        }
+        #expect(undeclared == .undeclaredType(type: "com.example.secret", declared: ["dev.baton.counter", "dev.baton.editing"]))
+
+        let wrong = UserActivity(activityType: "dev.baton.counter", center: a)
+        wrong.userInfo = ["count": 1.5]
+        try wrong.becomeCurrent()
+        let violation = await #expect(throws: HandoffError.self) {
+            try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(2))
+        }
+        #expect(violation == .schemaViolation(type: "dev.baton.counter", key: "count", expected: .integer, actual: .real))
+        #expect(app.restored.isEmpty)
+        #expect(app.failures.count == 2)
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    @Test("With 30% loss, duplicates and reordering, the receiver converges and never goes backwards",
+          arguments: [UInt64(1), 2, 3])
+    func convergesUnderFaults(seed: UInt64) async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a")
+        let b = makeCenter(
+            on: network, name: "bob@b",
+            faults: FaultPlan(dropRate: 0.3, duplicateRate: 0.3, reorderRate: 0.3, seed: seed))
+        var seen: [Int] = []
+        let events = b.events()
+        let watcher = Task { @MainActor in
+            for await event in events where event == .nearbyChanged {
+                if let record = b.nearby.first?.record { seen.append(record.revision) }
+            }
+        }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 0]
+        try activity.becomeCurrent()
+        for i in 1...60 {
+            activity.userInfo["count"] = .integer(i)
+            await Task.yield()
+            if i % 5 == 0 { _ = await waitUntil(timeout: .milliseconds(30)) { a.lastPublished?.userInfo["count"] == .integer(i) } }
+        }
+        #expect(await waitUntil { b.nearby.first?.record.userInfo["count"] == 60 })
+        #expect(b.nearby.first?.record.revision == activity.revision)
+        #expect(seen == seen.sorted(), "revisions seen out of order: \(seen)")
+        #expect(b.statistics[.replay] > 0, "duplicates should have been dropped as replays")
+        watcher.cancel()
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    @Test("An activity not heard for forgetAfter is forgotten; a WITHDRAW forgets it at once")
+    func expiryAndWithdraw() async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a") { $0.repeatInterval = .seconds(60) }
+        let b = makeCenter(on: network, name: "bob@b") { $0.forgetAfter = .milliseconds(300) }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 1]
+        try activity.becomeCurrent()
+        #expect(await waitUntil { b.nearby.count == 1 })
+        let heard = ContinuousClock.now
+        #expect(await waitUntil(timeout: .seconds(3)) { b.nearby.isEmpty })
+        #expect(ContinuousClock.now - heard >= .milliseconds(250))
+
+        activity.userInfo["count"] = 2
+        #expect(await waitUntil { b.nearby.count == 1 })
+        await a.shutdown()  // orderly exit sends WITHDRAW
+        #expect(await waitUntil(timeout: .milliseconds(100)) { b.nearby.isEmpty })
+        await b.shutdown()
+    }
+
+    @Test("A QUERY is answered with the current ANNOUNCE")
+    func queryIsAnswered() async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a") { $0.repeatInterval = .seconds(60) }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 9]
+        try activity.becomeCurrent()
+        #expect(await waitUntil { a.lastPublished != nil })
+        // B joins late; no repeat will come for a minute, so only the answer to its QUERY can bring it.
+        let b = makeCenter(on: network, name: "bob@b")
+        let found = await b.findNearby(type: "dev.baton.counter", timeout: .seconds(2))
+        #expect(found?.record.userInfo["count"] == 9)
+        let other = await b.findNearby(type: "dev.baton.editing", timeout: .milliseconds(100))
+        #expect(other == nil)
+        await a.shutdown()
+        await b.shutdown()
+    }
+}
