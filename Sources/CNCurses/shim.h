@@ -1,4 +1,137 @@
 #pragma once
+
+// SwiftPM drops pkg-config's -D_XOPEN_SOURCE, so ask for the wide-character
+// API explicitly before <ncurses.h> decides it is not wanted.
 #define NCURSES_WIDECHAR 1
+
 #include <locale.h>
+#include <langinfo.h>
+#include <wchar.h>
+#include <sys/ioctl.h>
 #include <ncurses.h>
+
+// Everything below wraps a macro or a global that Swift 6 cannot use directly
+// (function-like macros are not imported, and ncurses' mutable globals are not
+// concurrency-safe). Callers hold NCursesBackend's lock while using them.
+
+/// The current screen's standard window.
+static inline WINDOW *baton_stdscr(void) { return stdscr; }
+
+/// Rows of the current screen (the `LINES` global).
+static inline int baton_lines(void) { return LINES; }
+
+/// Columns of the current screen (the `COLS` global).
+static inline int baton_cols(void) { return COLS; }
+
+/// `getmaxyx`: the size of a window.
+static inline void baton_getmaxyx(WINDOW *window, int *rows, int *columns) {
+    int y, x;
+    getmaxyx(window, y, x);
+    *rows = y;
+    *columns = x;
+}
+
+/// Attribute bits (function-like macros in <ncurses.h>).
+static inline attr_t baton_attr_normal(void) { return A_NORMAL; }
+static inline attr_t baton_attr_bold(void) { return A_BOLD; }
+static inline attr_t baton_attr_dim(void) { return A_DIM; }
+static inline attr_t baton_attr_reverse(void) { return A_REVERSE; }
+static inline attr_t baton_attr_underline(void) { return A_UNDERLINE; }
+
+/// `COLOR_PAIR(n)`.
+static inline int baton_color_pair(int pair) { return COLOR_PAIR(pair); }
+
+/// Whether the terminal supports colour (wrapped so callers need not know it is a function).
+static inline bool baton_has_colors(void) { return has_colors(); }
+
+/// Key codes that `wget_wch` reports with `KEY_CODE_YES`.
+static inline int baton_key_code_yes(void) { return KEY_CODE_YES; }
+static inline int baton_key_down(void) { return KEY_DOWN; }
+static inline int baton_key_up(void) { return KEY_UP; }
+static inline int baton_key_left(void) { return KEY_LEFT; }
+static inline int baton_key_right(void) { return KEY_RIGHT; }
+static inline int baton_key_home(void) { return KEY_HOME; }
+static inline int baton_key_end(void) { return KEY_END; }
+static inline int baton_key_backspace(void) { return KEY_BACKSPACE; }
+static inline int baton_key_delete(void) { return KEY_DC; }
+static inline int baton_key_page_down(void) { return KEY_NPAGE; }
+static inline int baton_key_page_up(void) { return KEY_PPAGE; }
+static inline int baton_key_enter(void) { return KEY_ENTER; }
+static inline int baton_key_back_tab(void) { return KEY_BTAB; }
+static inline int baton_key_resize(void) { return KEY_RESIZE; }
+/// `KEY_F(n)`; ncurses reserves 64 function keys starting at `KEY_F0`.
+static inline int baton_key_f(int n) { return KEY_F(n); }
+
+/// One result of `wget_wch`: the status (`OK`, `KEY_CODE_YES` or `ERR`) and the value.
+typedef struct {
+    int status;
+    wint_t value;
+} baton_wide_key;
+
+/// `wget_wch`, returning the status and the character or key code together.
+static inline baton_wide_key baton_get_wch(WINDOW *window) {
+    baton_wide_key result;
+    wint_t value = 0;
+    result.status = wget_wch(window, &value);
+    result.value = value;
+    return result;
+}
+
+/// Builds a complex character from up to `CCHARW_MAX` code points (one spacing
+/// character followed by non-spacing ones) and writes it at row `y`, column `x`.
+static inline int baton_put_wide(WINDOW *window, int y, int x, const wchar_t *codepoints,
+                                 attr_t attributes, short pair) {
+    cchar_t cell;
+    if (setcchar(&cell, codepoints, attributes, pair, NULL) == ERR) {
+        return ERR;
+    }
+    return mvwadd_wch(window, y, x, &cell);
+}
+
+/// The most code points one ncurses cell holds.
+static inline int baton_cchar_max(void) { return CCHARW_MAX; }
+
+/// `wcwidth` from libc (declared only under _XOPEN_SOURCE, which SwiftPM drops).
+extern int wcwidth(wchar_t);
+static inline int baton_wcwidth(wchar_t c) { return wcwidth(c); }
+
+/// `ioctl(fd, TIOCGWINSZ)`: 0 and the size on success, -1 when `fd` is not a terminal.
+static inline int baton_window_size(int fd, int *rows, int *columns) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) {
+        return -1;
+    }
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
+}
+
+/// `ioctl(fd, FIONREAD)`: bytes waiting to be read, or -1.
+static inline int baton_bytes_available(int fd) {
+    int count = 0;
+    if (ioctl(fd, FIONREAD, &count) != 0) {
+        return -1;
+    }
+    return count;
+}
+
+/// Whether the locale's character set is UTF-8 (`nl_langinfo(CODESET)`).
+static inline bool baton_locale_is_utf8(void) {
+    const char *codeset = nl_langinfo(CODESET);
+    if (codeset == NULL) {
+        return false;
+    }
+    // "UTF-8" or "utf8", any case.
+    const char *p = codeset;
+    char normalized[8];
+    int n = 0;
+    while (*p && n < 7) {
+        char c = *p++;
+        if (c == '-' || c == '_') continue;
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        normalized[n++] = c;
+    }
+    normalized[n] = 0;
+    return *p == 0 && n == 4 && normalized[0] == 'u' && normalized[1] == 't'
+        && normalized[2] == 'f' && normalized[3] == '8';
+}

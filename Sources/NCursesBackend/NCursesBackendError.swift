@@ -1,0 +1,26 @@
+/// Why an `NCursesBackend` could not start.
+public enum NCursesBackendError: Error, Equatable, CustomStringConvertible {
+    /// `setlocale` refused the named locale (for example "C.UTF-8" on a system without it).
+    case localeUnavailable(name: String)
+    /// A file descriptor given for input or output could not be duplicated or opened as a stream.
+    case unusableDescriptor(fd: Int32, errno: Int32)
+    /// The pipe that wakes the input thread could not be created.
+    case wakePipeFailed(errno: Int32)
+    /// ncurses has no terminfo entry for the terminal type (nil: `$TERM`), or could not set it up.
+    case terminalSetupFailed(termType: String?)
+
+    /// A sentence saying what failed and what to do about it.
+    public var description: String {
+        switch self {
+        case let .localeUnavailable(name):
+            return "the locale \"\(name)\" is not available; install it or pass another one (for example \"C.UTF-8\")"
+        case let .unusableDescriptor(fd, code):
+            return "file descriptor \(fd) cannot be used for the terminal (errno \(code))"
+        case let .wakePipeFailed(code):
+            return "could not create the input thread's wake-up pipe (errno \(code))"
+        case let .terminalSetupFailed(termType):
+            let name = termType.map { "\"\($0)\"" } ?? "named by $TERM"
+            return "ncurses could not set up the terminal type \(name); check TERM and that its terminfo entry is installed"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import CNCurses
+import TerminalUI
+
+extension NCursesSession {
+    /// Writes the cells of `frame` that changed since the last frame, then
+    /// updates the terminal and places or hides the cursor.
+    ///
+    /// Each cell is positioned with its own move, so a grapheme whose width
+    /// libc sees differently from `CharacterWidth` cannot shift the rest of
+    /// its row. After a resize, or when the frame's size changes, the screen is
+    /// erased and the whole frame written.
+    func draw(_ frame: ScreenBuffer, cursor: CursorPosition?) {
+        Self.lock.withLock {
+            guard let screen, !isShutDown else { return }
+            set_term(screen)
+            guard let window = baton_stdscr() else { return }
+            let screenSize = currentSizeLocked()
+
+            if let lastFrame, lastFrame.size == frame.size, lastScreenSize == screenSize {
+                for change in frame.diff(from: lastFrame) where !change.cell.isContinuation {
+                    put(change.cell, x: change.x, y: change.y, on: window, size: screenSize)
+                }
+            } else {
+                werase(window)
+                let rows = min(frame.height, screenSize.height)
+                for y in 0..<rows {
+                    for x in 0..<min(frame.width, screenSize.width) {
+                        let cell = frame[x: x, y: y]
+                        if cell.isContinuation || cell == .blank { continue }
+                        put(cell, x: x, y: y, on: window, size: screenSize)
+                    }
+                }
+            }
+
+            if let cursor, cursor.x >= 0, cursor.y >= 0,
+               cursor.x < screenSize.width, cursor.y < screenSize.height {
+                wmove(window, Int32(cursor.y), Int32(cursor.x))
+                if cursorVisible != true {
+                    curs_set(1)
+                    cursorVisible = true
+                }
+            } else if cursorVisible != false {
+                curs_set(0)
+                cursorVisible = false
+            }
+
+            wnoutrefresh(window)
+            doupdate()
+            lastFrame = frame
+            lastScreenSize = screenSize
+        }
+    }
+
+    /// Writes one cell at its own position, in exactly `cell.width` columns
+    /// as far as ncurses is concerned. Lock held.
+    private func put(_ cell: Cell, x: Int, y: Int, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) {
+        guard x < size.width, y < size.height else { return }
+        let attributes = attributes(for: cell.style)
+        let pair = Int16(cell.style.foreground.map { $0.rawValue + 1 } ?? 0)
+        guard x + cell.width <= size.width else {
+            // A wide grapheme cut by a terminal narrower than the frame.
+            writeCodepoints([0x20], x: x, y: y, attributes: attributes, pair: pair, window: window)
+            return
+        }
+        if let (first, second) = Self.regionalIndicatorPair(cell.grapheme), cell.width == 2 {
+            // A flag: ncurses (libc) sees two one-column letters, terminals draw one
+            // two-column flag or two letters. Either way the columns agree.
+            writeCodepoints([first], x: x, y: y, attributes: attributes, pair: pair, window: window)
+            writeCodepoints([second], x: x + 1, y: y, attributes: attributes, pair: pair, window: window)
+            return
+        }
+        var (codepoints, columns) = Self.glyph(for: cell.grapheme)
+        if columns < 1 || columns > cell.width {
+            // libc would give it another width (or none): show a replacement
+            // character rather than let ncurses' idea of the row drift from ours.
+            codepoints = [0xFFFD]
+            columns = 1
+        }
+        writeCodepoints(codepoints, x: x, y: y, attributes: attributes, pair: pair, window: window)
+        var padding = x + columns
+        while padding < x + cell.width {
+            writeCodepoints([0x20], x: padding, y: y, attributes: attributes, pair: pair, window: window)
+            padding += 1
+        }
+    }
+
+    private func writeCodepoints(
+        _ codepoints: [wchar_t], x: Int, y: Int, attributes: attr_t, pair: Int16,
+        window: UnsafeMutablePointer<WINDOW>
+    ) {
+        // Writing the bottom-right cell reports ERR (the cursor cannot advance)
+        // although the cell is written, so the result is not checked.
+        _ = (codepoints + [0]).withUnsafeBufferPointer { buffer in
+            baton_put_wide(window, Int32(y), Int32(x), buffer.baseAddress, attributes, pair)
+        }
+    }
+
+    /// The code points ncurses can keep in one cell for `grapheme` — its first
+    /// scalar and the non-spacing ones after it, at most `CCHARW_MAX`, without a
+    /// dangling zero-width joiner — and the columns libc's `wcwidth` gives them.
+    static func glyph(for grapheme: String) -> (codepoints: [wchar_t], columns: Int) {
+        let scalars = grapheme.unicodeScalars
+        guard let first = scalars.first else { return ([0x20], 1) }
+        var codepoints: [wchar_t] = [wchar_t(bitPattern: first.value)]
+        let limit = Int(baton_cchar_max())
+        for scalar in scalars.dropFirst() {
+            let code = wchar_t(bitPattern: scalar.value)
+            guard codepoints.count < limit, baton_wcwidth(code) == 0 else { break }
+            codepoints.append(code)
+        }
+        while codepoints.count > 1, codepoints.last == 0x200D {
+            codepoints.removeLast()
+        }
+        return (codepoints, Int(baton_wcwidth(codepoints[0])))
+    }
+
+    /// The two code points of a regional-indicator flag (🇺🇸), when libc gives each one column.
+    static func regionalIndicatorPair(_ grapheme: String) -> (wchar_t, wchar_t)? {
+        let scalars = Array(grapheme.unicodeScalars)
+        let indicators: ClosedRange<UInt32> = 0x1F1E6...0x1F1FF
+        guard scalars.count == 2, indicators.contains(scalars[0].value), indicators.contains(scalars[1].value) else {
+            return nil
+        }
+        let pair = (wchar_t(bitPattern: scalars[0].value), wchar_t(bitPattern: scalars[1].value))
+        guard baton_wcwidth(pair.0) == 1, baton_wcwidth(pair.1) == 1 else { return nil }
+        return pair
+    }
+
+    /// The ncurses attribute bits for `style`. Lock held.
+    private func attributes(for style: Style) -> attr_t {
+        var bits = baton_attr_normal()
+        if style.bold { bits |= baton_attr_bold() }
+        if style.dim { bits |= baton_attr_dim() }
+        if style.reverse { bits |= baton_attr_reverse() }
+        if style.underline { bits |= baton_attr_underline() }
+        return bits
+    }
+}

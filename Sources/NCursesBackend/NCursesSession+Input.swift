@@ -1,0 +1,122 @@
+import CNCurses
+import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension NCursesSession {
+    /// The input thread: sleeps in `poll(2)` until the terminal or the wake pipe
+    /// is readable, then drains keys under the lock. Runs until `shutdown()`.
+    func runInputLoop() {
+        var inputOpen = true
+        var descriptors = [
+            pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            descriptors[0].fd = inputOpen ? inputFD : -1
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            let ready = poll(&descriptors, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+
+            if descriptors[1].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                let count = read(wakeReadFD, &bytes, bytes.count)
+                for byte in bytes.prefix(max(count, 0)) {
+                    let signal = Int32(byte)
+                    switch signal {
+                    case 0:
+                        return
+                    case SIGWINCH:
+                        deliver(resizeToTerminalSize())
+                    case SIGINT, SIGTERM, SIGHUP:
+                        Self.lock.withLock { endCursesLocked() }
+                        TerminalSignals.raiseWithDefaultAction(signal)
+                    default:
+                        break
+                    }
+                }
+            }
+
+            if inputOpen, descriptors[0].revents != 0 {
+                let (events, ended) = drainInput()
+                deliver(events)
+                if ended {
+                    inputOpen = false
+                    continuation.finish()
+                }
+            }
+        }
+    }
+
+    private func deliver(_ events: [TerminalEvent]) {
+        guard !events.isEmpty else { return }
+        continuation.yield(events)
+    }
+
+    /// Reads every key ncurses can decode now. Input has ended when the
+    /// descriptor is readable with nothing to read. Lock taken here.
+    private func drainInput() -> (events: [TerminalEvent], ended: Bool) {
+        Self.lock.withLock {
+            guard let screen, !isShutDown else { return ([], false) }
+            if baton_bytes_available(inputFD) == 0 {
+                return ([], true)
+            }
+            set_term(screen)
+            return (readKeysLocked(), false)
+        }
+    }
+
+    /// Drains `wget_wch` until it has nothing more (nodelay mode). Lock held, screen set.
+    func readKeysLocked() -> [TerminalEvent] {
+        let window = baton_stdscr()
+        var events: [TerminalEvent] = []
+        // Bounded so a flood of input cannot hold the lock for long; poll reports the rest.
+        while events.count < 4096 {
+            let result = baton_get_wch(window)
+            if result.status == ERR { break }
+            if result.status == baton_key_code_yes() {
+                let code = Int32(bitPattern: result.value)
+                if code == baton_key_resize() {
+                    events.append(.resize(currentSizeLocked()))
+                } else {
+                    events.append(.key(NCursesKeyDecoder.key(forKeyCode: code)))
+                }
+            } else {
+                events.append(.key(NCursesKeyDecoder.key(forCharacter: result.value)))
+            }
+        }
+        return NCursesKeyDecoder.mergingGraphemes(events)
+    }
+
+    /// After SIGWINCH: reads the terminal's size with `TIOCGWINSZ` and, when it
+    /// changed, tells ncurses with `resizeterm`, which queues `KEY_RESIZE`.
+    /// Returns the events that produced, always including one `.resize` when
+    /// the size changed. Lock taken here.
+    func resizeToTerminalSize() -> [TerminalEvent] {
+        Self.lock.withLock {
+            guard let screen, !isShutDown else { return [] }
+            set_term(screen)
+            var rows: Int32 = 0
+            var columns: Int32 = 0
+            guard baton_window_size(outputFD, &rows, &columns) == 0 || baton_window_size(inputFD, &rows, &columns) == 0,
+                  rows > 0, columns > 0 else { return [] }
+            let before = currentSizeLocked()
+            let target = TerminalSize(width: Int(columns), height: Int(rows))
+            guard before != target else { return [] }
+            resizeterm(rows, columns)
+            var events = readKeysLocked()
+            let after = currentSizeLocked()
+            // Keep only the final size: one resize event, at the end.
+            events.removeAll { if case .resize = $0 { return true } else { return false } }
+            events.append(.resize(after))
+            return events
+        }
+    }
+}

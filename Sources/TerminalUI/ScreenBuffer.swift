@@ -1,0 +1,144 @@
+/// A grid of cells the app draws a frame into; the backend shows it.
+///
+/// Every text that enters is sanitized (see `TerminalSanitizer`), measured with
+/// `CharacterWidth`, and clipped to the buffer. A wide grapheme takes its cell
+/// and a continuation cell to its right; overwriting either half blanks the
+/// other, so the grid never holds half a character. Zero-width graphemes on
+/// their own (a lone combining mark) are dropped.
+public struct ScreenBuffer: Hashable, Sendable {
+    /// Columns.
+    public let width: Int
+    /// Rows.
+    public let height: Int
+    /// Row-major cells, `width * height` of them.
+    public private(set) var cells: [Cell]
+
+    /// A blank buffer of `width` columns by `height` rows (negative sizes become 0).
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.cells = Array(repeating: .blank, count: self.width * self.height)
+    }
+
+    /// A blank buffer of `size`.
+    public init(size: TerminalSize) {
+        self.init(width: size.width, height: size.height)
+    }
+
+    /// The buffer's size.
+    public var size: TerminalSize { TerminalSize(width: width, height: height) }
+
+    /// The cell at column `x`, row `y`; a blank outside the buffer.
+    public subscript(x x: Int, y y: Int) -> Cell {
+        guard contains(x: x, y: y) else { return .blank }
+        return cells[y * width + x]
+    }
+
+    /// Whether (`x`, `y`) lies inside the buffer.
+    public func contains(x: Int, y: Int) -> Bool {
+        x >= 0 && y >= 0 && x < width && y < height
+    }
+
+    /// Writes `text` from column `x` of row `y` and returns the columns it used.
+    ///
+    /// Stops at the right edge, or after `maxWidth` columns when given. A wide
+    /// grapheme that does not fit in what is left is replaced by a space, and
+    /// nothing after it is written. Columns left of 0 are skipped.
+    @discardableResult
+    public mutating func put(
+        _ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil
+    ) -> Int {
+        guard y >= 0, y < height, x < width else { return 0 }
+        let limit = maxWidth.map { x.addingClamped($0).clamped(to: 0...width) } ?? width
+        let start = max(x, 0)
+        var column = x
+        for character in text.sanitizedForTerminal {
+            guard column < limit else { break }
+            let columns = character.terminalColumns
+            if columns == 0 { continue }
+            let cell = Cell(character, style: style)
+            if column + cell.width > limit {
+                if column >= 0 {
+                    store(.blank(style: style), x: column, y: y)
+                    column += 1
+                }
+                break
+            }
+            if column < 0 {
+                if column + cell.width > 0 {
+                    store(.blank(style: style), x: 0, y: y)
+                }
+                column += cell.width
+                continue
+            }
+            store(cell, x: column, y: y)
+            column += cell.width
+        }
+        return max(0, column - start)
+    }
+
+    /// Fills a rectangle with `character` in `style`; by default the whole buffer with blanks.
+    ///
+    /// The rectangle is clipped to the buffer. A wide fill character repeats every
+    /// two columns, with a space where the last one would not fit.
+    public mutating func fill(
+        _ character: Character = " ",
+        style: Style = .plain,
+        x: Int = 0,
+        y: Int = 0,
+        width fillWidth: Int? = nil,
+        height fillHeight: Int? = nil
+    ) {
+        let right = (fillWidth.map { x.addingClamped($0) } ?? width).clamped(to: 0...width)
+        let bottom = (fillHeight.map { y.addingClamped($0) } ?? height).clamped(to: 0...height)
+        let top = max(y, 0)
+        guard top < bottom else { return }
+        var sample = Cell(character, style: style)
+        if sample.width == 0 { sample = .blank(style: style) }
+        for row in top..<bottom {
+            var column = x
+            while column < right {
+                if column + sample.width > right {
+                    if column >= 0 { store(.blank(style: style), x: column, y: row) }
+                    column += 1
+                } else if column < 0 {
+                    if column + sample.width > 0 { store(.blank(style: style), x: 0, y: row) }
+                    column += sample.width
+                } else {
+                    store(sample, x: column, y: row)
+                    column += sample.width
+                }
+            }
+        }
+    }
+
+    /// Blanks every cell.
+    public mutating func clear() {
+        cells = Array(repeating: .blank, count: width * height)
+    }
+
+    /// Puts `cell` at (`x`, `y`), blanking any wide grapheme it cuts in half.
+    /// The caller guarantees the cell fits.
+    mutating func store(_ cell: Cell, x: Int, y: Int) {
+        precondition(contains(x: x, y: y) && x + max(cell.width, 1) <= width)
+        releaseColumn(x: x, y: y)
+        if cell.width == 2 { releaseColumn(x: x + 1, y: y) }
+        let index = y * width + x
+        cells[index] = cell
+        if cell.width == 2 {
+            cells[index + 1] = .continuation(style: cell.style)
+        }
+    }
+
+    /// Makes column `x` free to overwrite: the other half of a wide grapheme
+    /// that covers it becomes a blank.
+    private mutating func releaseColumn(x: Int, y: Int) {
+        let index = y * width + x
+        let current = cells[index]
+        if current.isContinuation, x > 0 {
+            cells[index - 1] = .blank(style: cells[index - 1].style)
+        } else if current.width == 2, x + 1 < width {
+            cells[index + 1] = .blank(style: current.style)
+        }
+    }
+}

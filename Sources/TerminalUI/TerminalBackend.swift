@@ -1,0 +1,25 @@
+/// A terminal the app draws on and reads keys from.
+///
+/// Contract:
+/// - `draw` is called from one task at a time (the program's render loop); it
+///   shows `frame` and puts the cursor at `cursor`, or hides it when nil. A frame
+///   whose size differs from `size` is clipped or padded, never an error.
+/// - `events()` returns the backend's single stream of input: batches of events
+///   in arrival order, delivered without busy-waiting, finishing when the input
+///   ends or the backend shuts down. Events that arrive before anyone iterates are
+///   buffered. Iterate it from one task.
+/// - `shutdown()` gives the terminal back to the shell and finishes the event
+///   stream. It is idempotent; `draw` after it does nothing.
+public protocol TerminalBackend: AnyObject, Sendable {
+    /// The current size in columns and rows.
+    var size: TerminalSize { get }
+
+    /// Shows `frame`; `cursor` nil hides the cursor.
+    func draw(_ frame: ScreenBuffer, cursor: CursorPosition?)
+
+    /// The stream of input event batches; see the protocol's contract.
+    func events() -> AsyncStream<[TerminalEvent]>
+
+    /// Restores the terminal and ends input; safe to call more than once.
+    func shutdown()
+}

@@ -1,0 +1,12 @@
+extension Array where Element == UInt8 {
+    /// Whether `needle` occurs as a contiguous run.
+    func contains(bytes needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard count >= needle.count else { return false }
+        return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
+    func contains(utf8 text: String) -> Bool {
+        contains(bytes: Array(text.utf8))
+    }
+}

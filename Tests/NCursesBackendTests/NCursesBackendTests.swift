@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+import TerminalUI
+@testable import NCursesBackend
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// ncurses keeps process-wide state, so these run one at a time.
+@Suite("NCursesBackend on pipes and a pseudo-terminal", .serialized)
+struct NCursesBackendTests {
+    @Test("Drawing writes wide characters, accents and emoji as UTF-8")
+    func drawsWideCharacters() throws {
+        let terminal = try TerminalPipes()
+        let size = terminal.backend.size
+        #expect(size.width > 20 && size.height > 2)
+        var frame = ScreenBuffer(size: size)
+        frame.put("你好，wörld 👋", x: 2, y: 1)
+        frame.put("flag 🇺🇸|", x: 2, y: 2)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 0, y: 0))
+        let seen = terminal.output.wait { bytes, _ in bytes.contains(utf8: "|") }
+        #expect(seen)
+        let bytes = terminal.output.bytes
+        #expect(bytes.contains(utf8: "你好，wörld"))
+        #expect(bytes.contains(utf8: "👋"))
+        #expect(bytes.contains(utf8: "flag 🇺🇸|"))
+    }
+
+    @Test("Control sequences in text reach the terminal only as inert symbols")
+    func hostileTextIsInert() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("A\u{1B}]0;pwned\u{7}\u{9B}2J\u{202E}Z", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "Z") })
+        let bytes = terminal.output.bytes
+        #expect(bytes.contains(utf8: "A␛]0;pwned␇"))
+        #expect(!bytes.contains(utf8: "\u{1B}]0;pwned"))
+        #expect(!bytes.contains(bytes: [0x07]))
+        #expect(!bytes.contains(utf8: "\u{9B}"))
+        #expect(!bytes.contains(utf8: "\u{202E}"))
+    }
+
+    @Test("Only changed cells are written again")
+    func writesOnlyChanges() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("unchanged line", x: 0, y: 0)
+        frame.put("count 1", x: 0, y: 1)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "count 1") })
+        let before = terminal.output.bytes.count
+        frame.put("2", x: 6, y: 1)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.count > before && bytes[before...].contains(UInt8(ascii: "2")) })
+        let update = Array(terminal.output.bytes[before...])
+        #expect(!update.contains(utf8: "unchanged"))
+        #expect(update.count < 32)
+    }
+
+    @Test("UTF-8 input arrives as character keys: 中, é, an emoji, and e + combining acute as one grapheme")
+    func decodesUTF8Input() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        terminal.type("中é😀e\u{301}")
+        try await recorder.waitForKeys([.character("中"), .character("é"), .character("😀"), .character("e\u{301}")])
+    }
+
+    @Test("Key sequences from terminfo decode to arrow, paging, delete, back-tab and function keys")
+    func decodesTerminfoKeys() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        let expectations: [(String, Key)] = [
+            ("kcub1", .left), ("kcuf1", .right), ("kcuu1", .up), ("kcud1", .down),
+            ("khome", .home), ("kend", .end), ("kpp", .pageUp), ("knp", .pageDown),
+            ("kdch1", .delete), ("kcbt", .backTab), ("kf5", .function(5)),
+        ]
+        var expected: [Key] = []
+        for (capability, key) in expectations {
+            let sequence = try #require(terminal.backend.terminfoString(capability), "xterm-256color defines \(capability)")
+            #expect(sequence.first == 0x1B)
+            terminal.type(sequence)
+            expected.append(key)
+            try await recorder.waitForKeys(expected)
+        }
+        #expect(recorder.keys == expected)
+    }
+
+    @Test("Control bytes decode: Ctrl-S, Ctrl-Q, Ctrl-C, DEL, CR, TAB and a lone Escape")
+    func decodesControlBytes() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        terminal.type([0x13, 0x11, 0x03, 0x7F, 0x0D, 0x09])
+        try await recorder.waitForKeys([.control("s"), .control("q"), .control("c"), .backspace, .enter, .tab])
+        terminal.type([0x1B])
+        try await recorder.waitForKeys([.tab, .escape])
+    }
+
+    @Test("shutdown restores the terminal (rmcup), is idempotent, and finishes the events")
+    func shutdownIsIdempotent() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        let exitAlternateScreen = try #require(terminal.backend.terminfoString("rmcup"))
+        let sizeBefore = terminal.backend.size
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("bye", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: nil)
+        terminal.backend.shutdown()
+        terminal.backend.shutdown()
+        #expect(terminal.output.waitForEnd())
+        #expect(terminal.output.bytes.contains(bytes: exitAlternateScreen))
+        try await recorder.wait(for: "the stream to finish") { _, finished in finished }
+        terminal.backend.draw(frame, cursor: nil)  // after shutdown: ignored, must not crash
+        #expect(terminal.backend.size == sizeBefore)
+        #expect(terminal.backend.terminfoString("rmcup") == nil)
+    }
+
+    @Test("Closing the input finishes the event stream after the last keys")
+    func inputEnd() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        terminal.type("q")
+        terminal.closeInput()
+        let events = try await recorder.wait(for: "the stream to finish") { _, finished in finished }
+        #expect(events == [.key(.character("q"))])
+    }
+
+    #if os(Linux)
+    @Test("Starting and shutting down backends repeatedly leaks no file descriptors")
+    func noDescriptorLeak() throws {
+        func openDescriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        }
+        do { _ = try TerminalPipes() }  // warm up anything allocated once
+        // Other suites open and close sockets in this process at the same time, so the count
+        // moves by a few either way; a leak of even one descriptor per round moves it by 100.
+        let rounds = 100
+        let before = try openDescriptors()
+        for round in 0..<rounds {
+            let terminal = try TerminalPipes()
+            var frame = ScreenBuffer(size: terminal.backend.size)
+            frame.put("round \(round)", x: 0, y: 0)
+            terminal.backend.draw(frame, cursor: nil)
+        }
+        let growth = try openDescriptors() - before
+        #expect(growth < rounds / 4, "\(growth) more descriptors open after \(rounds) rounds")
+    }
+    #endif
+
+    @Test("An unknown terminal type is a descriptive error")
+    func unknownTerminal() {
+        let error = #expect(throws: NCursesBackendError.self) {
+            _ = try TerminalPipes(termType: "no-such-terminal-baton")
+        }
+        #expect(error == .terminalSetupFailed(termType: "no-such-terminal-baton"))
+        #expect(error?.description.contains("no-such-terminal-baton") == true)
+    }
+
+    #if os(Linux)
+    @Test("SIGWINCH resizes: the new size arrives as an event; tiny sizes and mismatched frames do not crash")
+    func resizeOnSignal() async throws {
+        let pty = try PseudoTerminal(columns: 20, rows: 5)
+        let backend = try NCursesBackend(
+            input: pty.slaveFD, output: pty.slaveFD, termType: "xterm-256color", locale: "C.UTF-8")
+        defer { backend.shutdown() }
+        let recorder = EventRecorder(backend.events())
+        #expect(backend.size == TerminalSize(width: 20, height: 5))
+
+        var frame = ScreenBuffer(width: 20, height: 5)
+        frame.put("你好，wörld 👋", x: 0, y: 0)
+        backend.draw(frame, cursor: CursorPosition(x: 1, y: 1))
+        #expect(pty.output.wait { bytes, _ in bytes.contains(utf8: "👋") })
+
+        for (columns, rows) in [(30, 7), (1, 1), (3, 2), (20, 5)] {
+            pty.setSize(columns: columns, rows: rows)
+            kill(getpid(), SIGWINCH)
+            let size = TerminalSize(width: columns, height: rows)
+            try await recorder.wait(for: "resize to \(size)") { events, _ in events.last == .resize(size) }
+            #expect(backend.size == size)
+            // The app may still draw a frame of the old size, with wide characters at the edge.
+            backend.draw(frame, cursor: CursorPosition(x: 25, y: 6))
+            var fitted = ScreenBuffer(size: size)
+            fitted.put("中文字 ok", x: 0, y: size.height - 1)
+            backend.draw(fitted, cursor: nil)
+        }
+
+        // Keys still flow after all that.
+        pty.type(Array("x".utf8))
+        try await recorder.waitForKeys([.character("x")])
+    }
+    #endif
+}
+
+@Suite("ncurses key decoding and terminfo helpers")
+struct NCursesKeyDecoderTests {
+    @Test("Control codes map to .control with their lowercase letter")
+    func controlCodes() {
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x13) == .control("s"))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x01) == .control("a"))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x1A) == .control("z"))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x00) == .control("@"))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x1F) == .control("_"))
+    }
+
+    @Test("Backspace, tab, enter and escape have their own keys")
+    func namedCodes() {
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x7F) == .backspace)
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x08) == .backspace)
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x09) == .tab)
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x0D) == .enter)
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x0A) == .enter)
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x1B) == .escape)
+    }
+
+    @Test("C1 codes and invalid scalars are unknown, not characters")
+    func unknownCodes() {
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x9B) == .unknown(0x9B))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0xD800) == .unknown(0xD800))
+        #expect(NCursesKeyDecoder.key(forCharacter: 0x4E2D) == .character("中"))
+    }
+
+    @Test("Separate code points of one grapheme are merged; separate graphemes are not")
+    func merging() {
+        let events: [TerminalEvent] = [
+            .key(.character("e")), .key(.character("\u{301}")), .key(.character("x")),
+            .key(.character("🇺")), .key(.character("🇸")), .key(.enter), .key(.character("\u{301}")),
+        ]
+        #expect(NCursesKeyDecoder.mergingGraphemes(events) == [
+            .key(.character("e\u{301}")), .key(.character("x")), .key(.character("🇺🇸")),
+            .key(.enter), .key(.character("\u{301}")),
+        ])
+    }
+
+    @Test("Terminfo padding is removed from restore strings, other bytes kept")
+    func padding() {
+        let raw = Array("\u{1B}[m$<2>\u{1B}(B$<5*/>x$y$<a>".utf8)
+        #expect(NCursesSession.removingPadding(raw) == Array("\u{1B}[m\u{1B}(Bx$y$<a>".utf8))
+    }
+
+    @Test("A grapheme ncurses cannot hold in one cell keeps its first scalar and no dangling joiner")
+    func glyphs() {
+        _ = setlocale(LC_CTYPE, "C.UTF-8")
+        let family = NCursesSession.glyph(for: "👨‍👩‍👧")
+        #expect(family.codepoints == [0x1F468])
+        #expect(family.columns == 2)
+        let accented = NCursesSession.glyph(for: "e\u{301}")
+        #expect(accented.codepoints == [0x65, 0x301])
+        #expect(accented.columns == 1)
+        #expect(NCursesSession.glyph(for: "中").columns == 2)
+        let flag = NCursesSession.regionalIndicatorPair("🇺🇸")
+        #expect(flag?.0 == 0x1F1FA && flag?.1 == 0x1F1F8)
+        #expect(NCursesSession.regionalIndicatorPair("中") == nil)
+    }
+}
