@@ -1,0 +1,43 @@
+import Handoff
+import NIOCore
+
+/// Hands every datagram the channel reads to the transport's `incoming` stream.
+final class DatagramInboundHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+
+    private let continuation: AsyncStream<ReceivedDatagram>.Continuation
+    private let statistics: LockedValue<MulticastStatistics>
+
+    init(continuation: AsyncStream<ReceivedDatagram>.Continuation, statistics: LockedValue<MulticastStatistics>) {
+        self.continuation = continuation
+        self.statistics = statistics
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        let datagram = ReceivedDatagram(
+            bytes: Array(envelope.data.readableBytesView),
+            source: Self.describe(envelope.remoteAddress)
+        )
+        let result = continuation.yield(datagram)
+        statistics.withLock { counts in
+            counts.received += 1
+            if case .dropped = result { counts.discarded += 1 }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        context.fireChannelInactive()
+    }
+
+    /// Read errors on a datagram socket (e.g. an ICMP error for an earlier send) affect one
+    /// datagram, not the channel: swallow them and keep reading.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+
+    /// `10.77.0.11:47788`, rather than NIO's `[IPv4]10.77.0.11/10.77.0.11:47788`.
+    static func describe(_ address: SocketAddress) -> String {
+        guard let ip = address.ipAddress, let port = address.port else { return address.description }
+        return "\(ip):\(port)"
+    }
+}

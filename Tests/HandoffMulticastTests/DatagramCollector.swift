@@ -1,0 +1,68 @@
+import Handoff
+
+/// Reads a transport's `incoming` into a list, and lets a test wait until the list satisfies a condition.
+///
+/// Waiting is woken by arrivals (and by the stream ending), with a deadline that ends the
+/// wait as failed; nothing sleeps in the hope that datagrams arrived meanwhile.
+actor DatagramCollector {
+    private struct Waiter {
+        let condition: @Sendable ([ReceivedDatagram]) -> Bool
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// Everything received so far, in order.
+    private(set) var datagrams: [ReceivedDatagram] = []
+    /// Whether the stream ended (the transport was closed).
+    private(set) var isFinished = false
+    private var waiters: [Int: Waiter] = [:]
+    private var nextWaiter = 0
+
+    /// Starts collecting `stream`.
+    static func collecting(_ stream: AsyncStream<ReceivedDatagram>) -> DatagramCollector {
+        let collector = DatagramCollector()
+        Task { await collector.consume(stream) }
+        return collector
+    }
+
+    /// True once `condition` holds for what was received; false if `timeout` passes or the stream ends first.
+    func waitUntil(
+        within timeout: Duration = .seconds(5),
+        _ condition: @escaping @Sendable ([ReceivedDatagram]) -> Bool
+    ) async -> Bool {
+        if condition(datagrams) { return true }
+        if isFinished { return false }
+        let id = nextWaiter
+        nextWaiter += 1
+        let deadline = Task {
+            try? await Task.sleep(for: timeout)
+            self.resume(id, with: false)
+        }
+        defer { deadline.cancel() }
+        return await withCheckedContinuation { continuation in
+            waiters[id] = Waiter(condition: condition, continuation: continuation)
+        }
+    }
+
+    /// True once the stream has ended, false if `timeout` passes first.
+    func waitUntilFinished(within timeout: Duration = .seconds(5)) async -> Bool {
+        _ = await waitUntil(within: timeout) { _ in false }
+        return isFinished
+    }
+
+    private func consume(_ stream: AsyncStream<ReceivedDatagram>) async {
+        for await datagram in stream {
+            datagrams.append(datagram)
+            for (id, waiter) in waiters where waiter.condition(datagrams) {
+                resume(id, with: true)
+            }
+        }
+        isFinished = true
+        for id in waiters.keys {
+            resume(id, with: false)
+        }
+    }
+
+    private func resume(_ id: Int, with result: Bool) {
+        waiters.removeValue(forKey: id)?.continuation.resume(returning: result)
+    }
+}

@@ -1,0 +1,80 @@
+import Handoff
+import Testing
+@testable import HandoffMulticast
+
+/// Choosing the interface by name; every lab here is made by the test itself.
+@Suite(
+    "MulticastTransport on a named interface",
+    .serialized,
+    .enabled(if: NetLab.isUsable, "needs root and working `ip netns` (the reason is printed)"),
+    .timeLimit(.minutes(1))
+)
+struct MulticastInterfaceTests {
+    @Test("An unknown, address-less or non-multicast interface is an error that says what exists")
+    func unusableInterfaces() async throws {
+        try await NetLab.withLab(hosts: 1) { lab in
+            try lab.addInterface(host: 1, name: "x1", cidr: "10.78.0.1/24")
+            try lab.exec(host: 1, "ip", "link", "add", "d0", "type", "veth", "peer", "name", "d1")
+
+            await #expect(throws: MulticastError.interfaceNotFound(name: "nope0", available: ["lo", "v0", "x1"])) {
+                try await lab.start(on: 1, MulticastConfiguration(interface: "nope0"))
+            }
+            await #expect(throws: MulticastError.interfaceHasNoIPv4(name: "d0", available: ["lo", "v0", "x1"])) {
+                try await lab.start(on: 1, MulticastConfiguration(interface: "d0"))
+            }
+            // `lo` has no MULTICAST flag in a fresh namespace.
+            await #expect(throws: MulticastError.interfaceNotMulticast(name: "lo")) {
+                try await lab.start(on: 1, MulticastConfiguration(interface: "lo"))
+            }
+            let fine = try await lab.start(on: 1, MulticastConfiguration(interface: "x1"))
+            #expect(fine.endpointDescription == "239.255.77.88:47788 on x1")
+        }
+    }
+
+    @Test("A named interface is the one sent on: x1's datagram stays on x1, v0's reaches h2")
+    func sendsOnTheNamedInterface() async throws {
+        try await NetLab.withLab(hosts: 2) { lab in
+            try lab.addInterface(host: 1, name: "x1", cidr: "10.78.0.1/24")
+            let onX1 = try await lab.start(on: 1, MulticastConfiguration(interface: "x1"))
+            let onV0 = try await lab.start(on: 1, MulticastConfiguration(interface: "v0"))
+            let h2 = try await lab.start(on: 2, MulticastConfiguration(interface: "v0"))
+            let atX1 = DatagramCollector.collecting(onX1.incoming)
+            let atV0 = DatagramCollector.collecting(onV0.incoming)
+            let atH2 = DatagramCollector.collecting(h2.incoming)
+
+            // The loopback copy's source address shows which interface the datagram left by.
+            try await onX1.send(Array("via x1".utf8))
+            #expect(await atX1.waitUntil { $0.map(\.source) == ["10.78.0.1:47788"] })
+            try await onV0.send(Array("via v0".utf8))
+            #expect(await atV0.waitUntil { $0.map(\.source) == ["10.77.0.11:47788"] })
+            #expect(await atH2.waitUntil { $0.count == 1 })
+
+            // x1's datagram was sent first; had it reached h2 or the v0 socket, it would be there, first.
+            #expect(await atH2.datagrams.map(\.bytes) == [Array("via v0".utf8)])
+            #expect(await atV0.datagrams.map(\.bytes) == [Array("via v0".utf8)])
+            #expect(await atX1.datagrams.map(\.bytes) == [Array("via x1".utf8)])
+        }
+    }
+
+    @Test("With no multicast route, joining on the kernel's default fails with advice, not a crash")
+    func joinWithoutARoute() async throws {
+        try await NetLab.withLab(hosts: 1) { lab in
+            try lab.exec(host: 1, "ip", "route", "del", "224.0.0.0/4")
+            do throws(MulticastError) {
+                _ = try await lab.start(on: 1)
+                Issue.record("start succeeded without a route for the group")
+            } catch {
+                guard case .joinFailed(let group, let interface, let reason) = error else {
+                    Issue.record("expected joinFailed, got \(error)")
+                    return
+                }
+                #expect(group == "239.255.77.88" && interface == nil)
+                #expect(reason.contains("No such device"))
+                #expect(error.description.contains("--interface"))
+            }
+            // Naming the interface needs no route.
+            let named = try await lab.start(on: 1, MulticastConfiguration(interface: "v0"))
+            #expect(named.interfaceName == "v0")
+        }
+    }
+}
