@@ -58,7 +58,9 @@ public struct GroupKeyCipher: Sendable {
 
     /// 12 fresh random bytes for a datagram's nonce.
     public static func randomNonce() -> [UInt8] {
+        // Two draws from the system generator rather than twelve: each draw is a system call.
         var generator = SystemRandomNumberGenerator()
-        return (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let a = generator.next(), b = generator.next()
+        return (0..<8).map { UInt8(truncatingIfNeeded: a >> ($0 * 8)) } + (0..<4).map { UInt8(truncatingIfNeeded: b >> ($0 * 8)) }
     }
 }
