@@ -75,5 +75,7 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI", "BatonResources"]),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
+        // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
+        .testTarget(name: "BatonEndToEndTests"),
     ]
 )

@@ -21,7 +21,7 @@ public final class ActivityCenter {
         /// The longest random delay before answering a QUERY.
         public var queryAnswerDelay: Duration = .milliseconds(20)
         /// After the first answer to our QUERY, how long to gather others before picking the newest.
-        public var queryGatherWindow: Duration = .milliseconds(60)
+        public var queryGatherWindow: Duration = .milliseconds(30)
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60
         public var directoryLimits = PeerDirectory.Limits()
@@ -387,11 +387,16 @@ public final class ActivityCenter {
         return try continueActivity(found)
     }
 
+    /// Asks every peer with a current activity (of these types, when given) to announce it now.
+    public func query(types: [String]? = nil) {
+        start()
+        send(.query(types: types))
+    }
+
     /// Sends QUERY and waits for the newest nearby activity that matches, or nil after `timeout`.
     /// Without a type, activities of declared types are preferred.
     public func findNearby(type: String? = nil, from peer: String? = nil, timeout: Duration) async -> NearbyActivity? {
-        start()
-        send(.query(types: type.map { [$0] }))
+        query(types: type.map { [$0] })
         let waiter = NearbyWaiter(
             type: type, peer: peer, registry: registry,
             gatherUntil: ContinuousClock.now + configuration.queryGatherWindow)

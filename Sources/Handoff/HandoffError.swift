@@ -46,7 +46,7 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidated(let type):
             return "The \(type) activity was invalidated; create a new activity instead."
         case .notFound(let type, let peer, let waited, let endpoint):
-            let what = type.map { "a \($0) activity" } ?? "an activity"
+            let what = type.map { "\($0) activity" } ?? "activity"
             let from = peer.map { " from \($0)" } ?? ""
             return "No continuable \(what)\(from) was heard on \(endpoint) within \(Self.seconds(waited))."
         case .declined(let type):

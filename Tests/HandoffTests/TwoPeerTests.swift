@@ -49,7 +49,7 @@ struct TwoPeerTests {
         #expect(waited == .milliseconds(150))
         #expect(endpoint.contains("in-memory"))
         #expect(app.failures.count == 1)
-        #expect(error?.description.hasPrefix("No continuable a dev.baton.counter activity was heard on") == true)
+        #expect(error?.description.hasPrefix("No continuable dev.baton.counter activity was heard on") == true)
         await b.shutdown()
     }
 
