@@ -70,6 +70,19 @@ public final class NCursesBackend: TerminalBackend {
         session.shutdown()
     }
 
+    /// Lets the program end in order on SIGINT, SIGTERM or SIGHUP: the terminal is restored
+    /// first, then `handler` runs on the input thread with the signal, and must end the
+    /// process — normally with `raiseWithDefaultAction(_:)` once its own cleanup is done.
+    /// Without a handler the signal is raised again at once.
+    public func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
+        NCursesSession.lock.withLock { session.terminationHandler = handler }
+    }
+
+    /// Raises `signal` with its default action, so the process ends with the status a shell expects.
+    public static func raiseWithDefaultAction(_ signal: Int32) {
+        TerminalSignals.raiseWithDefaultAction(signal)
+    }
+
     /// The terminal's size as ncurses knows it (after shutdown, the last size seen).
     public var size: TerminalSize {
         session.size

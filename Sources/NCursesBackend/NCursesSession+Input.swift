@@ -36,8 +36,18 @@ extension NCursesSession {
                     case SIGWINCH:
                         deliver(resizeToTerminalSize())
                     case SIGINT, SIGTERM, SIGHUP:
-                        Self.lock.withLock { endCursesLocked() }
-                        TerminalSignals.raiseWithDefaultAction(signal)
+                        let handler = Self.lock.withLock {
+                            endCursesLocked()
+                            return terminationHandler
+                        }
+                        guard let handler else {
+                            TerminalSignals.raiseWithDefaultAction(signal)
+                            return
+                        }
+                        // The program finishes in order (its handler re-raises); a second
+                        // signal meanwhile meets the default action, handlers being removed.
+                        handler(signal)
+                        return
                     default:
                         break
                     }

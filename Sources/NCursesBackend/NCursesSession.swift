@@ -39,6 +39,9 @@ final class NCursesSession: @unchecked Sendable {
     var knownSize = TerminalSize(width: 0, height: 0)
     var colorsEnabled = false
     var signalsInstalled = false
+    /// Called on the input thread after SIGINT, SIGTERM or SIGHUP restored the terminal;
+    /// when nil the signal is raised again with its default action at once.
+    var terminationHandler: (@Sendable (Int32) -> Void)?
 
     let stream: AsyncStream<[TerminalEvent]>
     let continuation: AsyncStream<[TerminalEvent]>.Continuation
