@@ -1,1 +1,98 @@
-// BatonApp
+import TerminalUI
+
+/// The app as model / message / update / view, in the manner of Bubble Tea: `update` changes
+/// the model for one message and returns the side effects as commands; `view` draws a frame.
+/// Neither does any I/O.
+public enum BatonApp {
+    /// Applies `message` to `model` and returns what the Program should do.
+    ///
+    /// `.publish` comes first whenever the session's published state (type, title or
+    /// userInfo, which includes the editor's cursor) changed.
+    @discardableResult
+    public static func update(_ model: inout AppModel, _ message: AppMessage) -> [AppCommand] {
+        let before = PublishedState(model.session)
+        var commands: [AppCommand]
+        var mayPublish = true
+        switch message {
+        case .key(let key):
+            commands = model.isQuitting ? [] : handleKey(key, &model)
+        case .resize(let size):
+            model.size = size
+            commands = []
+        case .tick(let date):
+            model.now = date
+            if let notice = model.notice, notice.isExpired(at: date) { model.notice = nil }
+            commands = []
+        case .nearbyChanged(let items):
+            replaceNearby(with: items, &model)
+            commands = []
+        case .peersHeard(let count):
+            model.status.peersHeard = max(0, count)
+            commands = []
+        case .network(let state):
+            model.status.network = state
+            commands = []
+        case .published:
+            model.publishProblem = nil
+            commands = []
+        case .publishFailed(let problem):
+            model.publishProblem = problem
+            commands = []
+        case .continuedElsewhere(let peerName):
+            model.show("Continued on \(peerName)")
+            commands = []
+        case .continued(let session, let peerName):
+            model.session = session
+            model.overlay = nil
+            model.pendingSave = nil
+            model.show("Continued from \(peerName)")
+            mayPublish = false  // the Program starts a new activity for the continued session
+            commands = []
+        case .continueFailed(let reason):
+            model.show("Could not continue: \(reason)", kind: .problem)
+            commands = []
+        case .fileSaved(let path):
+            commands = fileSaved(path: path, &model)
+        case .fileSaveFailed(let reason):
+            commands = fileSaveFailed(reason: reason, &model)
+        case .saveNeedsConfirmation(let path):
+            commands = saveNeedsConfirmation(path: path, &model)
+        }
+        model.keepCursorVisible()
+        if mayPublish && !model.isQuitting && PublishedState(model.session) != before {
+            commands.insert(.publish, at: 0)
+        }
+        return commands
+    }
+
+    /// Draws the model: the frame to show and where the cursor goes (nil hides it).
+    public static func view(_ model: AppModel) -> (frame: ScreenBuffer, cursor: CursorPosition?) {
+        var frame = ScreenBuffer(size: model.size)
+        let layout = model.layout
+        guard model.size.width > 0, model.size.height > 0 else { return (frame, nil) }
+        var cursor: CursorPosition?
+        switch model.session {
+        case .counter(let state):
+            CounterView.draw(state, layout: layout, into: &frame)
+        case .editor(let state):
+            cursor = EditorView.draw(state, layout: layout, into: &frame)
+        }
+        if case .nearby(let selectedID) = model.overlay {
+            NearbyPanel.draw(model.nearby, selectedID: selectedID, now: model.now, layout: layout, into: &frame)
+            cursor = nil
+        }
+        if let row = layout.messageRow {
+            let promptCursor = MessageLine.draw(model, row: row, into: &frame)
+            if model.overlay != nil { cursor = promptCursor }
+        }
+        if let row = layout.statusRow {
+            if layout.messageRow == nil, MessageLine.takesStatusRow(model, layout: layout) {
+                let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true)
+                if model.overlay != nil { cursor = promptCursor }
+            } else {
+                StatusBar.draw(model, row: row, into: &frame)
+            }
+        }
+        return (frame, cursor)
+    }
+}

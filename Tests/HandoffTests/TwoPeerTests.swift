@@ -114,8 +114,8 @@ struct TwoPeerTests {
         await b.shutdown()
     }
 
-    @Test("An activity not heard for forgetAfter is forgotten; a WITHDRAW forgets it at once")
-    func expiryAndWithdraw() async throws {
+    @Test("An activity not heard for forgetAfter is forgotten")
+    func expiry() async throws {
         let network = InMemoryNetwork()
         let a = makeCenter(on: network, name: "alice@a") { $0.repeatInterval = .seconds(60) }
         let b = makeCenter(on: network, name: "bob@b") { $0.forgetAfter = .milliseconds(300) }
@@ -124,13 +124,24 @@ struct TwoPeerTests {
         try activity.becomeCurrent()
         #expect(await waitUntil { b.nearby.count == 1 })
         let heard = ContinuousClock.now
-        #expect(await waitUntil(timeout: .seconds(3)) { b.nearby.isEmpty })
+        #expect(await waitUntil { b.nearby.isEmpty })
         #expect(ContinuousClock.now - heard >= .milliseconds(250))
+        await a.shutdown()
+        await b.shutdown()
+    }
 
-        activity.userInfo["count"] = 2
+    @Test("An orderly exit sends WITHDRAW, and peers forget the activity at once")
+    func withdrawOnShutdown() async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a") { $0.repeatInterval = .seconds(60) }
+        // Forgetting by silence would take a minute, so only WITHDRAW can empty the list in time.
+        let b = makeCenter(on: network, name: "bob@b") { $0.forgetAfter = .seconds(60) }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 2]
+        try activity.becomeCurrent()
         #expect(await waitUntil { b.nearby.count == 1 })
-        await a.shutdown()  // orderly exit sends WITHDRAW
-        #expect(await waitUntil(timeout: .milliseconds(100)) { b.nearby.isEmpty })
+        await a.shutdown()
+        #expect(await waitUntil { b.nearby.isEmpty })
         await b.shutdown()
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Polls `condition` until it holds or `timeout` passes; true when it held.
 @MainActor
-func waitUntil(timeout: Duration = .seconds(5), _ condition: @MainActor () -> Bool) async -> Bool {
+func waitUntil(timeout: Duration = .seconds(20), _ condition: @MainActor () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

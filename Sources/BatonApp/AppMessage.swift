@@ -1,0 +1,34 @@
+import Foundation
+import TerminalUI
+
+/// Something that happened, for `BatonApp.update`: a key, a resize, the clock, the network or a file.
+public enum AppMessage: Equatable, Sendable {
+    /// A key was pressed.
+    case key(Key)
+    /// The terminal has a new size.
+    case resize(TerminalSize)
+    /// Time passed; ages and notices are measured against this date.
+    case tick(Date)
+    /// The continuable activities from peers changed (any order; the model keeps them newest first).
+    case nearbyChanged([NearbyItem])
+    /// How many other peers were heard recently.
+    case peersHeard(Int)
+    /// The network's state changed.
+    case network(NetworkState)
+    /// The activity was published.
+    case published
+    /// The activity could not be published; the string is `HandoffError.description`.
+    case publishFailed(String)
+    /// Our activity was continued by that peer.
+    case continuedElsewhere(peerName: String)
+    /// A continue we asked for succeeded: the session is replaced by this one.
+    case continued(Session, from: String)
+    /// A continue we asked for failed, and why.
+    case continueFailed(String)
+    /// The editor's text was written to `path`.
+    case fileSaved(path: String)
+    /// The editor's text could not be written, and why.
+    case fileSaveFailed(String)
+    /// The save target exists with other contents: ask before replacing it.
+    case saveNeedsConfirmation(path: String)
+}

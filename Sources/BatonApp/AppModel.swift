@@ -1,0 +1,52 @@
+import Foundation
+import TerminalUI
+
+/// Everything the app shows and remembers; changed only by `BatonApp.update`.
+public struct AppModel: Equatable, Sendable {
+    /// The counter or the editor.
+    public var session: Session
+    /// The terminal's size.
+    public var size: TerminalSize
+    /// This peer and its network, for the status bar.
+    public var status: StatusInfo
+    /// Continuable activities from peers, newest first.
+    public var nearby: [NearbyItem]
+    /// The nearby list or a prompt, which takes the keys while it is open.
+    public var overlay: Overlay?
+    /// A transient line, e.g. "Continued on bob@desk".
+    public var notice: Notice?
+    /// Why the last publish failed, shown until one succeeds.
+    public var publishProblem: String?
+    /// A save asked for and not yet answered.
+    public var pendingSave: PendingSave?
+    /// The time, as of the last tick.
+    public var now: Date
+    /// Set when the app has asked to quit.
+    public var isQuitting: Bool
+
+    /// A model showing `session` at `size`, with nothing nearby and nothing open.
+    public init(session: Session, size: TerminalSize, status: StatusInfo, now: Date) {
+        self.session = session
+        self.size = size
+        self.status = status
+        self.nearby = []
+        self.overlay = nil
+        self.notice = nil
+        self.publishProblem = nil
+        self.pendingSave = nil
+        self.now = now
+        self.isQuitting = false
+        keepCursorVisible()
+    }
+
+    /// The notice to show at `now`, nil when there is none or it has expired.
+    public var visibleNotice: Notice? {
+        guard let notice, !notice.isExpired(at: now) else { return nil }
+        return notice
+    }
+
+    /// Shows `text` as a notice from now.
+    mutating func show(_ text: String, kind: Notice.Kind = .info) {
+        notice = Notice(text, kind: kind, shownAt: now)
+    }
+}

@@ -1,0 +1,46 @@
+extension BatonApp {
+    /// Ctrl-S: saves to the editor's save path, or asks for a name when it has none.
+    static func startSave(_ state: EditorState, thenQuit: Bool, _ model: inout AppModel) -> [AppCommand] {
+        guard let path = state.savePath else {
+            model.overlay = .prompt(.saveAs(suggestion: state.fileName, thenQuit: thenQuit))
+            return []
+        }
+        return save(state, to: path, thenQuit: thenQuit, &model)
+    }
+
+    /// Asks the Program to write the editor's text to `path`, not replacing another file.
+    static func save(_ state: EditorState, to path: String, thenQuit: Bool, _ model: inout AppModel) -> [AppCommand] {
+        let text = state.buffer.text
+        model.pendingSave = PendingSave(path: path, text: text, thenQuit: thenQuit)
+        return [.saveFile(path: path, text: text, replaceExisting: false)]
+    }
+
+    /// The file is written: the editor now belongs to it, and is clean unless edited since.
+    static func fileSaved(path: String, _ model: inout AppModel) -> [AppCommand] {
+        let pending = model.pendingSave
+        model.pendingSave = nil
+        if let pending, case .editor(var state) = model.session {
+            state.filePath = path
+            state.fileName = FileNames.lastComponent(of: path) ?? path
+            state.isDirty = state.buffer.text != pending.text
+            model.session = .editor(state)
+        }
+        model.show("Saved \(path)")
+        if pending?.thenQuit == true { return quit(&model) }
+        return []
+    }
+
+    /// The file could not be written: say why, and stay (a pending quit is called off).
+    static func fileSaveFailed(reason: String, _ model: inout AppModel) -> [AppCommand] {
+        model.pendingSave = nil
+        model.show("Not saved: \(reason)", kind: .problem)
+        return []
+    }
+
+    /// Another file is at the path: ask before replacing it.
+    static func saveNeedsConfirmation(path: String, _ model: inout AppModel) -> [AppCommand] {
+        guard case .editor = model.session else { return [] }
+        model.overlay = .confirm(.replaceFile(path: path))
+        return []
+    }
+}

@@ -1,0 +1,47 @@
+/// The state of an editing session: the text and cursor, how it is scrolled, and the file it belongs to.
+public struct EditorState: Equatable, Sendable {
+    /// The text and the cursor.
+    public var buffer: TextBuffer
+    /// What part of the text the text area shows; `BatonApp.update` keeps the cursor inside it.
+    public var scroll: ScrollOffset
+    /// Where Ctrl-S writes, as given on this machine; nil when no file was chosen here.
+    public var filePath: String?
+    /// The name shown in the title and published as userInfo `fileName`; a display name only.
+    public var fileName: String?
+    /// Whether the text changed since it was loaded or last saved here.
+    public var isDirty: Bool
+    /// The peer this buffer was continued from, when it came from one.
+    public var continuedFrom: String?
+
+    /// An editor state; `fileName` defaults to the last component of `filePath`.
+    public init(
+        buffer: TextBuffer = TextBuffer(),
+        scroll: ScrollOffset = ScrollOffset(),
+        filePath: String? = nil,
+        fileName: String? = nil,
+        isDirty: Bool = false,
+        continuedFrom: String? = nil
+    ) {
+        self.buffer = buffer
+        self.scroll = scroll
+        self.filePath = filePath
+        self.fileName = fileName ?? filePath.flatMap(FileNames.lastComponent(of:))
+        self.isDirty = isDirty
+        self.continuedFrom = continuedFrom
+    }
+
+    /// A clean editor holding `text` with the cursor at the start, for the file at `filePath`
+    /// (nil: a new, unnamed buffer).
+    public init(text: String, filePath: String?, fileName: String? = nil) {
+        self.init(buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName)
+    }
+
+    /// Where Ctrl-S saves without asking: `filePath`, or else `fileName` in the current directory
+    /// when it is a plain, visible base name (a name from a peer never carries a path here);
+    /// nil means ask for a name.
+    public var savePath: String? {
+        if let filePath { return filePath }
+        guard let fileName, FileNames.isQuietlySavable(fileName) else { return nil }
+        return fileName
+    }
+}

@@ -1,0 +1,45 @@
+import TerminalUI
+
+/// Rules for the file names the editor saves to.
+///
+/// A peer's `fileName` is a display name only: here it is reduced to its base name, and a
+/// name that is not a plain file name gives none, so nothing a peer sends can choose a
+/// directory to write into.
+public enum FileNames {
+    /// The longest file name in UTF-8 bytes (Linux `NAME_MAX`).
+    public static let maximumBytes = 255
+
+    /// The last component of a local path (`"docs/notes.txt"` → `"notes.txt"`), nil when it has none.
+    public static func lastComponent(of path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        return parts.last.map(String.init)
+    }
+
+    /// The base name of a name that came from a peer: everything up to the last `/` or `\`
+    /// removed; nil for an empty result, `.`, `..`, a name with control characters, or one
+    /// too long. `"../../etc/passwd"` → `"passwd"`.
+    public static func safeBaseName(of name: String) -> String? {
+        let parts = name.split(omittingEmptySubsequences: true) { $0 == "/" || $0 == "\\" }
+        guard let last = parts.last.map(String.init) else { return nil }
+        return validate(last) == nil ? last : nil
+    }
+
+    /// Whether saving to `name` without asking is fine: a safe base name that is not hidden
+    /// (a peer should not quietly create `.profile`).
+    public static func isQuietlySavable(_ name: String) -> Bool {
+        safeBaseName(of: name) == name && !name.hasPrefix(".")
+    }
+
+    /// Why `name` cannot be a file name in the current directory, or nil when it can.
+    public static func validate(_ name: String) -> FileNameProblem? {
+        if name.allSatisfy(\.isWhitespace) { return .empty }
+        if name.contains("/") { return .containsSlash(name) }
+        if name == "." || name == ".." { return .reserved(name) }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || TerminalSanitizer.isUnsafe($0) }) {
+            return .containsControlCharacter
+        }
+        let bytes = name.utf8.count
+        if bytes > maximumBytes { return .tooLong(bytes: bytes, limit: maximumBytes) }
+        return nil
+    }
+}

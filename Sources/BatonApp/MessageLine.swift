@@ -1,0 +1,117 @@
+import TerminalUI
+
+/// Draws the line above the status bar. It shows, first that applies: the open prompt or
+/// question; a notice; why the activity was not handed off; the nearby list's keys; the
+/// newest nearby activity ("↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue"); the
+/// session's keys.
+enum MessageLine {
+    /// The nearby list's keys.
+    static let nearbyHelp = ["↑↓ select · Enter continue · Esc close", "↑↓ · Enter · Esc"]
+    /// The counter's keys, longest first; the first that fits is shown.
+    static let counterHelp = ["+/- count · r reset · n nearby · q quit", "+/- r n q"]
+    /// The editor's keys, longest first.
+    static let editorHelp = [
+        "Ctrl-S save · Ctrl-O save as · Ctrl-Q quit · Ctrl-N nearby",
+        "^S save · ^O save as · ^Q quit · ^N nearby",
+        "^S save  ^O save as  ^Q quit  ^N nearby",
+        "^S save  ^Q quit  ^N nearby",
+        "^S ^O ^Q ^N",
+    ]
+
+    /// Whether, without a message line, the status bar's row is needed for the prompt or a notice.
+    static func takesStatusRow(_ model: AppModel, layout: ScreenLayout) -> Bool {
+        switch model.overlay {
+        case .confirm, .prompt: return true
+        case .nearby: if layout.mainBottom == 0 { return true }
+        case nil: break
+        }
+        return model.visibleNotice != nil
+    }
+
+    /// Draws the line at `row` and returns the cursor when a text prompt is open.
+    /// `compact` is for the status bar's row in small windows: prompts and notices only.
+    static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer, compact: Bool = false) -> CursorPosition? {
+        let width = frame.width
+        frame.clearRow(row)
+        switch model.overlay {
+        case .prompt(let prompt):
+            return drawPrompt(prompt, row: row, into: &frame)
+        case .confirm(let confirmation):
+            let question = confirmation.question.columns <= width ? confirmation.question : confirmation.shortQuestion
+            frame.putTruncated(question, x: 0, y: row, width: width, style: Style(bold: true))
+            return nil
+        case .nearby(let selectedID):
+            if compact && model.visibleNotice == nil {
+                let items = model.nearby
+                let text = items.isEmpty
+                    ? "Nothing nearby"
+                    : "▸ " + items[BatonApp.selectedIndex(selectedID, in: items)].title
+                frame.putTruncated(text, x: 0, y: row, width: width, style: Style(reverse: true))
+                return nil
+            }
+        case nil:
+            break
+        }
+        if let notice = model.visibleNotice {
+            let style = notice.kind == .problem
+                ? Style(bold: true, reverse: compact, foreground: .red)
+                : Style(bold: true, reverse: compact)
+            if compact { frame.clearRow(row, style: style) }
+            frame.putTruncated(notice.text, x: compact ? 1 : 0, y: row, width: width - (compact ? 1 : 0), style: style)
+            return nil
+        }
+        if let problem = model.publishProblem {
+            frame.putTruncated("⚠ Not handed off: \(problem)", x: 0, y: row, width: width, style: Style(foreground: .red))
+            return nil
+        }
+        if case .nearby = model.overlay {
+            putFirstFitting(nearbyHelp, row: row, into: &frame, style: Style(dim: true))
+            return nil
+        }
+        if let item = model.nearby.first {
+            frame.put(hint(for: item, model: model, width: width), x: 0, y: row)
+            return nil
+        }
+        putFirstFitting(model.session.kind == .counter ? counterHelp : editorHelp, row: row, into: &frame, style: Style(dim: true))
+        return nil
+    }
+
+    /// "↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue", shortened to `width`: the key
+    /// stays, the description gives way.
+    static func hint(for item: NearbyItem, model: AppModel, width: Int) -> String {
+        let what = "↪ \(item.title) — \(item.peerName), \(item.age(at: model.now))"
+        for suffix in [" · Ctrl-N to continue", " · Ctrl-N"] where what.columns + suffix.columns <= width {
+            return what + suffix
+        }
+        let suffix = " · Ctrl-N"
+        if width - suffix.columns >= 8 {
+            return what.truncated(toColumns: width - suffix.columns) + suffix
+        }
+        return what.truncated(toColumns: width)
+    }
+
+    /// "Save as: notes.txt" with the cursor in the answer, and why the last answer was refused.
+    static func drawPrompt(_ prompt: TextPrompt, row: Int, into frame: inout ScreenBuffer) -> CursorPosition? {
+        let width = frame.width
+        var label = prompt.label
+        var problem = prompt.problem.map { "  " + $0 } ?? ""
+        if width - label.columns - problem.columns < 8 { problem = "" }
+        if width - label.columns < 2 { label = "" }
+        let x = frame.put(label, x: 0, y: row, style: Style(bold: true))
+        let fieldWidth = width - x - problem.columns
+        guard fieldWidth > 0 else { return nil }
+        let field = prompt.field
+        let cursorColumn = field.cursorDisplayColumn
+        let left = min(cursorColumn, max(0, cursorColumn + field.cursorCharacterWidth - fieldWidth))
+        frame.drawScrolled(field.currentLine, from: left, x: x, y: row, width: fieldWidth)
+        if !problem.isEmpty {
+            frame.put(problem, x: width - problem.columns, y: row, style: Style(foreground: .red))
+        }
+        return CursorPosition(x: x + cursorColumn - left, y: row)
+    }
+
+    static func putFirstFitting(_ candidates: [String], row: Int, into frame: inout ScreenBuffer, style: Style) {
+        let text = candidates.first { $0.columns <= frame.width } ?? candidates.last ?? ""
+        frame.putTruncated(text, x: 0, y: row, width: frame.width, style: style)
+    }
+}

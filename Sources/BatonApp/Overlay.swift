@@ -1,0 +1,9 @@
+/// What covers part of the screen and takes the keys until it is answered or closed.
+public enum Overlay: Equatable, Sendable {
+    /// The list of nearby activities; `selectedID` names the highlighted one (nil: the first).
+    case nearby(selectedID: String?)
+    /// A y/n (or y/n/c) question on the prompt line.
+    case confirm(Confirmation)
+    /// A typed answer on the prompt line.
+    case prompt(TextPrompt)
+}

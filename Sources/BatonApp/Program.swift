@@ -1,0 +1,220 @@
+import Foundation
+import Handoff
+import TerminalUI
+
+/// Runs the app over a terminal backend and an activity center: feeds key presses, resizes,
+/// ticks and network events to `BatonApp.update`, carries out its commands, draws its view.
+///
+/// It is also the glue the Handoff library calls: the responder that writes the session into
+/// the current activity before a save and restores a continued one, the activity's delegate,
+/// and the application delegate. Nothing here touches ncurses or a socket.
+@MainActor
+public final class Program: ApplicationDelegate, UserActivityResponder, UserActivityDelegate {
+    public private(set) var model: AppModel
+    public let backend: any TerminalBackend
+    public let center: ActivityCenter
+    /// The activity that publishes the current session.
+    public private(set) var activity: UserActivity?
+    private let files: FileStore
+    private let log: (String) -> Void
+    private var inbox: AsyncStream<AppMessage>.Continuation?
+    private var tasks: [Task<Void, Never>] = []
+
+    /// - Parameters:
+    ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
+    ///   - log: where diagnostics go (a log file; never the screen).
+    public init(
+        backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
+        files: FileStore = FileStore(), log: @escaping (String) -> Void = { _ in }
+    ) {
+        self.backend = backend
+        self.center = center
+        self.files = files
+        self.log = log
+        model = AppModel(session: session, size: backend.size, status: status, now: Date())
+    }
+
+    /// Shows the session and handles events until the user quits; returns after withdrawing.
+    /// `opening` messages are handled first (e.g. the notice of a session continued at launch).
+    public func run(opening: [AppMessage] = []) async {
+        let (messages, inbox) = AsyncStream.makeStream(of: AppMessage.self)
+        self.inbox = inbox
+        center.applicationDelegate = self
+        startActivity()
+        for message in opening { inbox.yield(message) }
+        listen(into: inbox)
+        render()
+        for await message in messages {
+            handle(message)
+            if model.isQuitting { break }
+        }
+        stop()
+    }
+
+    /// Handles one message as the loop would: update, commands, draw. For tests and the loop.
+    public func handle(_ message: AppMessage) {
+        let commands = BatonApp.update(&model, message)
+        for command in commands { perform(command) }
+        render()
+    }
+
+    // MARK: Inputs
+
+    private func listen(into inbox: AsyncStream<AppMessage>.Continuation) {
+        let keys = backend.events()
+        tasks.append(Task { [weak self] in
+            for await batch in keys {
+                for event in batch {
+                    switch event {
+                    case .key(let key): inbox.yield(.key(key))
+                    case .resize(let size): inbox.yield(.resize(size))
+                    }
+                }
+            }
+            // Input closed (the terminal went away): nobody can answer a question, so quit,
+            // and say in the log what was left unsaved.
+            if let self, case .editor(let editor) = self.model.session, editor.isDirty {
+                self.log("input closed with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+            }
+            self?.model.isQuitting = true
+            inbox.yield(.tick(Date()))
+        })
+        let events = center.events()
+        tasks.append(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.translate(event)
+            }
+        })
+        // Ages and notices change with time; tick only while something on screen shows one.
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self else { return }
+                if self.model.notice != nil || !self.model.nearby.isEmpty { inbox.yield(.tick(Date())) }
+            }
+        })
+        // What was heard before the UI started (e.g. while continuing at launch).
+        inbox.yield(.nearbyChanged(continuableItems()))
+        inbox.yield(.peersHeard(center.directory.peerNames.count))
+    }
+
+    private func translate(_ event: ActivityCenter.Event) {
+        switch event {
+        case .nearbyChanged:
+            inbox?.yield(.nearbyChanged(continuableItems()))
+            inbox?.yield(.peersHeard(center.directory.peerNames.count))
+        case .published(let record):
+            log("published \(record.activityType) revision \(record.revision)")
+            inbox?.yield(.published)
+            if case .offline = model.status.network {} else { inbox?.yield(.network(.online)) }
+        case .saveFailed(let type, let error):
+            log("not published \(type): \(error)")
+            inbox?.yield(.publishFailed(error.description))
+        case .continued:
+            break  // userActivityWasContinued tells us, as the activity's delegate
+        case .sendFailed(let reason):
+            log("send failed: \(reason)")
+            inbox?.yield(.network(.offline(reason)))
+        }
+    }
+
+    private func continuableItems() -> [NearbyItem] {
+        center.continuable.map(NearbyItem.init)
+    }
+
+    // MARK: Commands
+
+    private func perform(_ command: AppCommand) {
+        switch command {
+        case .publish:
+            if activity?.activityType != model.session.activityType { startActivity() }
+            activity?.needsSave = true
+        case .continueActivity(let id):
+            guard let entry = center.nearby.first(where: { $0.id == id }) else {
+                inbox?.yield(.continueFailed("That activity is no longer nearby."))
+                return
+            }
+            do {
+                try center.continueActivity(entry)
+            } catch {
+                // didFailToContinue has told the model.
+                log("continue failed: \(error)")
+            }
+        case .saveFile(let path, let text, let replace):
+            do {
+                switch try files.save(path: path, text: text, replaceExisting: replace) {
+                case .saved: inbox?.yield(.fileSaved(path: path))
+                case .needsConfirmation: inbox?.yield(.saveNeedsConfirmation(path: path))
+                }
+            } catch {
+                inbox?.yield(.fileSaveFailed(error.description))
+            }
+        case .quit:
+            model.isQuitting = true
+        }
+    }
+
+    // MARK: The current activity
+
+    /// Makes a new activity for the session's type current (the previous one is withdrawn).
+    private func startActivity() {
+        activity?.invalidate()
+        let new = UserActivity(activityType: model.session.activityType, center: center)
+        new.responder = self
+        new.delegate = self
+        activity = new
+        do {
+            try new.becomeCurrent()
+        } catch {
+            log("cannot publish: \(error)")
+            inbox?.yield(.publishFailed(error.description))
+        }
+    }
+
+    private func stop() {
+        for task in tasks { task.cancel() }
+        tasks.removeAll()
+        inbox?.finish()
+        inbox = nil
+    }
+
+    private func render() {
+        let (frame, cursor) = BatonApp.view(model)
+        backend.draw(frame, cursor: cursor)
+    }
+
+    // MARK: UserActivityResponder, UserActivityDelegate
+
+    public func updateUserActivityState(_ activity: UserActivity) {
+        activity.title = model.session.title
+        activity.userInfo = model.session.userInfo
+    }
+
+    public func restoreUserActivityState(_ activity: UserActivity) {
+        guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
+        else { return }
+        handle(.continued(session, from: activity.peer?.name ?? "a peer"))
+        startActivity()
+    }
+
+    public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {
+        log("continued on \(peer.name)")
+        inbox?.yield(.continuedElsewhere(peerName: peer.name))
+    }
+
+    // MARK: ApplicationDelegate
+
+    public func `continue`(_ activity: UserActivity, restorationHandler: ([any UserActivityResponder]) -> Void) -> Bool {
+        guard Session(activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name) != nil else {
+            return false
+        }
+        restorationHandler([self])
+        return true
+    }
+
+    public func didFailToContinue(activityType: String, error: HandoffError) {
+        log("continue of \(activityType) failed: \(error)")
+        inbox?.yield(.continueFailed(error.description))
+    }
+}

@@ -1,0 +1,41 @@
+import TerminalUI
+
+extension ScreenBuffer {
+    /// Draws a line of text as seen from display column `left`, into `width` columns at
+    /// (`x`, `y`). Tabs show as spaces to the next tab stop; a character cut by either edge
+    /// shows as blanks, so a wide character is never split.
+    mutating func drawScrolled(
+        _ characters: some Sequence<Character>, from left: Int, x: Int, y: Int, width: Int, style: Style = .plain
+    ) {
+        guard width > 0 else { return }
+        var column = 0
+        for character in characters {
+            let before = column
+            let next = TextBuffer.advance(from: before, over: character)
+            column = next
+            let start = before - left
+            let end = next - left
+            if next == before || end <= 0 { continue }
+            if start >= width { break }
+            if start < 0 || end > width || character == "\t" {
+                let from = max(start, 0)
+                fill(" ", style: style, x: x + from, y: y, width: min(end, width) - from, height: 1)
+                if end > width { break }
+                continue
+            }
+            put(String(character), x: x + start, y: y, style: style, maxWidth: end - start)
+        }
+    }
+
+    /// Writes `text` at (`x`, `y`) cut to `width` columns with "…"; returns the columns used.
+    @discardableResult
+    mutating func putTruncated(_ text: String, x: Int, y: Int, width: Int, style: Style = .plain) -> Int {
+        guard width > 0 else { return 0 }
+        return put(text.truncated(toColumns: width), x: x, y: y, style: style, maxWidth: width)
+    }
+
+    /// Fills row `y` with blanks in `style`.
+    mutating func clearRow(_ y: Int, style: Style = .plain) {
+        fill(" ", style: style, x: 0, y: y, width: width, height: 1)
+    }
+}

@@ -1,0 +1,72 @@
+import Handoff
+
+extension Session {
+    /// The activity type of `dev.baton.counter` sessions.
+    public static let counterActivityType = "dev.baton.counter"
+    /// The activity type of `dev.baton.editing` sessions.
+    public static let editingActivityType = "dev.baton.editing"
+
+    /// The activity type this session publishes.
+    public var activityType: String {
+        switch self {
+        case .counter: Self.counterActivityType
+        case .editor: Self.editingActivityType
+        }
+    }
+
+    /// What a person sees in a peer's nearby list: "Counter: 5", "Editing notes.txt", "Editing (unnamed)".
+    public var title: String {
+        switch self {
+        case .counter(let state):
+            "Counter: \(state.count)"
+        case .editor(let state):
+            "Editing \(state.fileName ?? "(unnamed)")"
+        }
+    }
+
+    /// The state a peer needs to continue, as PROTOCOL.md's activity types define it.
+    public var userInfo: [String: PropertyListValue] {
+        switch self {
+        case .counter(let state):
+            return ["count": .integer(state.count)]
+        case .editor(let state):
+            var info: [String: PropertyListValue] = [
+                "text": .string(state.buffer.text),
+                "cursorLine": .integer(state.buffer.cursor.line),
+                "cursorColumn": .integer(state.buffer.cursor.column),
+            ]
+            if let fileName = state.fileName { info["fileName"] = .string(fileName) }
+            return info
+        }
+    }
+
+    /// Builds the session a continued activity describes, or nil for another type or missing state.
+    ///
+    /// A counter needs an integer `count`. An editor needs a string `text`; `cursorLine` and
+    /// `cursorColumn` place the cursor, clamped into the text (0 when absent). `fileName` is
+    /// reduced to a safe base name (`"../../etc/passwd"` → `"passwd"`; `""`, `"."`, `".."` → none),
+    /// `filePath` stays nil, so Ctrl-S saves to that base name in the current directory (asking
+    /// first when a different file is there) or asks for a name. The continued buffer counts as
+    /// unsaved here unless it is empty.
+    public init?(activityType: String, userInfo: [String: PropertyListValue], from peer: String?) {
+        switch activityType {
+        case Self.counterActivityType:
+            guard let count = userInfo["count"]?.intValue else { return nil }
+            self = .counter(CounterState(count: count))
+        case Self.editingActivityType:
+            guard let text = userInfo["text"]?.stringValue else { return nil }
+            let cursor = TextPosition(
+                line: userInfo["cursorLine"]?.intValue ?? 0,
+                column: userInfo["cursorColumn"]?.intValue ?? 0)
+            let buffer = TextBuffer(text: text, cursor: cursor)
+            self = .editor(EditorState(
+                buffer: buffer,
+                filePath: nil,
+                fileName: userInfo["fileName"]?.stringValue.flatMap(FileNames.safeBaseName(of:)),
+                isDirty: !buffer.isEmpty,
+                continuedFrom: peer))
+        default:
+            return nil
+        }
+    }
+}

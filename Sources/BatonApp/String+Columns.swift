@@ -1,0 +1,62 @@
+import TerminalUI
+
+extension String {
+    /// Columns this text takes as `ScreenBuffer` draws it.
+    var columns: Int {
+        reduce(0) { $0 + TextBuffer.columns(of: $1) }
+    }
+
+    /// This text cut to at most `width` columns, ending in "…" when anything was cut.
+    func truncated(toColumns width: Int) -> String {
+        guard width > 0 else { return "" }
+        if columns <= width { return self }
+        var result = ""
+        var used = 0
+        for character in self {
+            let next = used + TextBuffer.columns(of: character)
+            if next > width - 1 { break }
+            result.append(character)
+            used = next
+        }
+        return result + "…"
+    }
+
+    /// This text padded with spaces to `width` columns (unchanged when it is as wide or wider).
+    func padded(toColumns width: Int) -> String {
+        let missing = width - columns
+        return missing > 0 ? self + String(repeating: " ", count: missing) : self
+    }
+
+    /// This text broken into lines of at most `width` columns, at spaces where possible.
+    func wrapped(toColumns width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        for word in split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if candidate.columns <= width {
+                line = candidate
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            line = ""
+            var rest = Substring(word)
+            while String(rest).columns > width {
+                var piece = ""
+                var used = 0
+                while let character = rest.first {
+                    let next = used + TextBuffer.columns(of: character)
+                    if next > width && !piece.isEmpty { break }
+                    piece.append(character)
+                    used = next
+                    rest = rest.dropFirst()
+                    if next >= width { break }
+                }
+                lines.append(piece)
+            }
+            line = String(rest)
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+}

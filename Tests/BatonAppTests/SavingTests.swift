@@ -1,0 +1,207 @@
+import Testing
+import TerminalUI
+@testable import BatonApp
+
+@Suite("Saving and quitting")
+struct SavingTests {
+    @Test("Ctrl-S with a path saves there without replacing; fileSaved clears dirty and shows a notice")
+    func saveWithPath() {
+        var model = Fixtures.editor("hello", filePath: "docs/notes.txt", isDirty: true)
+        #expect(model.editorState.fileName == "notes.txt")
+        #expect(model.press(.control("s")) == [.saveFile(path: "docs/notes.txt", text: "hello", replaceExisting: false)])
+        #expect(model.send(.fileSaved(path: "docs/notes.txt")) == [])
+        #expect(model.editorState.isDirty == false)
+        #expect(model.notice?.text == "Saved docs/notes.txt")
+        #expect(model.pendingSave == nil)
+    }
+
+    @Test("Edits made while a save is under way keep the editor dirty")
+    func editDuringSave() {
+        var model = Fixtures.editor("hello", filePath: "notes.txt", isDirty: true)
+        model.press(.control("s"))
+        model.type("!")
+        model.send(.fileSaved(path: "notes.txt"))
+        #expect(model.editorState.isDirty)
+    }
+
+    @Test("Ctrl-S without a name opens Save as; Enter saves and names the buffer, which publishes")
+    func saveAs() {
+        var model = Fixtures.editor("draft", isDirty: true)
+        #expect(model.press(.control("s")) == [])
+        #expect(model.overlay == .prompt(.saveAs()))
+        model.type("notes.txt")
+        #expect(model.press(.enter) == [.saveFile(path: "notes.txt", text: "draft", replaceExisting: false)])
+        #expect(model.overlay == nil)
+        #expect(model.send(.fileSaved(path: "notes.txt")) == [.publish])
+        #expect(model.editorState.filePath == "notes.txt")
+        #expect(model.editorState.fileName == "notes.txt")
+        #expect(model.session.title == "Editing notes.txt")
+        // Now it has a path: Ctrl-S saves at once.
+        #expect(model.press(.control("s")) == [.saveFile(path: "notes.txt", text: "draft", replaceExisting: false)])
+    }
+
+    @Test("Save as refuses paths, empty names, . and ..; the answer stays editable")
+    func saveAsRefusals() {
+        var model = Fixtures.editor("x", isDirty: true)
+        model.press(.control("s"))
+        model.type("../evil")
+        #expect(model.press(.enter) == [])
+        #expect(model.openPrompt?.problem == FileNameProblem.containsSlash("../evil").description)
+        #expect(model.openPrompt?.field.text == "../evil")
+        model.press(.home, .delete, .delete, .delete)
+        #expect(model.openPrompt?.field.text == "evil")
+        #expect(model.openPrompt?.problem == nil)
+        #expect(model.press(.enter) == [.saveFile(path: "evil", text: "x", replaceExisting: false)])
+        for bad in ["", "   ", ".", ".."] {
+            var other = Fixtures.editor("x", isDirty: true)
+            other.press(.control("s"))
+            other.type(bad)
+            #expect(other.press(.enter) == [], "\(bad.debugDescription) was accepted")
+        }
+    }
+
+    @Test("Esc cancels Save as without saving")
+    func saveAsCancel() {
+        var model = Fixtures.editor("x", isDirty: true)
+        model.press(.control("s"))
+        model.type("name")
+        #expect(model.press(.escape) == [])
+        #expect(model.overlay == nil)
+        #expect(model.pendingSave == nil)
+        #expect(model.editorState.isDirty)
+    }
+
+    @Test("An existing, different file: y replaces it, n keeps it")
+    func confirmation() {
+        var model = Fixtures.editor("mine", filePath: "notes.txt", isDirty: true)
+        model.press(.control("s"))
+        #expect(model.send(.saveNeedsConfirmation(path: "notes.txt")) == [])
+        #expect(model.overlay == .confirm(.replaceFile(path: "notes.txt")))
+        #expect(model.press(.character("x")) == [])
+        #expect(model.press(.character("y")) == [.saveFile(path: "notes.txt", text: "mine", replaceExisting: true)])
+        model.send(.fileSaved(path: "notes.txt"))
+        #expect(model.editorState.isDirty == false)
+
+        model.type("!")
+        model.press(.control("s"))
+        model.send(.saveNeedsConfirmation(path: "notes.txt"))
+        #expect(model.press(.character("n")) == [])
+        #expect(model.overlay == nil)
+        #expect(model.pendingSave == nil)
+        #expect(model.editorState.isDirty)
+    }
+
+    @Test("Ctrl-O asks for a name even with a path, prefilled with the file name")
+    func saveAsWithPath() {
+        var model = Fixtures.editor("x", filePath: "a/notes.txt")
+        model.press(.control("o"))
+        #expect(model.overlay == .prompt(.saveAs(suggestion: "notes.txt")))
+        model.press(.backspace, .backspace, .backspace)
+        model.type("md")
+        #expect(model.press(.enter) == [.saveFile(path: "notes.md", text: "x", replaceExisting: false)])
+    }
+
+    @Test("A failed save shows why and keeps the changes")
+    func saveFailed() {
+        var model = Fixtures.editor("x", filePath: "/ro/notes.txt", isDirty: true)
+        model.press(.control("s"))
+        model.send(.fileSaveFailed("Cannot save /ro/notes.txt: Read-only file system."))
+        #expect(model.notice == Notice("Not saved: Cannot save /ro/notes.txt: Read-only file system.", kind: .problem, shownAt: Fixtures.start))
+        #expect(model.editorState.isDirty)
+        #expect(model.pendingSave == nil)
+    }
+
+    @Test("Ctrl-Q with no unsaved changes quits at once")
+    func quitClean() {
+        var model = Fixtures.editor("x")
+        #expect(model.press(.control("q")) == [.quit])
+        #expect(model.isQuitting)
+    }
+
+    @Test("Ctrl-Q with unsaved changes, y: saves, then quits once saved")
+    func quitYes() {
+        var model = Fixtures.editor("x", filePath: "notes.txt", isDirty: true)
+        #expect(model.press(.control("q")) == [])
+        #expect(model.overlay == .confirm(.quitWithUnsavedChanges))
+        #expect(model.press(.character("y")) == [.saveFile(path: "notes.txt", text: "x", replaceExisting: false)])
+        #expect(model.isQuitting == false)
+        #expect(model.send(.fileSaved(path: "notes.txt")) == [.quit])
+        #expect(model.isQuitting)
+    }
+
+    @Test("Ctrl-Q, y without a name asks for one, then saves and quits")
+    func quitYesUnnamed() {
+        var model = Fixtures.editor("x", isDirty: true)
+        model.press(.control("q"), .character("y"))
+        #expect(model.overlay == .prompt(.saveAs(thenQuit: true)))
+        model.type("out.txt")
+        #expect(model.press(.enter) == [.saveFile(path: "out.txt", text: "x", replaceExisting: false)])
+        #expect(model.send(.fileSaved(path: "out.txt")) == [.quit])
+    }
+
+    @Test("Ctrl-Q, y, then a failed save: stays, with the changes")
+    func quitYesFails() {
+        var model = Fixtures.editor("x", filePath: "notes.txt", isDirty: true)
+        model.press(.control("q"), .character("y"))
+        #expect(model.send(.fileSaveFailed("Disk full.")) == [])
+        #expect(model.isQuitting == false)
+        #expect(model.editorState.isDirty)
+    }
+
+    @Test("Ctrl-Q, y, existing file, y: replaces it and quits")
+    func quitYesReplace() {
+        var model = Fixtures.editor("x", filePath: "notes.txt", isDirty: true)
+        model.press(.control("q"), .character("y"))
+        model.send(.saveNeedsConfirmation(path: "notes.txt"))
+        #expect(model.press(.character("y")) == [.saveFile(path: "notes.txt", text: "x", replaceExisting: true)])
+        #expect(model.send(.fileSaved(path: "notes.txt")) == [.quit])
+    }
+
+    @Test("Ctrl-Q with unsaved changes, n: quits without saving")
+    func quitNo() {
+        var model = Fixtures.editor("x", isDirty: true)
+        model.press(.control("q"))
+        #expect(model.press(.character("n")) == [.quit])
+        #expect(model.isQuitting)
+    }
+
+    @Test("Ctrl-Q with unsaved changes, c or Esc: back to editing")
+    func quitCancel() {
+        for key in [Key.character("c"), .escape] {
+            var model = Fixtures.editor("x", isDirty: true)
+            model.press(.control("q"))
+            #expect(model.press(key) == [])
+            #expect(model.overlay == nil)
+            #expect(model.isQuitting == false)
+            model.type("y")
+            #expect(model.editorState.buffer.text == "yx")
+        }
+    }
+
+    @Test("A continued editor saves to the base name of the peer's file name, never its path")
+    func continuedSave() throws {
+        let session = try #require(Session(
+            activityType: "dev.baton.editing",
+            userInfo: ["text": "secret", "cursorLine": 0, "cursorColumn": 0, "fileName": "../../etc/passwd"],
+            from: "mallory@evil"))
+        var model = Fixtures.model(session)
+        #expect(model.editorState.filePath == nil)
+        #expect(model.press(.control("s")) == [.saveFile(path: "passwd", text: "secret", replaceExisting: false)])
+    }
+
+    @Test("A continued editor with a hidden or missing file name asks for one")
+    func continuedSaveAsks() throws {
+        let hidden = try #require(Session(
+            activityType: "dev.baton.editing",
+            userInfo: ["text": "x", "cursorLine": 0, "cursorColumn": 0, "fileName": "~/.profile"], from: "m@e"))
+        var model = Fixtures.model(hidden)
+        #expect(model.press(.control("s")) == [])
+        #expect(model.overlay == .prompt(.saveAs(suggestion: ".profile")))
+        let unnamed = try #require(Session(
+            activityType: "dev.baton.editing",
+            userInfo: ["text": "x", "cursorLine": 0, "cursorColumn": 0, "fileName": ".."], from: "m@e"))
+        var other = Fixtures.model(unnamed)
+        #expect(other.press(.control("s")) == [])
+        #expect(other.overlay == .prompt(.saveAs()))
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+@testable import Handoff
+import Testing
+@testable import BatonApp
+
+@Suite("Sessions as activities")
+struct SessionActivityTests {
+    @Test("A counter round-trips through its userInfo")
+    func counterRoundTrip() throws {
+        let session = Session.counter(CounterState(count: -42))
+        #expect(session.activityType == "dev.baton.counter")
+        #expect(session.title == "Counter: -42")
+        #expect(session.userInfo == ["count": .integer(-42)])
+        let back = try #require(Session(activityType: session.activityType, userInfo: session.userInfo, from: "bob@desk"))
+        #expect(back == session)
+    }
+
+    @Test("An editor round-trips text, cursor (in Characters) and file name, and remembers the peer")
+    func editorRoundTrip() throws {
+        let state = EditorState(
+            buffer: TextBuffer(text: "line one\n你好，wörld 👋", cursor: TextPosition(line: 1, column: 10)),
+            filePath: "/home/alice/notes.txt")
+        let session = Session.editor(state)
+        #expect(session.activityType == "dev.baton.editing")
+        #expect(session.title == "Editing notes.txt")
+        #expect(session.userInfo == [
+            "text": "line one\n你好，wörld 👋", "cursorLine": 1, "cursorColumn": 10, "fileName": "notes.txt",
+        ])
+        let back = try #require(Session(activityType: session.activityType, userInfo: session.userInfo, from: "alice@laptop"))
+        let restored = try #require(back.editorState)
+        #expect(restored.buffer.text == state.buffer.text)
+        #expect(restored.buffer.cursor == TextPosition(line: 1, column: 10))
+        #expect(restored.fileName == "notes.txt")
+        #expect(restored.filePath == nil)
+        #expect(restored.continuedFrom == "alice@laptop")
+        #expect(restored.isDirty)
+        #expect(back.userInfo == session.userInfo)
+    }
+
+    @Test("An unnamed editor has no fileName key and says so in its title")
+    func unnamed() {
+        let session = Session.editor(EditorState(text: "", filePath: nil))
+        #expect(session.title == "Editing (unnamed)")
+        #expect(session.userInfo["fileName"] == nil)
+    }
+
+    @Test("Hostile file names give a safe base name or none", arguments: [
+        ("../../x", "x"),
+        ("/etc/passwd", "passwd"),
+        ("../../etc/passwd", "passwd"),
+        ("dir\\..\\win.ini", "win.ini"),
+        ("notes.txt", "notes.txt"),
+        ("", nil),
+        ("..", nil),
+        (".", nil),
+        ("a/..", nil),
+        ("///", nil),
+        ("bad\u{1B}[31m.txt", nil),
+        (String(repeating: "n", count: 300), nil),
+    ] as [(String, String?)])
+    func hostileFileNames(name: String, expected: String?) throws {
+        let session = try #require(Session(
+            activityType: "dev.baton.editing", userInfo: ["text": "t", "cursorLine": 0, "cursorColumn": 0, "fileName": .string(name)],
+            from: "mallory@evil"))
+        let state = try #require(session.editorState)
+        #expect(state.fileName == expected)
+        #expect(state.filePath == nil)
+        #expect(state.savePath == expected)
+    }
+
+    @Test("The cursor from a peer is clamped into the text")
+    func clampedCursor() throws {
+        let far = try #require(Session(
+            activityType: "dev.baton.editing", userInfo: ["text": "ab\n中", "cursorLine": 99, "cursorColumn": 99], from: nil))
+        #expect(far.editorState?.buffer.cursor == TextPosition(line: 1, column: 1))
+        let negative = try #require(Session(
+            activityType: "dev.baton.editing", userInfo: ["text": "ab", "cursorLine": -3, "cursorColumn": .integer(.min)], from: nil))
+        #expect(negative.editorState?.buffer.cursor == TextPosition(line: 0, column: 0))
+        let extreme = try #require(Session(
+            activityType: "dev.baton.editing", userInfo: ["text": "ab", "cursorLine": .integer(.max), "cursorColumn": .integer(.max)], from: nil))
+        #expect(extreme.editorState?.buffer.cursor == TextPosition(line: 0, column: 2))
+    }
+
+    @Test("Unknown types and missing or mistyped state give no session")
+    func refusals() {
+        #expect(Session(activityType: "dev.baton.other", userInfo: ["count": 1], from: nil) == nil)
+        #expect(Session(activityType: "dev.baton.counter", userInfo: [:], from: nil) == nil)
+        #expect(Session(activityType: "dev.baton.counter", userInfo: ["count": "5"], from: nil) == nil)
+        #expect(Session(activityType: "dev.baton.editing", userInfo: ["cursorLine": 0], from: nil) == nil)
+        #expect(Session(activityType: "dev.baton.editing", userInfo: ["text": 3], from: nil) == nil)
+    }
+
+    @Test("A nearby activity becomes an item with its title, or one made from its state")
+    func nearbyItem() {
+        let peer = PeerInfo(name: "bob@desk", host: "desk", app: "baton", appVersion: "1")
+        let saved = Fixtures.start.addingTimeInterval(-3)
+        var record = ActivityRecord(
+            activityID: "A", activityType: "dev.baton.counter", revision: 2, savedAt: saved,
+            userInfo: ["count": 5], title: nil, peer: peer)
+        let untitled = NearbyItem(NearbyActivity(record: record, senderID: .random(), lastHeard: Fixtures.start))
+        #expect(untitled == NearbyItem(
+            id: "A", activityType: "dev.baton.counter", title: "Counter: 5", peerName: "bob@desk",
+            savedAt: saved, lastHeard: Fixtures.start))
+        #expect(untitled.age(at: Fixtures.start) == "3s ago")
+        record.title = "Counting sheep"
+        #expect(NearbyItem(NearbyActivity(record: record, senderID: .random(), lastHeard: Fixtures.start)).title == "Counting sheep")
+    }
+}

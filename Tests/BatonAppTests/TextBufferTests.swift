@@ -1,0 +1,78 @@
+import Testing
+import TerminalUI
+@testable import BatonApp
+
+@Suite("TextBuffer")
+struct TextBufferTests {
+    @Test("Text splits at \\n, \\r\\n and \\r and joins with \\n")
+    func lineBreaks() {
+        let buffer = TextBuffer(text: "a\r\nb\rc\nd")
+        #expect(buffer.lineCount == 4)
+        #expect(buffer.text == "a\nb\nc\nd")
+        #expect(TextBuffer().isEmpty)
+        #expect(TextBuffer().lineCount == 1)
+    }
+
+    @Test("Inserting several lines leaves the cursor after the last one")
+    func multilineInsert() {
+        var buffer = TextBuffer(text: "[]", cursor: TextPosition(line: 0, column: 1))
+        buffer.insert("one\ntwo\nthree")
+        #expect(buffer.text == "[one\ntwo\nthree]")
+        #expect(buffer.cursor == TextPosition(line: 2, column: 5))
+    }
+
+    @Test("Regional indicators typed one by one become one flag")
+    func flags() {
+        var buffer = TextBuffer()
+        buffer.insert("\u{1F1FA}")
+        buffer.insert("\u{1F1F8}")
+        #expect(buffer.currentLine == ["🇺🇸"])
+        #expect(buffer.cursor.column == 1)
+        #expect(buffer.cursorDisplayColumn == 2)
+    }
+
+    @Test("A lone combining mark joins the letter a join or an insert puts before it")
+    func resegmentation() {
+        var buffer = TextBuffer(text: "o\n\u{308}", cursor: TextPosition(line: 1, column: 0))
+        #expect(buffer.lines[1].count == 1)
+        buffer.backspace()
+        #expect(buffer.lines == [["o\u{308}"]])
+        #expect(buffer.cursor == TextPosition(line: 0, column: 1))
+        var other = TextBuffer(text: "\u{308}")
+        other.insert("y")
+        #expect(other.lines == [["y\u{308}"]])
+        #expect(other.cursor == TextPosition(line: 0, column: 1))
+    }
+
+    @Test("Display widths: wide characters 2, tabs to the next stop, control characters as their 1-column picture")
+    func widths() {
+        #expect(TextBuffer.displayWidth("你好，wörld 👋") == 14)
+        #expect(TextBuffer.displayWidth("a\tb") == 5)
+        #expect(TextBuffer.displayWidth("abcd\t") == 8)
+        #expect(TextBuffer.displayWidth("\u{1B}x") == 2)
+        #expect(TextBuffer.column(in: Array("a中b"), atDisplayColumn: 2) == 1)
+        #expect(TextBuffer.column(in: Array("a中b"), atDisplayColumn: 3) == 2)
+        #expect(TextBuffer.column(in: Array("a\tb"), atDisplayColumn: 3) == 1)
+    }
+
+    @Test("Vertical moves of any size stay inside the text")
+    func bigMoves() {
+        var buffer = TextBuffer(text: "a\nb\nc", cursor: TextPosition(line: 1, column: 0))
+        buffer.moveDown(by: .max)
+        #expect(buffer.cursor.line == 2)
+        buffer.moveUp(by: .max)
+        #expect(buffer.cursor.line == 0)
+    }
+
+    @Test("The width of the character under the cursor")
+    func cursorCharacterWidth() {
+        var buffer = TextBuffer(text: "a中\t")
+        #expect(buffer.cursorCharacterWidth == 1)
+        buffer.moveRight()
+        #expect(buffer.cursorCharacterWidth == 2)
+        buffer.moveRight()
+        #expect(buffer.cursorCharacterWidth == 1)  // the tab from column 3 to 4
+        buffer.moveRight()
+        #expect(buffer.cursorCharacterWidth == 1)  // end of line
+    }
+}
