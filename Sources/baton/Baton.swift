@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+
+/// `baton`: Handoff for the terminal.
+@main
+struct Baton: AsyncParsableCommand {
+    static let version = "1.0.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "baton",
+        abstract: "Handoff for the terminal: start a counter or an edit here, continue it in another terminal.",
+        discussion: """
+            Work in one terminal, then carry on in another — on this machine or another on the LAN —
+            with the same count, the same text, the cursor in the same place. No account, no server:
+            peers find each other by UDP multicast, encrypted with a group key they share.
+
+              baton                           a counter (+ / - / r, q quits)
+              baton edit notes.txt            a small editor (Ctrl-S saves, Ctrl-Q quits)
+              baton --continue-activity       continue what another terminal is doing
+              baton monitor                   watch what peers offer, without a UI
+              baton key                       show this machine's group key (share it)
+
+            Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
+            Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_LOG.
+            """,
+        version: version,
+        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, KeyCommand.self],
+        defaultSubcommand: CounterCommand.self)
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import BatonApp
+import Foundation
+import HandoffCLI
+
+/// `baton` / `baton counter`, and `baton --continue-activity [TYPE]`.
+struct CounterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "counter",
+        abstract: "Count with + and -, and continue the count in another terminal (the default command).",
+        discussion: """
+            Keys: + or Up adds one, - or Down takes one away, r resets, n or Ctrl-N lists what
+            peers offer, q quits. With --continue-activity [TYPE], starts from the newest activity a
+            peer offers instead — a counter or an editing session, whichever it is.
+            """)
+
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var network: NetworkOptions
+
+    @Argument(help: ArgumentHelp(
+        "With --continue-activity: the activity type to continue, e.g. dev.baton.editing.", valueName: "type"))
+    var activityType: String?
+
+    func validate() throws {
+        if activityType != nil, !session.continueActivity {
+            throw ValidationError("'\(activityType!)' is not a command; to continue an activity of that type, use --continue-activity \(activityType!).")
+        }
+    }
+
+    @MainActor
+    func run() async throws {
+        try await Launch(network: network, options: session).run(
+            start: .counter(CounterState(count: 0)), continueType: activityType)
+    }
+}
+
+/// `baton edit [FILE]`.
+struct EditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Edit a text file, and continue the edit — text and cursor — in another terminal.",
+        discussion: """
+            Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically);
+            Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer.
+            A continued edit is never written to disk on its own: Ctrl-S saves it under its file
+            name in the current folder, asking before replacing a different file.
+            """)
+
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var network: NetworkOptions
+
+    @Argument(help: ArgumentHelp("The file to edit; it is created on the first save.", valueName: "file"))
+    var file: String?
+
+    @MainActor
+    func run() async throws {
+        let start: Session
+        if session.continueActivity {
+            start = .counter(CounterState(count: 0))  // replaced by what is continued
+        } else {
+            start = try Launch.editorSession(file: file)
+        }
+        try await Launch(network: network, options: session).run(
+            start: start, continueType: session.continueActivity ? "dev.baton.editing" : nil)
+    }
+}

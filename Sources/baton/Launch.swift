@@ -1,0 +1,121 @@
+import ArgumentParser
+import BatonApp
+import Foundation
+import Handoff
+import HandoffCLI
+import HandoffMulticast
+import Logging
+import NCursesBackend
+
+/// Wires the real network to the real terminal for one session.
+@MainActor
+struct Launch {
+    let network: NetworkOptions
+    let options: SessionOptions
+
+    /// A new editing session for `file` (read when it exists).
+    static func editorSession(file: String?) throws -> Session {
+        guard let file else { return .editor(EditorState(text: "", filePath: nil)) }
+        do {
+            let text = try FileStore().read(path: file) ?? ""
+            return .editor(EditorState(text: text, filePath: file))
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Joins the network, continues an activity first if asked, then runs the UI until the user quits.
+    ///
+    /// Everything that can fail before the UI starts fails with a one-line message and exit
+    /// status 1, leaving the terminal untouched.
+    func run(start: Session, continueType: String?) async throws {
+        let logger = makeLogger()
+        let registry = try network.loadRegistry()
+        let (key, keySource) = try network.loadKey()
+        let multicast = try network.multicastConfiguration()
+        logger.info("key from \(keySource)")
+
+        let transport: any ActivityTransport
+        var state = NetworkState.online
+        do {
+            transport = try await MulticastTransport.start(multicast)
+        } catch {
+            if options.continueActivity { throw CommandFailure(error.description) }
+            // One failed join must not stop the session: run it here, unpublished, and say why.
+            logger.error("network unavailable: \(error)")
+            transport = InMemoryNetwork().makeTransport(name: "offline")
+            state = .offline(error.description)
+        }
+        let endpoint = state == .online ? transport.endpointDescription : "\(multicast.group):\(multicast.port)"
+        logger.info("network \(endpoint)")
+
+        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        let center = ActivityCenter(
+            registry: registry, groupKey: key, transport: transport,
+            configuration: ActivityCenter.Configuration(peer: peer))
+        center.start()
+
+        var session = start
+        var opening: [AppMessage] = []
+        if options.continueActivity {
+            do {
+                let activity = try await center.continueActivity(
+                    type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+                guard let restored = Session(
+                    activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
+                else {
+                    throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
+                }
+                session = restored
+                opening.append(.continued(restored, from: activity.peer?.name ?? "a peer"))
+                logger.info("continued \(activity.activityType) from \(activity.peer?.name ?? "?")")
+            } catch {
+                await center.shutdown()
+                throw CommandFailure("\(error)")
+            }
+        }
+
+        let backend: NCursesBackend
+        do {
+            backend = try NCursesBackend()
+        } catch {
+            await center.shutdown()
+            throw CommandFailure(error.description)
+        }
+        // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; withdraw (peers forget
+        // this session at once) and end with the signal's status. 300 ms at most.
+        backend.onTerminationSignal { signo in
+            Task.detached {
+                try? await Task.sleep(for: .milliseconds(300))
+                NCursesBackend.raiseWithDefaultAction(signo)
+            }
+            Task { @MainActor in
+                logger.info("signal \(signo): withdrawing and exiting")
+                await center.shutdown()
+                NCursesBackend.raiseWithDefaultAction(signo)
+            }
+        }
+        let program = Program(
+            backend: backend, center: center, session: session,
+            status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
+            log: { logger.info("\($0)") })
+        await program.run(opening: opening)
+        backend.shutdown()
+        await center.shutdown()
+        logger.info("exit")
+    }
+
+    private func makeLogger() -> Logger {
+        let path = options.logFile ?? ProcessInfo.processInfo.environment["BATON_LOG"]
+        let level = Logger.Level(rawValue: options.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            guard let path, let handler = FileLogHandler(label: label, path: path) else {
+                return SwiftLogNoOpLogHandler()
+            }
+            var h = handler
+            h.logLevel = level
+            return h
+        }
+        return Logger(label: "baton")
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Handoff
+import HandoffCLI
+
+/// `baton monitor`: what peers offer, as lines, without a UI.
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Print every peer activity as it appears, changes and goes, and the receive counters.",
+        discussion: """
+            For scripts (--json: one JSON object per line) and for finding out why two machines do
+            not see each other: if nothing appears, check that both use the same key (`baton key`),
+            that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge.
+            Lines starting with # count what arrived: accepted, our own, and rejected by reason
+            (authenticationFailed usually means another key). Ctrl-C stops.
+            """)
+
+    @OptionGroup var network: NetworkOptions
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
+    var duration: Double?
+
+    @MainActor
+    func run() async throws {
+        let session = try await PeerSession(options: network, app: "baton", appVersion: Baton.version)
+        let write: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        if !json {
+            write("# listening on \(session.endpoint) as \(session.peer.name), key from \(session.keySource)")
+        }
+        let monitor = NearbyMonitor(center: session.center, format: json ? .json : .text, write: write)
+        monitor.start()
+        session.center.query()
+        let stop = AsyncStream<Void>.makeStream()
+        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+            source.setEventHandler { stop.continuation.finish() }
+            source.resume()
+            return source
+        }
+        if let duration {
+            Task {
+                try? await Task.sleep(for: .seconds(duration))
+                stop.continuation.finish()
+            }
+        }
+        for await _ in stop.stream {}
+        signals.forEach { $0.cancel() }
+        monitor.stop()
+        await session.center.shutdown()
+    }
+}
