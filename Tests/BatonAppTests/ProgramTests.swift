@@ -1,0 +1,115 @@
+import BatonResources
+import Foundation
+import Handoff
+import TerminalUI
+import Testing
+@testable import BatonApp
+
+/// Two whole programs — update, view, Program, ActivityCenter — over the in-memory transport.
+@MainActor
+@Suite("Two programs over the in-memory transport")
+struct ProgramTests {
+    struct Peer {
+        let program: Program
+        let backend: TestBackend
+        let center: ActivityCenter
+        let run: Task<Void, Never>
+    }
+
+    static let registry = try! ActivityTypeRegistry(contentsOf: BatonResources.registryURL!)
+    static let key = GroupKey(bytes: Array(repeating: 7, count: 32))!
+
+    func center(_ network: InMemoryNetwork, _ name: String) -> ActivityCenter {
+        let peer = PeerInfo(name: name, host: "\(name).test", app: "baton", appVersion: "test")
+        let center = ActivityCenter(
+            registry: Self.registry, groupKey: Self.key, transport: network.makeTransport(name: name),
+            configuration: ActivityCenter.Configuration(peer: peer))
+        center.start()
+        return center
+    }
+
+    func start(_ center: ActivityCenter, session: Session, opening: [AppMessage] = []) -> Peer {
+        let backend = TestBackend(width: 48, height: 14)
+        let program = Program(
+            backend: backend, center: center, session: session,
+            status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online))
+        let run = Task { await program.run(opening: opening) }
+        return Peer(program: program, backend: backend, center: center, run: run)
+    }
+
+    func stop(_ peers: Peer...) async {
+        for peer in peers {
+            peer.backend.endInput()
+            await peer.run.value
+            await peer.center.shutdown()
+        }
+    }
+
+    @Test("A counts to 5; B continues and shows the same count; A shows “Continued on”")
+    func counter() async throws {
+        let network = InMemoryNetwork()
+        let a = start(center(network, "alice@a"), session: .counter(CounterState(count: 0)))
+        try await a.backend.waitUntil(timeout: .seconds(20)) { $0.lines.contains { $0.contains("Counter") } }
+        a.backend.send(text: "+++++")
+        #expect(await waitUntil { a.program.activity?.revision ?? 0 >= 1 && a.center.lastPublished?.userInfo["count"] == 5 })
+
+        let bCenter = center(network, "bob@b")
+        let activity = try await bCenter.continueActivity(type: "dev.baton.counter", timeout: .seconds(20))
+        let session = try #require(Session(activityType: activity.activityType, userInfo: activity.userInfo, from: "alice@a"))
+        #expect(session == .counter(CounterState(count: 5)))
+        let b = start(bCenter, session: session, opening: [.continued(session, from: "alice@a")])
+
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "Continued from alice@a", timeout: .seconds(20))
+        // The count — the big digits in the middle of the screen — is drawn the same on both.
+        let body = 0..<(a.backend.lines.count - 3)
+        #expect(Array(b.backend.lines[body]) == Array(a.backend.lines[body]))
+        #expect(a.backend.lines[body].contains { $0.contains("█") })
+        await stop(a, b)
+    }
+
+    @Test("A types a paragraph; B continues it from its nearby list with the same text and cursor")
+    func editing() async throws {
+        let network = InMemoryNetwork()
+        let a = start(center(network, "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
+        a.backend.send(text: "héllo 你好 👋")
+        a.backend.send(.enter)
+        a.backend.send(text: "wörld")
+        a.backend.send(.left, .left)
+        #expect(await waitUntil { a.center.lastPublished?.userInfo["cursorColumn"] == 3 })
+        #expect(a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld")
+
+        // B starts with a counter, opens Nearby, and continues the editing session from there.
+        let b = start(center(network, "bob@b"), session: .counter(CounterState(count: 0)))
+        try await b.backend.waitForScreen(containing: "Ctrl-N", timeout: .seconds(20))
+        b.backend.send(.control("n"))
+        try await b.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        b.backend.send(.enter)
+        try await b.backend.waitForScreen(containing: "wörld", timeout: .seconds(20))
+
+        guard case .editor(let restored) = b.program.model.session else {
+            Issue.record("B shows \(b.program.model.session)")
+            return
+        }
+        #expect(restored.buffer.text == "héllo 你好 👋\nwörld")
+        #expect(restored.buffer.cursor == TextPosition(line: 1, column: 3))
+        #expect(restored.filePath == nil, "a continued edit is never tied to a path from the peer")
+        // Same text rows, same cursor place on screen (the title lines differ: B's says where it came from).
+        let textRows = 1..<3
+        #expect(Array(b.backend.lines[textRows]) == Array(a.backend.lines[textRows]))
+        #expect(b.backend.cursor == a.backend.cursor)
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
+        await stop(a, b)
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; true when it held.
+@MainActor
+func waitUntil(timeout: Duration = .seconds(20), _ condition: @MainActor () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(2))  // wait-ok: polls a condition until its deadline
+    }
+    return true
+}
