@@ -109,12 +109,23 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
     }
 
     private static func parse(_ data: Data, path: String) throws(LoadError) -> PropertyListValue {
-        if data.starts(with: Array("bplist".utf8)) {
+        let bytes = Array(data)
+        if bytes.starts(with: Array("bplist".utf8)) {
             do {
-                return try BinaryPropertyListReader(limits: .init(maxBytes: max(data.count, 1))).read(Array(data))
+                return try BinaryPropertyListReader(limits: .init(maxBytes: max(bytes.count, 1))).read(bytes)
             } catch {
                 throw .notAPropertyList(path: path, reason: "\(error)")
             }
+        }
+        // Only XML goes to Foundation: it would also take the old OpenStep text format, which
+        // is not a registry format, and the less of its parser hostile bytes reach, the better.
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+        let head = bytes[start...]
+        guard head.starts(with: Array("<?xml".utf8)) || head.starts(with: Array("<plist".utf8))
+            || head.starts(with: Array("<!DOCTYPE".utf8))
+        else {
+            throw .notAPropertyList(path: path, reason: "it is neither XML nor a binary plist")
         }
         do {
             let object = try PropertyListSerialization.propertyList(from: data, format: nil)

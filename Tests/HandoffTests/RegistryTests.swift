@@ -30,6 +30,10 @@ struct RegistryTests {
     @Test("Malformed registry files give errors that say what to fix")
     func malformed() {
         #expect(throws: ActivityTypeRegistry.LoadError.self) { try load("this is not a plist <") }
+        // OpenStep text, which Foundation would read, is not a registry format.
+        #expect(throws: ActivityTypeRegistry.LoadError.notAPropertyList(path: "test.plist", reason: "it is neither XML nor a binary plist")) {
+            try load("{ NSUserActivityTypes = (dev.baton.counter); }")
+        }
         #expect(throws: ActivityTypeRegistry.LoadError.missingTypes(path: "test.plist")) {
             try load(plist("<key>Other</key><string>x</string>"))
         }

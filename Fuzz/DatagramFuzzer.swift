@@ -1,0 +1,186 @@
+// libFuzzer target: datagrams from the network, from the envelope down to the payload.
+//
+// The first byte of an input picks the mode (its value modulo 4):
+//
+//   0  raw datagram:  bytes 1… are a whole datagram for `DatagramCodec.decode`
+//                     (header checks and authentication; mutations rarely pass the tag).
+//   1  sealed:        byte 1 is the kind (1…4), bytes 2… are the plaintext. The target seals
+//                     them with the fuzz key, so every input reaches the binary-plist reader
+//                     and `HandoffMessage.decode`.
+//   2  plist:         bytes 1… go straight to `BinaryPropertyListReader().read`.
+//   3  center:        byte 1 is the kind, byte 2 picks one of 16 senders (0xFF: the center's
+//                     own id), bytes 3… are the plaintext; the sealed datagram goes through
+//                     `ActivityCenter.receive` (replay state, the peer directory and its
+//                     eviction, the message handlers). The center has a current activity
+//                     (so QUERY is answered), and `FuzzFixtures.currentActivityPlaceholder`
+//                     in the plaintext is replaced by its ID (so CONTINUED finds it).
+//
+// Besides "no trap", each mode checks what an accepted input promises: a decoded message
+// re-encodes to a canonical payload that decodes to the same bytes; a read plist's
+// canonical bytes read back to the same value; the center counts every datagram once.
+import Foundation
+import Handoff
+
+private let codec = DatagramCodec(groupKey: FuzzFixtures.key)
+private let reader = BinaryPropertyListReader()
+private let writer = BinaryPropertyListWriter()
+
+@MainActor private var center: ActivityCenter?
+@MainActor private var currentActivity: UserActivity?
+@MainActor private var centerInputs = 0
+@MainActor private var centerSequence: UInt64 = 0
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func datagramFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let data, size > 0 else { return 0 }
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let body = Array(input.dropFirst())
+    switch input[0] % 4 {
+    case 0:
+        _ = try? codec.decode(body, now: FuzzFixtures.now)
+    case 1:
+        guard let (kind, plaintext) = split(body) else { return 0 }
+        decodeSealed(kind: kind, plaintext: plaintext)
+    case 2:
+        readPlist(body)
+    default:
+        guard let (kind, rest) = split(body), let (sender, plaintext) = splitByte(rest) else { return 0 }
+        MainActor.assumeIsolated { receive(kind: kind, sender: sender, plaintext: plaintext) }
+    }
+    return 0
+}
+
+private func split(_ body: [UInt8]) -> (DatagramKind, [UInt8])? {
+    guard let first = body.first else { return nil }
+    return (FuzzFixtures.kind(first), Array(body.dropFirst()))
+}
+
+private func splitByte(_ body: [UInt8]) -> (UInt8, [UInt8])? {
+    guard let first = body.first else { return nil }
+    return (first, Array(body.dropFirst()))
+}
+
+private func seal(
+    kind: DatagramKind, plaintext: [UInt8], sender: SenderID = FuzzFixtures.sender, sequence: UInt64 = 1
+) -> [UInt8]? {
+    let header = DatagramHeader(kind: kind, senderID: sender, sequence: sequence, nonce: FuzzFixtures.nonce)
+    return try? codec.cipher.seal(header: header, plaintext: plaintext)
+}
+
+private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
+    guard let datagram = seal(kind: kind, plaintext: plaintext) else { return }
+    let decoded: DecodedDatagram
+    do {
+        decoded = try codec.decode(datagram, now: FuzzFixtures.now)
+    } catch {
+        _ = error.description
+        return
+    }
+    guard decoded.message.kind == kind, decoded.header.kind == kind else {
+        fatalError("decoded a \(decoded.message.kind) message from a \(kind) datagram")
+    }
+    // The canonical payload of what was accepted decodes to itself.
+    let canonical = DatagramCodec.plaintext(decoded.message, sentAt: decoded.sentAt)
+    guard canonical.count <= reader.limits.maxBytes else { return }
+    do {
+        guard case .dictionary(let payload) = try reader.read(canonical) else { fatalError("canonical payload is not a dictionary") }
+        let (message, sentAt) = try HandoffMessage.decode(kind: kind, payload: payload)
+        guard DatagramCodec.plaintext(message, sentAt: sentAt) == canonical else {
+            fatalError("the canonical payload of \(decoded.message) does not decode to itself")
+        }
+    } catch {
+        fatalError("accepted \(decoded.message), but its canonical payload is refused: \(error)")
+    }
+}
+
+private func readPlist(_ bytes: [UInt8]) {
+    let value: PropertyListValue
+    do {
+        value = try reader.read(bytes)
+    } catch {
+        _ = error.description
+        return
+    }
+    // What was accepted is within the limits, so its canonical bytes (when small enough) read back the same.
+    let canonical = writer.write(value)
+    guard canonical.count <= reader.limits.maxBytes else { return }
+    do {
+        guard writer.write(try reader.read(canonical)) == canonical else {
+            fatalError("the canonical bytes of \(value) read back as something else")
+        }
+    } catch {
+        fatalError("accepted \(value), but its canonical bytes are refused: \(error)")
+    }
+}
+
+@MainActor private func receive(kind: DatagramKind, sender: UInt8, plaintext: [UInt8]) {
+    let center = center ?? makeCenter()
+    // A fresh sequence for every input, so no input is refused as a replay of an earlier one.
+    centerSequence += 1
+    // 0xFF is the center's own id (a multicast loop); otherwise one of 16 others.
+    let senderID = sender == 0xFF
+        ? center.configuration.senderID : SenderID(bytes: FuzzFixtures.sender.bytes.dropLast() + [sender & 0x0F])!
+    let plaintext = replacing(FuzzFixtures.currentActivityPlaceholder, with: currentActivity?.activityID, in: plaintext)
+    guard let datagram = seal(kind: kind, plaintext: plaintext, sender: senderID, sequence: centerSequence) else { return }
+    center.receive(ReceivedDatagram(bytes: datagram, source: "192.0.2.7:47788"), now: FuzzFixtures.now)
+    centerInputs += 1
+    let statistics = center.statistics
+    guard statistics.accepted + statistics.own + statistics.totalRejected == centerInputs else {
+        fatalError("the center counted \(statistics) for \(centerInputs) datagrams")
+    }
+    _ = center.directory.activities
+}
+
+/// One center for the whole run: its tasks never run (nothing drains the main queue here),
+/// and with a fixed clock nothing expires. A small directory (8 senders, 8 activities)
+/// keeps each input cheap and sends the fuzzer through eviction often.
+@MainActor private func makeCenter() -> ActivityCenter {
+    let registry = ActivityTypeRegistry(
+        declaredTypes: ["dev.baton.counter", "dev.baton.editing"],
+        schemas: [
+            "dev.baton.counter": ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]),
+            "dev.baton.editing": ActivitySchema(
+                keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string],
+                requiredKeys: ["text", "cursorLine", "cursorColumn"]),
+        ])
+    var configuration = ActivityCenter.Configuration(
+        peer: FuzzFixtures.peer, senderID: SenderID(bytes: Array(repeating: 0x5A, count: 16))!)
+    configuration.directoryLimits = PeerDirectory.Limits(maxSenders: 8, maxActivities: 8)
+    let made = ActivityCenter(
+        registry: registry, groupKey: FuzzFixtures.key, transport: InMemoryNetwork().makeTransport(),
+        configuration: configuration)
+    center = made
+    // A published current activity: the first save runs on the main queue, so run it once here.
+    let activity = UserActivity(activityType: "dev.baton.counter", center: made)
+    activity.title = "Counting"
+    activity.userInfo = ["count": .integer(7)]
+    do {
+        try activity.becomeCurrent()
+    } catch {
+        fatalError("the fuzz center's activity cannot become current: \(error)")
+    }
+    let deadline = Date().addingTimeInterval(10)
+    while made.lastPublished == nil, Date() < deadline {
+        _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.01))
+    }
+    guard made.lastPublished != nil else { fatalError("the fuzz center did not publish its activity") }
+    currentActivity = activity
+    return made
+}
+
+/// `bytes` with every occurrence of the ASCII `placeholder` replaced by `replacement` (same length).
+private func replacing(_ placeholder: String, with replacement: String?, in bytes: [UInt8]) -> [UInt8] {
+    let needle = Array(placeholder.utf8)
+    guard let replacement, replacement.utf8.count == needle.count, bytes.count >= needle.count else { return bytes }
+    var out = bytes
+    var index = 0
+    while index <= out.count - needle.count {
+        if out[index] == needle[0], out[index..<(index + needle.count)].elementsEqual(needle) {
+            out.replaceSubrange(index..<(index + needle.count), with: replacement.utf8)
+            index += needle.count
+        } else {
+            index += 1
+        }
+    }
+    return out
+}
