@@ -18,6 +18,7 @@ public enum BatonApp {
             commands = model.isQuitting ? [] : handleKey(key, &model)
         case .resize(let size):
             model.size = size
+            model.keepCursorVisible(afterResize: true)
             commands = []
         case .tick(let date):
             model.now = date

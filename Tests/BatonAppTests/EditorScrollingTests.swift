@@ -122,3 +122,22 @@ struct EditorScrollingTests {
         #expect(model.screen[7].hasPrefix("line 21"))
     }
 }
+
+@Suite("Scrolling after a resize")
+struct ResizeScrollTests {
+    @Test("A window that grows back scrolls the lines to their start again")
+    func growingWindowScrollsBack() {
+        var model = AppModel(
+            session: .editor(EditorState(text: "", filePath: nil)),
+            size: TerminalSize(width: 60, height: 10),
+            status: StatusInfo(peerName: "me", endpoint: "memory", network: .online), now: Date())
+        for character in "héllo 你好，wörld 👋 and more" { BatonApp.update(&model, .key(.character(character))) }
+        BatonApp.update(&model, .resize(TerminalSize(width: 12, height: 10)))
+        guard case .editor(let narrow) = model.session else { Issue.record("not an editor"); return }
+        #expect(narrow.scroll.left > 0)
+        BatonApp.update(&model, .resize(TerminalSize(width: 60, height: 10)))
+        guard case .editor(let wide) = model.session else { Issue.record("not an editor"); return }
+        #expect(wide.scroll.left == 0)
+        #expect(BatonApp.view(model).frame.lines()[1].hasPrefix("héllo 你好，wörld 👋 and more"))
+    }
+}
