@@ -1,0 +1,75 @@
+import Foundation
+
+/// What a finished command printed and how it exited.
+struct CommandResult: Sendable {
+    var status: Int32
+    var output: String
+    var errorOutput: String
+}
+
+/// Runs programs to completion and collects their output.
+enum Command {
+    /// Runs `arguments` (the first is the program, found on `PATH` when not a path) and waits for it.
+    /// With `check`, a non-zero exit throws `E2EError.commandFailed`.
+    @discardableResult
+    static func run(
+        _ arguments: [String], environment: [String: String]? = nil, check: Bool = true
+    ) throws -> CommandResult {
+        let out = try PipeDescriptors()
+        let err = try PipeDescriptors()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(arguments, environment: environment, output: out.write, error: err.write)
+        } catch {
+            for fd in [out.read, out.write, err.read, err.write] { close(fd) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
+        // Read both pipes as data comes, so that neither can fill up and stall the program.
+        var collected = [out.read: [UInt8](), err.read: [UInt8]()]
+        var open = [out.read, err.read]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !open.isEmpty {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard Glibc.poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            for entry in fds where entry.revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    collected[entry.fd]! += buffer[0..<count]
+                } else if count == 0 || errno != EINTR {
+                    close(entry.fd)
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+        }
+        let result = CommandResult(
+            status: child.wait(),
+            output: String(decoding: collected[out.read]!, as: UTF8.self),
+            errorOutput: String(decoding: collected[err.read]!, as: UTF8.self))
+        if check && result.status != 0 {
+            throw E2EError.commandFailed(
+                command: arguments, status: result.status, output: result.output + result.errorOutput)
+        }
+        return result
+    }
+
+    /// The absolute path of `program`: itself when it contains a slash, else the first match on `PATH`.
+    static func resolve(_ program: String) throws -> String {
+        if program.contains("/") {
+            guard FileManager.default.isExecutableFile(atPath: program) else {
+                throw E2EError.programNotFound(program: program)
+            }
+            return program
+        }
+        guard let found = which(program) else { throw E2EError.programNotFound(program: program) }
+        return found
+    }
+
+    /// The first executable called `program` on `PATH` (plus the sbin folders root's tools live in).
+    static func which(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+        return folders.map { $0 + "/" + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

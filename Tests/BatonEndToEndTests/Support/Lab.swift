@@ -1,0 +1,61 @@
+import Foundation
+
+/// A LAN of network namespaces made with `scripts/netlab` for one test: hosts `NAME-h1…NAME-hN`
+/// at `10.77.0.(10+i)` on a bridge, with nothing attached to the machine's own interfaces, so
+/// no multicast datagram leaves the machine. Always `defer { lab.down() }` right after making it.
+final class Lab {
+    /// The lab's unique name; its namespaces are `NAME-lan` and `NAME-h1…NAME-hN`.
+    let name: String
+    /// How many hosts it has.
+    let hosts: Int
+
+    /// `scripts/netlab` in this repository.
+    static let script = Binaries.repositoryRoot.appendingPathComponent("scripts/netlab").path
+
+    /// Why labs cannot be made here, or nil when they can (root and a working `ip netns add`).
+    static let unavailableReason: String? = {
+        guard geteuid() == 0 else { return "not running as root (network namespaces need CAP_SYS_ADMIN)" }
+        guard FileManager.default.isExecutableFile(atPath: script) else { return "\(script) is missing" }
+        do {
+            try Command.run([script, "ok"])
+        } catch {
+            return "\(error)"
+        }
+        return nil
+    }()
+
+    /// Makes a lab of `hosts` hosts; skips the test (saying why) when labs cannot be made here.
+    init(hosts: Int) throws {
+        try Lab.requireUsable()
+        self.name = "e2e" + String(UInt64.random(in: 0...UInt64(UInt32.max) << 8), radix: 36)
+        self.hosts = hosts
+        do {
+            try Command.run([Lab.script, "up", name, String(hosts)])
+        } catch {
+            down()
+            throw error
+        }
+    }
+
+    /// Skips the test (saying why) when labs cannot be made here.
+    static func requireUsable() throws {
+        if let reason = unavailableReason { try skip("network-namespace lab unavailable: \(reason)") }
+    }
+
+    /// The namespace of host `host` (1-based).
+    func namespace(host: Int) -> String { "\(name)-h\(host)" }
+
+    /// The address of host `host` on the lab's bridge.
+    func address(host: Int) -> String { "10.77.0.\(10 + host)" }
+
+    /// `arguments` prefixed so that they run in host `host`.
+    func command(host: Int, _ arguments: [String]) -> [String] {
+        ["ip", "netns", "exec", namespace(host: host)] + arguments
+    }
+
+    /// Removes every namespace of the lab; safe to call again.
+    func down() {
+        E2E.trace("lab \(name) down")
+        _ = try? Command.run([Lab.script, "down", name], check: false)
+    }
+}
