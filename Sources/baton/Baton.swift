@@ -10,13 +10,14 @@ struct Baton: AsyncParsableCommand {
         commandName: "baton",
         abstract: "Handoff for the terminal: start a counter or an edit here, continue it in another terminal.",
         discussion: """
-            Work in one terminal, then carry on in another — on this machine or another on the LAN —
-            with the same count, the same text, the cursor in the same place. No account, no server:
+            Work in one terminal, then carry on in another — on this machine or another on the LAN — \
+            with the same count, the same text, the cursor in the same place. No account, no server: \
             peers find each other by UDP multicast, encrypted with a group key they share.
 
               baton                           a counter (+ / - / r, q quits)
               baton edit notes.txt            a small editor (Ctrl-S saves, Ctrl-Q quits)
               baton --continue-activity       continue what another terminal is doing
+              baton --continue-activity dev.baton.editing    … only an editing session
               baton monitor                   watch what peers offer, without a UI
               baton key                       show this machine's group key (share it)
 

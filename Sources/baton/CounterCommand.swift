@@ -9,8 +9,8 @@ struct CounterCommand: AsyncParsableCommand {
         commandName: "counter",
         abstract: "Count with + and -, and continue the count in another terminal (the default command).",
         discussion: """
-            Keys: + or Up adds one, - or Down takes one away, r resets, n or Ctrl-N lists what
-            peers offer, q quits. With --continue-activity [TYPE], starts from the newest activity a
+            Keys: + or Up adds one, - or Down takes one away, r resets, n or Ctrl-N lists what \
+            peers offer, q quits. With --continue-activity [TYPE], starts from the newest activity a \
             peer offers instead — a counter or an editing session, whichever it is.
             """)
 
@@ -40,9 +40,9 @@ struct EditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Edit a text file, and continue the edit — text and cursor — in another terminal.",
         discussion: """
-            Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically);
-            Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer.
-            A continued edit is never written to disk on its own: Ctrl-S saves it under its file
+            Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
+            Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
+            A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
             name in the current folder, asking before replacing a different file.
             """)
 

@@ -8,13 +8,15 @@ struct KeyCommand: ParsableCommand {
         commandName: "key",
         abstract: "Show the group key; machines that should see each other must share it.",
         discussion: """
-            Baton encrypts every datagram with a key derived from this group key, and ignores
-            datagrams sealed with any other. The key lives in ~/.config/baton/group.key (or
+            Baton encrypts every datagram with a key derived from this group key, and ignores \
+            datagrams sealed with any other. The key lives in ~/.config/baton/group.key (or \
             $XDG_CONFIG_HOME/baton/group.key, mode 0600), made on first use.
 
               baton key                    print this machine's key
-              baton key --import KEY       use another machine's key here (copy it over a safe channel)
+              baton key --import KEY       use another machine's key here
               baton key --new              make a fresh key (others must import it again)
+
+            Copy the key over a channel you trust: anyone who has it can read and send activities.
             """)
 
     @Option(name: .customLong("import"), help: ArgumentHelp("Use this key (44 characters of base64).", valueName: "key"))

@@ -9,10 +9,10 @@ struct MonitorCommand: AsyncParsableCommand {
         commandName: "monitor",
         abstract: "Print every peer activity as it appears, changes and goes, and the receive counters.",
         discussion: """
-            For scripts (--json: one JSON object per line) and for finding out why two machines do
-            not see each other: if nothing appears, check that both use the same key (`baton key`),
-            that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge.
-            Lines starting with # count what arrived: accepted, our own, and rejected by reason
+            For scripts (--json: one JSON object per line) and for finding out why two machines do \
+            not see each other: if nothing appears, check that both use the same key (`baton key`), \
+            that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge. \
+            Lines starting with # count what arrived: accepted, our own, and rejected by reason \
             (authenticationFailed usually means another key). Ctrl-C stops.
             """)
 
