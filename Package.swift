@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "HandoffCLI",
             dependencies: [
-                "Handoff", "HandoffMulticast", "BatonResources",
+                "Handoff", "HandoffMulticast", "BatonResources", "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import TerminalUI
 
 /// Turns an activity center's directory into lines: what appears, changes and goes, and the
 /// receive counters — as text for people or JSON lines for scripts.
@@ -102,19 +103,8 @@ public final class NearbyMonitor {
         }
     }
 
-    /// Text from peers with control characters made visible, so it cannot drive the terminal.
-    static func inert(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00..<0x20, 0x7F..<0xA0, 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069:
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// Text from peers with control characters shown inert (␛, ␀, �), as the UI shows them.
+    static func inert(_ text: String) -> String { text.sanitizedForTerminal }
 
     private static func clock() -> String {
         Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
