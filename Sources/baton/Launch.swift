@@ -40,7 +40,13 @@ struct Launch {
         do {
             transport = try await MulticastTransport.start(multicast)
         } catch {
-            if options.continueActivity { throw CommandFailure(error.description) }
+            switch error {
+            case .interfaceNotFound, .interfaceHasNoIPv4, .interfaceNotMulticast, .invalidConfiguration:
+                // A mistyped --interface is the person's to fix now, not a session to run offline.
+                throw CommandFailure(error.description)
+            default:
+                if options.continueActivity { throw CommandFailure(error.description) }
+            }
             // One failed join must not stop the session: run it here, unpublished, and say why.
             logger.error("network unavailable: \(error)")
             transport = InMemoryNetwork().makeTransport(name: "offline")
