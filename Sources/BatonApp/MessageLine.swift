@@ -1,7 +1,8 @@
 import TerminalUI
 
 /// Draws the line above the status bar. It shows, first that applies: the open prompt or
-/// question; a notice; why the activity was not handed off; the nearby list's keys; the
+/// question; a notice; why the activity was not handed off (a refused record, or no
+/// network); the nearby list's keys; the
 /// newest nearby activity ("↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue"); the
 /// session's keys.
 enum MessageLine {
@@ -62,6 +63,12 @@ enum MessageLine {
         }
         if let problem = model.publishProblem {
             frame.putTruncated("⚠ Not handed off: \(problem)", x: 0, y: row, width: width, style: Style(foreground: .red))
+            return nil
+        }
+        if case .offline(let reason) = model.status.network, model.overlay == nil {
+            // The status bar only says "offline"; the reason needs the whole line.
+            let text = reason.isEmpty ? "⚠ Offline: not handed off" : "⚠ Offline, not handed off: \(reason)"
+            frame.putTruncated(text, x: 0, y: row, width: width, style: Style(foreground: .red))
             return nil
         }
         if case .nearby = model.overlay {

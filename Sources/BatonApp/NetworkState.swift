@@ -12,7 +12,7 @@ public enum NetworkState: Equatable, Sendable {
         switch self {
         case .starting: "starting…"
         case .online: "online"
-        case .offline(let reason): reason.isEmpty ? "offline" : "offline: \(reason)"
+        case .offline: "offline"
         }
     }
 }

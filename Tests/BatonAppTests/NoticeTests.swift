@@ -48,8 +48,9 @@ struct NoticeTests {
         var model = Fixtures.counter(width: 80, height: 10)
         model.send(.peersHeard(1), .network(.offline("no route to 239.255.77.88")))
         #expect(model.status.peersHeard == 1)
-        // The endpoint gives way first when everything does not fit.
-        #expect(model.screen[9] == " Counter · alice@laptop · 1 peer · offline: no route to 239.255.77.88           ")
+        // The bar says "offline"; the line above it says why.
+        #expect(model.screen[9] == " Counter · alice@laptop · 1 peer · 239.255.77.88:47788 on eth0 · offline        ")
+        #expect(model.screen[8].hasPrefix("⚠ Offline, not handed off: no route to 239.255.77.88"))
         model.send(.network(.starting))
         #expect(model.screen[9].hasPrefix(" Counter · alice@laptop · 1 peer · 239.255.77.88:47788 on eth0 · starting… "))
     }
