@@ -19,14 +19,22 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private let log: (String) -> Void
     private var inbox: AsyncStream<AppMessage>.Continuation?
     private var tasks: [Task<Void, Never>] = []
+    /// Nearby changes reach the screen at most once per this interval (the first at once,
+    /// the last always): with fifty peers ticking, redrawing on each would cost more than
+    /// everything else the program does, for changes nobody can read that fast.
+    private let nearbyRefreshInterval: Duration
+    private var nearbyRefreshPending = false
+    private var lastNearbyRefresh: ContinuousClock.Instant?
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
     ///   - log: where diagnostics go (a log file; never the screen).
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
-        files: FileStore = FileStore(), log: @escaping (String) -> Void = { _ in }
+        files: FileStore = FileStore(), nearbyRefreshInterval: Duration = .milliseconds(250),
+        log: @escaping (String) -> Void = { _ in }
     ) {
+        self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
         self.files = files
@@ -102,8 +110,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private func translate(_ event: ActivityCenter.Event) {
         switch event {
         case .nearbyChanged:
-            inbox?.yield(.nearbyChanged(continuableItems()))
-            inbox?.yield(.peersHeard(center.directory.peerNames.count))
+            refreshNearby()
         case .published(let record):
             log("published \(record.activityType) revision \(record.revision)")
             inbox?.yield(.published)
@@ -116,6 +123,21 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .sendFailed(let reason):
             log("send failed: \(reason)")
             inbox?.yield(.network(.offline(reason)))
+        }
+    }
+
+    private func refreshNearby() {
+        guard !nearbyRefreshPending else { return }
+        nearbyRefreshPending = true
+        let now = ContinuousClock.now
+        let delay = lastNearbyRefresh.map { $0 + nearbyRefreshInterval - now } ?? .zero
+        Task { [weak self] in
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            guard let self else { return }
+            self.nearbyRefreshPending = false
+            self.lastNearbyRefresh = ContinuousClock.now
+            self.inbox?.yield(.nearbyChanged(self.continuableItems()))
+            self.inbox?.yield(.peersHeard(self.center.directory.peerNames.count))
         }
     }
 
