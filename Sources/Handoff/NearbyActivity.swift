@@ -10,4 +10,6 @@ public struct NearbyActivity: Identifiable, Equatable, Sendable {
     public var lastHeard: Date
     /// Where the last datagram came from, when the transport knows.
     public var source: String?
+    /// How many accepted ANNOUNCEs carried it; a genuine peer repeats every second.
+    public internal(set) var timesHeard = 1
 }

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// A pure value: the `ActivityCenter` feeds it what it accepts and the time, and asks what
 /// changed. Memory is bounded: at most `limits.maxSenders` senders and
-/// `limits.maxActivities` activities are tracked; the least recently heard go first.
+/// `limits.maxActivities` activities are tracked. When full, an activity heard only once
+/// makes room before one heard again and again, then the least recently heard: a flood of
+/// one-shot senders cannot push out a peer that keeps repeating its activity.
 public struct PeerDirectory: Sendable {
     public struct Limits: Sendable {
         public var maxSenders: Int
@@ -82,12 +84,15 @@ public struct PeerDirectory: Sendable {
             existing.senderID = sender
             existing.lastHeard = now
             existing.source = source
+            existing.timesHeard += 1
             entries[record.activityID] = existing
             return changed ? .updated(existing) : nil
         }
-        if entries.count >= limits.maxActivities, let oldest = entries.values.min(by: { $0.lastHeard < $1.lastHeard }) {
-            // Full: the least recently heard makes room, without a change of its own.
-            entries[oldest.id] = nil
+        if entries.count >= limits.maxActivities,
+            let victim = entries.values.min(by: { ($0.timesHeard > 1 ? 1 : 0, $0.lastHeard) < ($1.timesHeard > 1 ? 1 : 0, $1.lastHeard) })
+        {
+            // Full: one of the rest makes room, without a change of its own.
+            entries[victim.id] = nil
         }
         let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source)
         entries[record.activityID] = entry

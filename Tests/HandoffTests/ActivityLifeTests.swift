@@ -64,4 +64,21 @@ struct ActivityLifeTests {
         // The newest are kept: the last activity heard is there.
         #expect(directory["id-4999"] != nil)
     }
+
+    @Test("A peer heard again and again survives a flood of one-shot activities")
+    func repeatingPeerSurvivesFlood() {
+        var directory = PeerDirectory(limits: .init(maxSenders: 64, maxActivities: 16))
+        let genuine = SenderID(bytes: Array(repeating: 1, count: 16))!
+        let start = Date()
+        _ = directory.announce(Fixtures.counterRecord(count: 1, id: "genuine"), from: genuine, at: start)
+        _ = directory.announce(Fixtures.counterRecord(count: 1, id: "genuine"), from: genuine, at: start.addingTimeInterval(1))
+        var random = SplitMix64(seed: 3)
+        for i in 0..<10_000 {
+            let sender = SenderID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
+            _ = directory.announce(
+                Fixtures.counterRecord(count: i, id: "flood-\(i)"), from: sender, at: start.addingTimeInterval(1 + Double(i) / 10_000))
+        }
+        #expect(directory["genuine"] != nil)
+        #expect(directory.activities.count == 16)
+    }
 }
