@@ -87,6 +87,8 @@ final class TmuxHost {
         E2E.trace("tmux shutdown")
         defer { E2E.trace("tmux shutdown done") }
         _ = try? tmux(["kill-server"], check: false)
+        // tmux leaves its socket behind; remove ours (tmux -L puts it in /tmp/tmux-UID/).
+        unlink("/tmp/tmux-\(getuid())/\(socketName)")
         for session in sessions {
             guard let pid = session.recordedPID else { continue }
             let ours = { TmuxHost.isRunning(pid, program: session.program) }

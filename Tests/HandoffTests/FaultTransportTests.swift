@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Handoff
+
+/// "Every datagram duplicated three times and reordered; no state ever goes backwards."
+///
+/// `FaultPlan` duplicates at most once and holds back one datagram at a time, so it cannot say
+/// this; `TripleShuffleTransport` below can: it delivers every datagram three times, through a
+/// window from which a seeded generator picks what comes out next.
+@MainActor
+@Suite("Fault transport: every datagram three times, reordered")
+struct FaultTransportTests {
+    @Test("Fed to the receiving rules: 200 revisions, each datagram three times, shuffled in a window of 8 — never backwards, the last wins",
+        arguments: [UInt64(1), 2, 3, 4, 5])
+    func tripledAndShuffled(seed: UInt64) throws {
+        let center = ActivityCenter(
+            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(name: "b"),
+            configuration: ActivityCenter.Configuration(
+                peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0")))
+        let id = Fixtures.counterRecord(count: 0).activityID
+        var sent: [[UInt8]] = []
+        for revision in 1...200 {
+            let record = Fixtures.counterRecord(count: revision, revision: revision, id: id)
+            sent.append(Fixtures.seal(.announce(record), sequence: UInt64(revision)))
+        }
+        var shuffle = WindowShuffle<[UInt8]>(window: 8, seed: seed)
+        var delivered: [[UInt8]] = []
+        for datagram in sent {
+            for _ in 0..<3 { delivered += shuffle.push(datagram) }
+        }
+        delivered += shuffle.drain()
+        #expect(delivered.count == 600)
+
+        let sequences = try delivered.map { try DatagramHeader(parsing: $0).sequence }
+        let overtaken = zip(sequences, sequences.dropFirst()).filter { $0 > $1 }.count
+        #expect(overtaken > 50, "the shuffle hardly reordered anything (\(overtaken) inversions)")
+        // The receiving rules take a sequence only when it is above every one taken before.
+        var highest: UInt64 = 0
+        var expectedAccepted = 0
+        for sequence in sequences where sequence > highest {
+            highest = sequence
+            expectedAccepted += 1
+        }
+
+        var revisions: [Int] = []
+        for datagram in delivered {
+            center.receive(ReceivedDatagram(bytes: datagram, source: "test"))
+            if let revision = center.directory[id]?.record.revision {
+                #expect(revision >= (revisions.last ?? 0), "revision \(revision) after \(revisions.last ?? 0)")
+                revisions.append(revision)
+            }
+        }
+        #expect(center.directory[id]?.record.revision == 200)
+        #expect(center.directory[id]?.record.userInfo["count"] == 200)
+        #expect(center.statistics.accepted == expectedAccepted)
+        #expect(center.statistics[.replay] == 600 - expectedAccepted)
+        #expect(center.statistics.totalRejected == center.statistics[.replay], "\(center.statistics.rejected)")
+    }
+
+    @Test("Live: a ticking counter through a transport that delivers everything three times, shuffled — converges, never backwards",
+        arguments: [UInt64(7), 8, 9])
+    func liveThroughTripleShuffle(seed: UInt64) async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a")
+        let transport = TripleShuffleTransport(wrapping: network.makeTransport(name: "bob@b"), copies: 3, window: 6, seed: seed)
+        var configuration = ActivityCenter.Configuration(
+            peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0"))
+        configuration.repeatInterval = .milliseconds(50)
+        let b = ActivityCenter(registry: Fixtures.registry, groupKey: Fixtures.key, transport: transport, configuration: configuration)
+        b.start()
+
+        var seen: [Int] = []
+        let events = b.events()
+        let watcher = Task { @MainActor in
+            for await event in events where event == .nearbyChanged {
+                if let record = b.nearby.first?.record { seen.append(record.revision) }
+            }
+        }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 0]
+        try activity.becomeCurrent()
+        for i in 1...60 {
+            activity.userInfo["count"] = .integer(i)
+            await Task.yield()
+            if i % 5 == 0 { _ = await waitUntil(timeout: .milliseconds(30)) { a.lastPublished?.userInfo["count"] == .integer(i) } }
+        }
+        #expect(await waitUntil { b.nearby.first?.record.userInfo["count"] == 60 })
+        #expect(b.nearby.first?.record.revision == activity.revision)
+        #expect(seen == seen.sorted(), "revisions seen out of order: \(seen)")
+        #expect(seen.count >= 2)
+
+        let counts = transport.counts
+        #expect(counts.delivered >= counts.received * 3 - 6, "not every datagram came three times: \(counts)")
+        #expect(counts.overtaken > 0, "nothing was reordered: \(counts)")
+        // Of the three copies of a datagram at most one is taken; the rest are replays.
+        #expect(b.statistics[.replay] >= 2 * b.statistics.accepted, "\(b.statistics)")
+        #expect(b.statistics.totalRejected == b.statistics[.replay], "\(b.statistics.rejected)")
+        watcher.cancel()
+        await a.shutdown()
+        await b.shutdown()
+    }
+}
+
+/// Reorders a stream within a window: what goes in waits among at most `window` others, and a
+/// seeded generator picks which of them comes out next.
+struct WindowShuffle<Element> {
+    let window: Int
+    private var held: [Element] = []
+    private var random: SplitMix64
+
+    init(window: Int, seed: UInt64) {
+        self.window = window
+        random = SplitMix64(seed: seed)
+    }
+
+    /// Takes one element; returns what leaves the window now (nothing until it is full).
+    mutating func push(_ element: Element) -> [Element] {
+        held.append(element)
+        var out: [Element] = []
+        while held.count > window { out.append(held.remove(at: Int.random(in: 0..<held.count, using: &random))) }
+        return out
+    }
+
+    /// Everything still held, in shuffled order.
+    mutating func drain() -> [Element] {
+        var out: [Element] = []
+        while !held.isEmpty { out.append(held.remove(at: Int.random(in: 0..<held.count, using: &random))) }
+        return out
+    }
+}
+
+extension WindowShuffle: Sendable where Element: Sendable {}
+
+/// A transport whose receiving side delivers every datagram `copies` times, reordered through a
+/// `WindowShuffle` of `window` datagrams; sending goes straight to the wrapped transport.
+final class TripleShuffleTransport: ActivityTransport {
+    struct Counts: Sendable, CustomStringConvertible {
+        /// Datagrams the wrapped transport received.
+        var received = 0
+        /// Datagrams handed on (copies included).
+        var delivered = 0
+        /// Deliveries whose sequence number is below the one delivered just before.
+        var overtaken = 0
+        var lastSequence: UInt64 = 0
+
+        var description: String { "received \(received), delivered \(delivered), overtaken \(overtaken)" }
+    }
+
+    let incoming: AsyncStream<ReceivedDatagram>
+    private let inner: InMemoryTransport
+    private let state: State
+    private let pump: Task<Void, Never>
+
+    /// The shuffle and the counts, shared with the pump.
+    private final class State: Sendable {
+        let lock: Mutex<(shuffle: WindowShuffle<ReceivedDatagram>, counts: Counts)>
+        init(_ shuffle: WindowShuffle<ReceivedDatagram>) { lock = Mutex((shuffle, Counts())) }
+    }
+
+    init(wrapping inner: InMemoryTransport, copies: Int, window: Int, seed: UInt64) {
+        self.inner = inner
+        let (stream, continuation) = AsyncStream.makeStream(of: ReceivedDatagram.self)
+        incoming = stream
+        let state = State(WindowShuffle(window: window, seed: seed))
+        self.state = state
+        let source = inner.incoming
+        pump = Task {
+            func hand(_ out: [ReceivedDatagram]) {
+                for datagram in out {
+                    let sequence = (try? DatagramHeader(parsing: datagram.bytes))?.sequence ?? 0
+                    state.lock.withLock { s in
+                        s.counts.delivered += 1
+                        if sequence < s.counts.lastSequence { s.counts.overtaken += 1 }
+                        s.counts.lastSequence = sequence
+                    }
+                    continuation.yield(datagram)
+                }
+            }
+            for await datagram in source {
+                let out = state.lock.withLock { s in
+                    s.counts.received += 1
+                    return (0..<copies).flatMap { _ in s.shuffle.push(datagram) }
+                }
+                hand(out)
+            }
+            hand(state.lock.withLock { $0.shuffle.drain() })
+            continuation.finish()
+        }
+    }
+
+    /// What came in and went out so far.
+    var counts: Counts { state.lock.withLock { $0.counts } }
+
+    var endpointDescription: String { "three copies, shuffled, of \(inner.endpointDescription)" }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await inner.send(bytes)
+    }
+
+    func close() async {
+        await inner.close()
+        await pump.value
+    }
+}
