@@ -34,7 +34,7 @@ actor DatagramCollector {
         let id = nextWaiter
         nextWaiter += 1
         let deadline = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout)  // wait-ok: the deadline, cancelled when the condition holds
             self.resume(id, with: false)
         }
         defer { deadline.cancel() }

@@ -171,7 +171,7 @@ func waitUntil(
     let deadline = clock.now + timeout
     while clock.now < deadline {
         if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
+        try await Task.sleep(for: .milliseconds(20))  // wait-ok: nft counters cannot signal; polled until the deadline
     }
     return try await condition()
 }

@@ -54,7 +54,7 @@ final class EventRecorder: @unchecked Sendable {
                 return
             }
             Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout)  // wait-ok: the deadline of a wait for events
                 self?.expire(id, what: what)
             }
         }

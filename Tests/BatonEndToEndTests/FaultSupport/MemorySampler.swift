@@ -24,7 +24,7 @@ final class MemorySampler: @unchecked Sendable {
                 if let kilobytes = Self.residentKilobytes(pid) {
                     lock.withLock { samples.append(Sample(time: Date(), kilobytes: kilobytes)) }
                 }
-                Thread.sleep(forTimeInterval: interval)  // the sampling period, not a wait for an event
+                Thread.sleep(forTimeInterval: interval)  // wait-ok: the sampling period, not a wait for an event
             }
             done.signal()
         }.start()

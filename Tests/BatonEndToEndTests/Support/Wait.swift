@@ -18,7 +18,7 @@ enum Wait {
             if Date() >= deadline {
                 throw E2EError.timedOut(condition: condition, seconds: timeout, lastSeen: lastSeen())
             }
-            Thread.sleep(forTimeInterval: interval)  // the polling interval, not a wait for an event
+            Thread.sleep(forTimeInterval: interval)  // wait-ok: the polling interval of a wait with a deadline
         }
     }
 
