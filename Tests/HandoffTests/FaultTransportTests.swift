@@ -70,23 +70,10 @@ struct FaultTransportTests {
         let b = ActivityCenter(registry: Fixtures.registry, groupKey: Fixtures.key, transport: transport, configuration: configuration)
         b.start()
 
-        var seen: [Int] = []
-        let events = b.events()
-        let watcher = Task { @MainActor in
-            for await event in events where event == .nearbyChanged {
-                if let record = b.nearby.first?.record { seen.append(record.revision) }
-            }
-        }
-        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
-        activity.userInfo = ["count": 0]
-        try activity.becomeCurrent()
-        for i in 1...60 {
-            activity.userInfo["count"] = .integer(i)
-            await Task.yield()
-            if i % 5 == 0 { _ = await waitUntil(timeout: .milliseconds(30)) { a.lastPublished?.userInfo["count"] == .integer(i) } }
-        }
-        #expect(await waitUntil { b.nearby.first?.record.userInfo["count"] == 60 })
-        #expect(b.nearby.first?.record.revision == activity.revision)
+        let result = try await tickCounter(on: a, watchedBy: b)
+        let seen = result.seen
+        #expect(result.converged)
+        #expect(b.nearby.first?.record.revision == result.activity.revision)
         #expect(seen == seen.sorted(), "revisions seen out of order: \(seen)")
         #expect(seen.count >= 2)
 
@@ -96,7 +83,6 @@ struct FaultTransportTests {
         // Of the three copies of a datagram at most one is taken; the rest are replays.
         #expect(b.statistics[.replay] >= 2 * b.statistics.accepted, "\(b.statistics)")
         #expect(b.statistics.totalRejected == b.statistics[.replay], "\(b.statistics.rejected)")
-        watcher.cancel()
         await a.shutdown()
         await b.shutdown()
     }

@@ -90,26 +90,11 @@ struct TwoPeerTests {
         let b = makeCenter(
             on: network, name: "bob@b",
             faults: FaultPlan(dropRate: 0.3, duplicateRate: 0.3, reorderRate: 0.3, seed: seed))
-        var seen: [Int] = []
-        let events = b.events()
-        let watcher = Task { @MainActor in
-            for await event in events where event == .nearbyChanged {
-                if let record = b.nearby.first?.record { seen.append(record.revision) }
-            }
-        }
-        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
-        activity.userInfo = ["count": 0]
-        try activity.becomeCurrent()
-        for i in 1...60 {
-            activity.userInfo["count"] = .integer(i)
-            await Task.yield()
-            if i % 5 == 0 { _ = await waitUntil(timeout: .milliseconds(30)) { a.lastPublished?.userInfo["count"] == .integer(i) } }
-        }
-        #expect(await waitUntil { b.nearby.first?.record.userInfo["count"] == 60 })
-        #expect(b.nearby.first?.record.revision == activity.revision)
-        #expect(seen == seen.sorted(), "revisions seen out of order: \(seen)")
+        let result = try await tickCounter(on: a, watchedBy: b)
+        #expect(result.converged)
+        #expect(b.nearby.first?.record.revision == result.activity.revision)
+        #expect(result.seen == result.seen.sorted(), "revisions seen out of order: \(result.seen)")
         #expect(b.statistics[.replay] > 0, "duplicates should have been dropped as replays")
-        watcher.cancel()
         await a.shutdown()
         await b.shutdown()
     }

@@ -63,3 +63,36 @@ func makeCenter(
     center.start()
     return center
 }
+
+/// What `b` showed while `a` published a counter that changed `changes` times.
+struct TickResult {
+    let activity: UserActivity
+    /// Revisions of `b`'s newest nearby record, at each change of its list, in order.
+    let seen: [Int]
+    /// Whether `b` came to hold the last count before the deadline.
+    let converged: Bool
+}
+
+/// Makes `a` publish a counter and change it `changes` times, pacing now and then so saves
+/// go out, and waits until `b` holds the last count.
+@MainActor
+func tickCounter(on a: ActivityCenter, watchedBy b: ActivityCenter, changes: Int = 60) async throws -> TickResult {
+    var seen: [Int] = []
+    let events = b.events()
+    let watcher = Task { @MainActor in
+        for await event in events where event == .nearbyChanged {
+            if let record = b.nearby.first?.record { seen.append(record.revision) }
+        }
+    }
+    defer { watcher.cancel() }
+    let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+    activity.userInfo = ["count": 0]
+    try activity.becomeCurrent()
+    for i in 1...changes {
+        activity.userInfo["count"] = .integer(i)
+        await Task.yield()
+        if i % 5 == 0 { _ = await waitUntil(timeout: .milliseconds(30)) { a.lastPublished?.userInfo["count"] == .integer(i) } }
+    }
+    let converged = await waitUntil { b.nearby.first?.record.userInfo["count"] == .integer(changes) }
+    return TickResult(activity: activity, seen: seen, converged: converged)
+}
