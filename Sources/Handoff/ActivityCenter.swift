@@ -287,7 +287,9 @@ public final class ActivityCenter {
     private func handle(_ message: HandoffMessage, from sender: SenderID, source: String?, now: Date) {
         switch message {
         case .announce(let record):
-            if directory.announce(record, from: sender, at: now, source: source) != nil {
+            if let change = directory.announce(record, from: sender, at: now, source: source) {
+                if case .added(let entry) = change { offerToWaiters(entry) }
+                if case .updated(let entry) = change { offerToWaiters(entry) }
                 directoryChanged()
             }
             scheduleExpiry()
@@ -333,7 +335,13 @@ public final class ActivityCenter {
 
     private func directoryChanged() {
         emit(.nearbyChanged)
-        for waiter in waiters { waiter.check(self) }
+    }
+
+    /// Lets every waiting `findNearby` see an activity as it arrives, so one that a flood
+    /// pushes out of the directory a moment later is still found.
+    private func offerToWaiters(_ entry: NearbyActivity) {
+        guard !waiters.isEmpty else { return }
+        for waiter in waiters { waiter.consider(entry) }
         waiters.removeAll { $0.isDone }
     }
 
@@ -402,15 +410,14 @@ public final class ActivityCenter {
             gatherUntil: ContinuousClock.now + configuration.queryGatherWindow)
         return await withCheckedContinuation { continuation in
             waiter.continuation = continuation
-            waiter.check(self)
-            guard !waiter.isDone else { return }
+            for entry in directory.activities { waiter.consider(entry) }
             waiters.append(waiter)
             let gather = configuration.queryGatherWindow
             Task { [weak self, waiter] in
                 try? await Task.sleep(for: gather)
-                if let self { waiter.check(self) }
+                waiter.check()
                 try? await Task.sleep(for: timeout - gather)
-                waiter.finish(self.flatMap { waiter.best(in: $0) })
+                waiter.finish(waiter.best())
                 self?.waiters.removeAll { $0.isDone }
             }
         }
@@ -435,7 +442,9 @@ private struct WeakActivity {
     weak var value: UserActivity?
 }
 
-/// One caller of `findNearby` waiting for a match.
+/// One caller of `findNearby` waiting for a match: it keeps every matching activity it is
+/// offered, newest revision of each, and answers with the newest once the gathering window
+/// after the QUERY has passed.
 @MainActor
 private final class NearbyWaiter {
     let type: String?
@@ -444,6 +453,7 @@ private final class NearbyWaiter {
     let gatherUntil: ContinuousClock.Instant
     var continuation: CheckedContinuation<NearbyActivity?, Never>?
     private(set) var isDone = false
+    private var candidates: [String: NearbyActivity] = [:]
 
     init(type: String?, peer: String?, registry: ActivityTypeRegistry, gatherUntil: ContinuousClock.Instant) {
         self.type = type
@@ -452,22 +462,29 @@ private final class NearbyWaiter {
         self.gatherUntil = gatherUntil
     }
 
-    /// The newest match: of the type and peer asked for; without a type, declared types first.
-    func best(in center: ActivityCenter) -> NearbyActivity? {
+    /// Keeps `entry` if it is of the type and peer asked for; finishes if the window has passed.
+    func consider(_ entry: NearbyActivity) {
+        guard !isDone, type == nil || entry.record.activityType == type, peer == nil || entry.record.peer.name == peer
+        else { return }
+        if let known = candidates[entry.id], known.record.revision > entry.record.revision { return }
+        candidates[entry.id] = entry
+        check()
+    }
+
+    /// The newest match, unexpired; without a type asked for, declared types first.
+    func best() -> NearbyActivity? {
         let now = Date()
-        let matches = center.nearby.filter { entry in
-            (type == nil || entry.record.activityType == type) && (peer == nil || entry.record.peer.name == peer)
-                && !entry.record.isExpired(at: now)
-        }
+        let matches = candidates.values.filter { !$0.record.isExpired(at: now) }
+            .sorted { ($0.record.savedAt, $0.id) > ($1.record.savedAt, $1.id) }
         if type == nil, let declared = matches.first(where: { registry.isDeclared($0.record.activityType) }) {
             return declared
         }
         return matches.first
     }
 
-    /// Finishes with a match once the gathering window after the QUERY has passed.
-    func check(_ center: ActivityCenter) {
-        guard !isDone, ContinuousClock.now >= gatherUntil, let match = best(in: center) else { return }
+    /// Finishes with the best match once the gathering window has passed.
+    func check() {
+        guard !isDone, ContinuousClock.now >= gatherUntil, let match = best() else { return }
         finish(match)
     }
 
