@@ -353,17 +353,15 @@ public final class ActivityCenter {
     public func continueActivity(_ nearby: NearbyActivity) throws(HandoffError) -> UserActivity {
         let record = nearby.record
         let type = record.activityType
-        do {
+        do throws(HandoffError) {
             if let delegate = applicationDelegate, !delegate.willContinue(activityType: type) {
                 throw HandoffError.declined(type: type)
             }
             if record.isExpired(at: Date()), let at = record.expiresAt { throw HandoffError.expired(type: type, at: at) }
             try registry.validate(type: type, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
-        } catch let error as HandoffError {
+        } catch {
             applicationDelegate?.didFailToContinue(activityType: type, error: error)
             throw error
-        } catch {
-            fatalError("validate throws only HandoffError")
         }
         let activity = UserActivity(record: record, center: self)
         if let delegate = applicationDelegate {
