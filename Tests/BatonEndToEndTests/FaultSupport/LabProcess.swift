@@ -64,19 +64,14 @@ final class LabProcess: @unchecked Sendable {
     var pid: pid_t { child.pid }
 
     private func read(_ descriptor: Int32, isError: Bool) {
-        var pending = [UInt8]()
+        var splitter = LineSplitter()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             let now = Date()
-            pending += buffer[0..<count]
-            var complete: [Line] = []
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                complete.append(Line(time: now, text: String(decoding: pending[..<newline], as: UTF8.self), isError: isError))
-                pending.removeSubrange(...newline)
-            }
+            let complete = splitter.append(buffer[0..<count]).map { Line(time: now, text: $0, isError: isError) }
             guard !complete.isEmpty else { continue }
             condition.lock()
             lines += complete
@@ -85,7 +80,7 @@ final class LabProcess: @unchecked Sendable {
         }
         let now = Date()
         condition.lock()
-        if !pending.isEmpty { lines.append(Line(time: now, text: String(decoding: pending, as: UTF8.self), isError: isError)) }
+        if let rest = splitter.remainder() { lines.append(Line(time: now, text: rest, isError: isError)) }
         if !isError { outputClosedAt = now }
         open -= 1
         condition.broadcast()

@@ -48,18 +48,13 @@ final class PeerListener: @unchecked Sendable {
     }
 
     private func read(_ descriptor: Int32) {
-        var pending = [UInt8]()
+        var splitter = LineSplitter()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
-            pending += buffer[0..<count]
-            var complete: [String] = []
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                complete.append(String(decoding: pending[..<newline], as: UTF8.self))
-                pending.removeSubrange(...newline)
-            }
+            let complete = splitter.append(buffer[0..<count])
             guard !complete.isEmpty else { continue }
             condition.lock()
             lines += complete
