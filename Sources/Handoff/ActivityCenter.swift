@@ -2,10 +2,15 @@ import Foundation
 
 /// Publishes the current activity to peers and keeps the directory of what is nearby.
 ///
-/// Everything runs on the main actor, one step at a time: the three save hooks, the
-/// receiving rules, the directory, the continue flow. Saves are coalesced: the first
-/// change after a quiet period is saved at once; while changes keep coming, at most one
-/// save per `saveWindow`; the last change is always saved.
+/// The three save hooks, the directory and the continue flow run on the main actor, one
+/// step at a time. Saves are coalesced: the first change after a quiet period is saved at
+/// once; while changes keep coming, at most one save per `saveWindow`; the last change is
+/// always saved. After a save the new revision is repeated every `fastRepeatInterval` for
+/// `fastRepeatPeriod`, then every `repeatInterval`, so that a change survives lost datagrams.
+///
+/// Receiving starts on the transport's thread: a `ReceiveGate` applies the receiving rules
+/// that need no main actor (decoding, replay) and queues what passes; the main actor takes
+/// the queue in batches, at once when something changed and lazily for plain repeats.
 @MainActor
 public final class ActivityCenter {
     /// Timings, limits and identity; the defaults are PROTOCOL.md's.
@@ -16,6 +21,14 @@ public final class ActivityCenter {
         public var saveWindow: Duration = .milliseconds(20)
         /// How often the current ANNOUNCE is repeated.
         public var repeatInterval: Duration = .seconds(1)
+        /// After a save, the new revision is repeated this often, for `fastRepeatPeriod`.
+        public var fastRepeatInterval: Duration = .milliseconds(250)
+        /// How long after a save the faster repeat lasts; zero keeps to `repeatInterval` alone.
+        ///
+        /// A save sent once and repeated each second reaches a receiver losing 30 % of its
+        /// datagrams within 2 s only when one of 2 sends arrives (2.7 % do not); with
+        /// 250 ms for 3 s, 8 sends fall within 2 s (0.007 % lost) and 14 within 5 s.
+        public var fastRepeatPeriod: Duration = .seconds(3)
         /// A peer's activity is forgotten when not heard for this long.
         public var forgetAfter: Duration = .milliseconds(3500)
         /// The longest random delay before answering a QUERY.
@@ -29,6 +42,15 @@ public final class ActivityCenter {
         public init(peer: PeerInfo, senderID: SenderID = .random()) {
             self.peer = peer
             self.senderID = senderID
+        }
+
+        /// When the repeat after the one at `elapsed` falls (both counted from a save when
+        /// `sinceSave`, else from start-up): every `fastRepeatInterval` within
+        /// `fastRepeatPeriod` of a save, every `repeatInterval` otherwise.
+        public func `repeat`(after elapsed: Duration, sinceSave: Bool) -> Duration {
+            let quick = min(fastRepeatInterval, repeatInterval)
+            let fast = sinceSave && quick > .zero && elapsed < fastRepeatPeriod
+            return elapsed + (fast ? quick : repeatInterval)
         }
     }
 
@@ -52,8 +74,16 @@ public final class ActivityCenter {
     public weak var applicationDelegate: (any ApplicationDelegate)?
 
     public private(set) var currentActivity: UserActivity?
-    public private(set) var directory: PeerDirectory
-    public private(set) var statistics = ReceiveStatistics()
+    /// What is nearby, with every datagram received so far taken in.
+    public var directory: PeerDirectory {
+        absorbReceived()
+        return peers
+    }
+    /// What was received, with every datagram so far counted.
+    public var statistics: ReceiveStatistics {
+        absorbReceived()
+        return counts
+    }
     /// The record last published for the current activity.
     public private(set) var lastPublished: ActivityRecord?
     /// Datagrams handed to the transport.
@@ -62,10 +92,13 @@ public final class ActivityCenter {
     public private(set) var saveCount = 0
 
     private let codec: DatagramCodec
+    private let gate: ReceiveGate
+    private var peers: PeerDirectory
+    private var counts = ReceiveStatistics()
+    private var isStarted = false
     private var sequence: UInt64 = 0
     private let outbox: AsyncStream<[UInt8]>.Continuation
     private var senderTask: Task<Void, Never>?
-    private var receiveTask: Task<Void, Never>?
     private var repeatTask: Task<Void, Never>?
     private var expiryTask: Task<Void, Never>?
     private var saveTask: Task<Void, Never>?
@@ -87,7 +120,8 @@ public final class ActivityCenter {
         var codec = DatagramCodec(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
         codec.readerLimits = BinaryPropertyListReader.Limits()
         self.codec = codec
-        directory = PeerDirectory(limits: configuration.directoryLimits)
+        gate = ReceiveGate(codec: codec, ownSender: configuration.senderID, limits: configuration.directoryLimits)
+        peers = PeerDirectory(limits: configuration.directoryLimits)
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         outbox = continuation
         senderTask = Task { [transport, weak self] in
@@ -105,22 +139,23 @@ public final class ActivityCenter {
 
     /// Starts receiving and repeating the current activity.
     public func start() {
-        guard receiveTask == nil, !isShutDown else { return }
-        let incoming = transport.incoming
-        receiveTask = Task { [weak self] in
-            for await datagram in incoming {
-                guard let self else { return }
-                self.receive(datagram)
+        guard !isStarted, !isShutDown else { return }
+        isStarted = true
+        let gate = gate
+        transport.deliverIncoming { [weak self] datagram in
+            switch gate.offer(datagram, now: Date()) {
+            case .now:
+                Task { @MainActor [weak self] in self?.absorbReceived() }
+            case .soon:
+                Task { @MainActor [weak self] in
+                    try? await Task.sleep(for: ReceiveGate.lazyDelay)
+                    self?.absorbReceived()
+                }
+            case nil:
+                break
             }
         }
-        let interval = configuration.repeatInterval
-        repeatTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard let self, !Task.isCancelled else { return }
-                self.repeatCurrent()
-            }
-        }
+        scheduleRepeats(fast: false)
     }
 
     /// Withdraws the current activity, sends what is queued, and closes the transport.
@@ -128,7 +163,7 @@ public final class ActivityCenter {
         guard !isShutDown else { return }
         if let current = currentActivity { resign(current) }
         isShutDown = true
-        for task in [receiveTask, repeatTask, expiryTask, saveTask] { task?.cancel() }
+        for task in [repeatTask, expiryTask, saveTask] { task?.cancel() }
         outbox.finish()
         await senderTask?.value
         await transport.close()
@@ -237,8 +272,27 @@ public final class ActivityCenter {
         if activity.isEligibleForHandoff {
             lastPublished = record
             send(.announce(record))
+            scheduleRepeats(fast: true)
         }
         emit(.published(record))
+    }
+
+    /// Repeats the current ANNOUNCE from now on: every `fastRepeatInterval` for
+    /// `fastRepeatPeriod` when `fast` (just after a save), then every `repeatInterval`.
+    private func scheduleRepeats(fast: Bool) {
+        guard isStarted, !isShutDown else { return }
+        repeatTask?.cancel()
+        let from = ContinuousClock.now
+        let configuration = configuration
+        repeatTask = Task { [weak self] in
+            var elapsed = Duration.zero
+            while !Task.isCancelled {
+                elapsed = configuration.repeat(after: elapsed, sinceSave: fast)
+                try? await Task.sleep(until: from + elapsed, clock: .continuous)
+                guard let self, !Task.isCancelled else { return }
+                self.repeatCurrent()
+            }
+        }
     }
 
     private func repeatCurrent() {
@@ -264,44 +318,51 @@ public final class ActivityCenter {
 
     // MARK: Receiving
 
-    /// Applies every receiving rule to one datagram; counts it as accepted, own, or rejected by reason.
+    /// Applies every receiving rule to one datagram at once, here on the main actor; counts it
+    /// as accepted, own, or rejected by reason. (A started center receives from its transport
+    /// by itself; this is for datagrams from elsewhere, and for tests.)
     public func receive(_ datagram: ReceivedDatagram, now: Date = Date()) {
-        do {
-            let header = try DatagramHeader(parsing: datagram.bytes)
-            if header.senderID == configuration.senderID {
-                statistics.own += 1
-                return
-            }
-            let decoded = try codec.decode(datagram.bytes, now: now)
-            guard directory.isFresh(sender: header.senderID, sequence: header.sequence) else { throw RejectionReason.replay }
-            directory.accept(sender: header.senderID, sequence: header.sequence, at: now)
-            statistics.accepted += 1
-            handle(decoded.message, from: header.senderID, source: datagram.source, now: now)
-        } catch let reason as RejectionReason {
-            statistics.count(reason)
-        } catch {
-            statistics.count(.malformedPayload)
-        }
+        _ = gate.offer(datagram, now: now)
+        absorbReceived()
     }
 
-    private func handle(_ message: HandoffMessage, from sender: SenderID, source: String?, now: Date) {
-        switch message {
+    /// Takes everything the gate has queued: counts, plain repeats, then what changes things, in
+    /// arrival order. The nearby list is announced changed once per batch.
+    private func absorbReceived() {
+        let batch = gate.take()
+        guard !batch.isEmpty else { return }
+        counts.add(batch.statistics)
+        var changed = false
+        var announced = false
+        for arrival in batch.refreshes.values.sorted(by: { $0.at < $1.at }) + batch.arrivals {
+            if case .announce = arrival.message { announced = true }
+            changed = handle(arrival) || changed
+        }
+        if announced { scheduleExpiry() }
+        if changed { directoryChanged() }
+    }
+
+    /// Acts on one accepted message; true when the nearby list changed.
+    private func handle(_ arrival: ReceiveGate.Arrival) -> Bool {
+        switch arrival.message {
         case .announce(let record):
-            if let change = directory.announce(record, from: sender, at: now, source: source) {
-                if case .added(let entry) = change { offerToWaiters(entry) }
-                if case .updated(let entry) = change { offerToWaiters(entry) }
-                directoryChanged()
+            switch peers.announce(record, from: arrival.sender, at: arrival.at, source: arrival.source) {
+            case .added(let entry), .updated(let entry):
+                offerToWaiters(entry)
+                return true
+            case .removed, nil:
+                return false
             }
-            scheduleExpiry()
         case .withdraw(let id):
-            if directory.withdraw(activityID: id, from: sender) != nil { directoryChanged() }
+            return peers.withdraw(activityID: id, from: arrival.sender) != nil
         case .query(let types):
             answerQuery(types: types)
         case .continued(let id, let peer):
-            guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { return }
+            guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { return false }
             activity.delegate?.userActivityWasContinued(activity, by: peer)
             emit(.continued(activityID: id, by: peer))
         }
+        return false
     }
 
     private func answerQuery(types: [String]?) {
@@ -323,11 +384,13 @@ public final class ActivityCenter {
         let timeout = configuration.forgetAfter.seconds
         expiryTask = Task { [weak self] in
             while !Task.isCancelled {
-                guard let self, let next = self.directory.nextExpiry(timeout: timeout) else { break }
+                guard let self, let next = self.peers.nextExpiry(timeout: timeout) else { break }
                 let wait = next.timeIntervalSinceNow
                 if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
                 if Task.isCancelled { return }
-                if !self.directory.expire(at: Date(), timeout: timeout).isEmpty { self.directoryChanged() }
+                // Repeats still queued may keep an activity alive.
+                self.absorbReceived()
+                if !self.peers.expire(at: Date(), timeout: timeout).isEmpty { self.directoryChanged() }
             }
             self?.expiryTask = nil
         }

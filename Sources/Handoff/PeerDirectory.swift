@@ -1,12 +1,13 @@
 import Foundation
 
-/// What is nearby: the newest revision of every remote activity, and per-sender replay state.
+/// What is nearby: the newest revision of every remote activity.
 ///
 /// A pure value: the `ActivityCenter` feeds it what it accepts and the time, and asks what
-/// changed. Memory is bounded: at most `limits.maxSenders` senders and
-/// `limits.maxActivities` activities are tracked. When full, an activity heard only once
-/// makes room before one heard again and again, then the least recently heard: a flood of
-/// one-shot senders cannot push out a peer that keeps repeating its activity.
+/// changed. Memory is bounded: at most `limits.maxActivities` activities are tracked. When
+/// full, an activity heard only once makes room before one heard again and again, then the
+/// least recently heard: a flood of one-shot senders cannot push out a peer that keeps
+/// repeating its activity. (`limits.maxSenders` bounds the replay state, a `SenderTable`
+/// kept by the center's receive gate.)
 public struct PeerDirectory: Sendable {
     public struct Limits: Sendable {
         public var maxSenders: Int
@@ -24,13 +25,7 @@ public struct PeerDirectory: Sendable {
         case removed(NearbyActivity)
     }
 
-    private struct SenderState {
-        var highestSequence: UInt64
-        var lastHeard: Date
-    }
-
     public let limits: Limits
-    private var senders: [SenderID: SenderState] = [:]
     private var entries: [String: NearbyActivity] = [:]
 
     public init(limits: Limits = Limits()) {
@@ -44,33 +39,12 @@ public struct PeerDirectory: Sendable {
         }
     }
 
-    public var senderCount: Int { senders.count }
     public var isEmpty: Bool { entries.isEmpty }
 
     public subscript(activityID: String) -> NearbyActivity? { entries[activityID] }
 
     /// Distinct peers (by name) with an activity nearby.
     public var peerNames: Set<String> { Set(entries.values.map(\.record.peer.name)) }
-
-    /// False when `sequence` is not above the highest accepted from `sender` (replay or reorder).
-    public func isFresh(sender: SenderID, sequence: UInt64) -> Bool {
-        guard let state = senders[sender] else { return true }
-        return sequence > state.highestSequence
-    }
-
-    /// Records that a datagram from `sender` with `sequence` was accepted.
-    public mutating func accept(sender: SenderID, sequence: UInt64, at now: Date) {
-        if var state = senders[sender] {
-            state.highestSequence = max(state.highestSequence, sequence)
-            state.lastHeard = now
-            senders[sender] = state
-        } else {
-            if senders.count >= limits.maxSenders, let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard }) {
-                senders[oldest.key] = nil
-            }
-            senders[sender] = SenderState(highestSequence: sequence, lastHeard: now)
-        }
-    }
 
     /// Takes an ANNOUNCE. An older revision never replaces a newer one; the same revision
     /// only refreshes when it was heard.

@@ -56,4 +56,14 @@ public struct ReceiveStatistics: Equatable, Sendable {
     public subscript(reason: RejectionReason) -> Int { rejected[reason, default: 0] }
 
     mutating func count(_ reason: RejectionReason) { rejected[reason, default: 0] += 1 }
+
+    /// Adds another set of counts to these.
+    mutating func add(_ other: ReceiveStatistics) {
+        accepted += other.accepted
+        own += other.own
+        rejected.merge(other.rejected, uniquingKeysWith: +)
+    }
+
+    /// True when nothing was counted.
+    var isEmpty: Bool { accepted == 0 && own == 0 && rejected.isEmpty }
 }

@@ -1,16 +1,23 @@
 import Handoff
 import NIOCore
 
-/// Hands every datagram the channel reads to the transport's `incoming` stream.
+/// Hands every datagram the channel reads to the transport's receiver, on this thread, or
+/// else to its `incoming` stream.
 final class DatagramInboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias Receiver = @Sendable (ReceivedDatagram) -> Void
 
     private let continuation: AsyncStream<ReceivedDatagram>.Continuation
     private let statistics: LockedValue<MulticastStatistics>
+    private let receiver: LockedValue<Receiver?>
 
-    init(continuation: AsyncStream<ReceivedDatagram>.Continuation, statistics: LockedValue<MulticastStatistics>) {
+    init(
+        continuation: AsyncStream<ReceivedDatagram>.Continuation, statistics: LockedValue<MulticastStatistics>,
+        receiver: LockedValue<Receiver?>
+    ) {
         self.continuation = continuation
         self.statistics = statistics
+        self.receiver = receiver
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -19,10 +26,15 @@ final class DatagramInboundHandler: ChannelInboundHandler {
             bytes: Array(envelope.data.readableBytesView),
             source: Self.describe(envelope.remoteAddress)
         )
-        let result = continuation.yield(datagram)
+        var discarded = false
+        if let receiver = receiver.withLock({ $0 }) {
+            receiver(datagram)
+        } else if case .dropped = continuation.yield(datagram) {
+            discarded = true
+        }
         statistics.withLock { counts in
             counts.received += 1
-            if case .dropped = result { counts.discarded += 1 }
+            if discarded { counts.discarded += 1 }
         }
     }
 

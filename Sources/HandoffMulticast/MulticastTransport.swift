@@ -15,6 +15,8 @@ public final class MulticastTransport: ActivityTransport {
     static let receiveBufferSize = 65_536
     /// Datagrams kept for a slow reader of `incoming`; beyond this the oldest are discarded.
     static let incomingBufferLimit = 1024
+    /// The socket's receive buffer asked of the kernel.
+    static let socketReceiveBufferSize = 1 << 20
 
     /// The configuration this transport runs with.
     public let configuration: MulticastConfiguration
@@ -30,6 +32,7 @@ public final class MulticastTransport: ActivityTransport {
     private let groupAddress: SocketAddress
     private let continuation: AsyncStream<ReceivedDatagram>.Continuation
     private let counts: LockedValue<MulticastStatistics>
+    private let receiver: LockedValue<DatagramInboundHandler.Receiver?>
     private let isClosed = LockedValue(false)
 
     private init(
@@ -40,7 +43,8 @@ public final class MulticastTransport: ActivityTransport {
         groupAddress: SocketAddress,
         incoming: AsyncStream<ReceivedDatagram>,
         continuation: AsyncStream<ReceivedDatagram>.Continuation,
-        counts: LockedValue<MulticastStatistics>
+        counts: LockedValue<MulticastStatistics>,
+        receiver: LockedValue<DatagramInboundHandler.Receiver?>
     ) {
         self.configuration = configuration
         self.interfaceName = interfaceName
@@ -52,6 +56,7 @@ public final class MulticastTransport: ActivityTransport {
         self.incoming = incoming
         self.continuation = continuation
         self.counts = counts
+        self.receiver = receiver
     }
 
     /// Counts of datagrams received, sent and discarded so far.
@@ -108,11 +113,13 @@ public final class MulticastTransport: ActivityTransport {
             }
 
             let counts = LockedValue(MulticastStatistics())
+            let receiver = LockedValue<DatagramInboundHandler.Receiver?>(nil)
             let (incoming, continuation) = AsyncStream.makeStream(
                 of: ReceivedDatagram.self,
                 bufferingPolicy: .bufferingNewest(incomingBufferLimit)
             )
-            let channel = try await bind(on: loop, to: anyAddress, continuation: continuation, counts: counts)
+            let channel = try await bind(
+                on: loop, to: anyAddress, continuation: continuation, counts: counts, receiver: receiver)
             do throws(MulticastError) {
                 try await configure(channel, configuration: configuration, choice: choice, group: groupAddress)
             } catch {
@@ -129,12 +136,19 @@ public final class MulticastTransport: ActivityTransport {
                 groupAddress: groupAddress,
                 incoming: incoming,
                 continuation: continuation,
-                counts: counts
+                counts: counts,
+                receiver: receiver
             )
         } catch {
             try? await eventLoopGroup.shutdownGracefully()
             throw error
         }
+    }
+
+    /// Hands every datagram to `receiver` on the transport's event-loop thread, as it is read,
+    /// instead of to `incoming`: no hop to another thread for what the receiver drops at once.
+    public func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void) {
+        self.receiver.withLock { $0 = receiver }
     }
 
     /// Sends one datagram to the group; more than 65,507 bytes is refused.
@@ -190,17 +204,20 @@ public final class MulticastTransport: ActivityTransport {
         on loop: any EventLoop,
         to address: SocketAddress,
         continuation: AsyncStream<ReceivedDatagram>.Continuation,
-        counts: LockedValue<MulticastStatistics>
+        counts: LockedValue<MulticastStatistics>,
+        receiver: LockedValue<DatagramInboundHandler.Receiver?>
     ) async throws(MulticastError) -> any Channel {
         do {
             return try await loop.flatSubmit {
                 DatagramBootstrap(group: loop)
                     .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    // Room for a burst while the thread is busy (the kernel caps it at net.core.rmem_max).
+                    .channelOption(.socketOption(.so_rcvbuf), value: socketReceiveBufferSize)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: receiveBufferSize))
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                DatagramInboundHandler(continuation: continuation, statistics: counts)
+                                DatagramInboundHandler(continuation: continuation, statistics: counts, receiver: receiver)
                             )
                         }
                     }

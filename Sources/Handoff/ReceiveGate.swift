@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// The receiving rules that need no main actor, applied on whichever thread a datagram
+/// arrives (a transport's own thread): the header, our own sender id, opening and decoding,
+/// and replay. What passes is queued for the `ActivityCenter`, which takes the queue in one
+/// go on the main actor.
+///
+/// Most of what a busy LAN carries is a repeat of an activity revision already handed on.
+/// Such a repeat matters only for when its activity was last heard, so it is queued as a
+/// refresh: coalesced per activity and picked up lazily (within `ReceiveGate.lazyDelay`, or
+/// at the next urgent hand-over, or before anything expires). Only what changes the picture
+/// — a new activity or revision, WITHDRAW, QUERY, CONTINUED — asks for the main actor at
+/// once, and one wake-up carries everything queued by then. Rejected datagrams only count.
+final class ReceiveGate: Sendable {
+    /// How long a queued refresh may wait for the main actor.
+    static let lazyDelay: Duration = .milliseconds(250)
+    /// A repeat heard after this much silence is handed on at once: its activity may have
+    /// been forgotten meanwhile.
+    static let silenceBeforeUrgent: TimeInterval = 1.5
+
+    /// One accepted datagram whose message may change something.
+    struct Arrival {
+        var message: HandoffMessage
+        var sender: SenderID
+        var source: String?
+        var at: Date
+    }
+
+    /// What the center takes in one go.
+    struct Batch {
+        var statistics = ReceiveStatistics()
+        var arrivals: [Arrival] = []
+        /// The newest repeat of each activity, by activity id.
+        var refreshes: [String: Arrival] = [:]
+
+        var isEmpty: Bool { statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty }
+    }
+
+    /// What the caller of `offer` should do to get the queue taken.
+    enum Wake: Equatable {
+        /// Ask the main actor now.
+        case now
+        /// Ask the main actor after `lazyDelay`.
+        case soon
+    }
+
+    /// The last revision handed on for one activity.
+    private struct Known {
+        var sender: SenderID
+        var record: ActivityRecord
+        var heard: Date
+    }
+
+    private struct State {
+        var senders: SenderTable
+        var known: [String: Known] = [:]
+        var pending = Batch()
+        var urgentWakeAsked = false
+        var lazyWakeAsked = false
+    }
+
+    private let codec: DatagramCodec
+    private let ownSender: SenderID
+    private let knownLimit: Int
+    private let state: Mutex<State>
+
+    init(codec: DatagramCodec, ownSender: SenderID, limits: PeerDirectory.Limits) {
+        self.codec = codec
+        self.ownSender = ownSender
+        knownLimit = max(1, limits.maxActivities * 4)
+        state = Mutex(State(senders: SenderTable(limit: limits.maxSenders)))
+    }
+
+    /// Applies every stateless rule and replay to one datagram and queues the result;
+    /// says how to wake the center, or nil when a wake-up is already on its way (or not needed).
+    func offer(_ datagram: ReceivedDatagram, now: Date) -> Wake? {
+        let header: DatagramHeader
+        let decoded: DecodedDatagram
+        do throws(RejectionReason) {
+            header = try DatagramHeader(parsing: datagram.bytes)
+            if header.senderID == ownSender {
+                return state.withLock { s in
+                    s.pending.statistics.own += 1
+                    return nil
+                }
+            }
+            decoded = try codec.decode(datagram.bytes, now: now)
+        } catch {
+            return state.withLock { s in
+                s.pending.statistics.count(error)
+                return nil
+            }
+        }
+        let arrival = Arrival(message: decoded.message, sender: header.senderID, source: datagram.source, at: now)
+        return state.withLock { s in
+            guard s.senders.isFresh(sender: header.senderID, sequence: header.sequence) else {
+                s.pending.statistics.count(.replay)
+                return nil
+            }
+            s.senders.accept(sender: header.senderID, sequence: header.sequence, at: now)
+            s.pending.statistics.accepted += 1
+            switch decoded.message {
+            case .announce(let record):
+                if let known = s.known[record.activityID], known.sender == header.senderID, known.record == record,
+                    now.timeIntervalSince(known.heard) < Self.silenceBeforeUrgent
+                {
+                    s.known[record.activityID]?.heard = now
+                    s.pending.refreshes[record.activityID] = arrival
+                    guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
+                    s.lazyWakeAsked = true
+                    return .soon
+                }
+                if s.known[record.activityID] == nil, s.known.count >= knownLimit, let any = s.known.keys.first {
+                    s.known[any] = nil
+                }
+                if let known = s.known[record.activityID], record.revision < known.record.revision {
+                    // Older than what was handed on: the directory would ignore it anyway.
+                    return nil
+                }
+                s.known[record.activityID] = Known(sender: header.senderID, record: record, heard: now)
+            case .withdraw(let id):
+                if s.known[id]?.sender == header.senderID { s.known[id] = nil }
+            case .query, .continued:
+                break
+            }
+            s.pending.arrivals.append(arrival)
+            guard !s.urgentWakeAsked else { return nil }
+            s.urgentWakeAsked = true
+            return .now
+        }
+    }
+
+    /// Everything queued since the last call; later offers ask for a new wake-up.
+    func take() -> Batch {
+        state.withLock { s in
+            s.urgentWakeAsked = false
+            s.lazyWakeAsked = false
+            defer { s.pending = Batch() }
+            return s.pending
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import Handoff
+
+/// The part of receiving that runs off the main actor, and when it asks for the main actor.
+@Suite("Receive gate")
+struct ReceiveGateTests {
+    let now = Date()
+    let sender = SenderID(bytes: Array(repeating: 7, count: 16))!
+
+    func gate(limits: PeerDirectory.Limits = .init()) -> ReceiveGate {
+        ReceiveGate(
+            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            limits: limits)
+    }
+
+    func datagram(_ message: HandoffMessage, sequence: UInt64, from sender: SenderID? = nil) -> ReceivedDatagram {
+        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(
+            message, senderID: sender ?? self.sender, sequence: sequence, sentAt: now)
+        return ReceivedDatagram(bytes: bytes, source: "192.0.2.7:47788")
+    }
+
+    @Test("A new revision asks for the main actor at once; repeats of it only lazily, once per batch")
+    func repeatsWaitForTheNextBatch() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "A")
+        #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
+        // Already asked: later arrivals ride on the same wake-up.
+        #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now) == nil)
+        var batch = gate.take()
+        #expect(batch.arrivals.count == 1)
+        #expect(batch.refreshes.keys.sorted() == ["A"])
+        #expect(batch.statistics.accepted == 2)
+
+        #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now + 0.5) == .soon)
+        #expect(gate.offer(datagram(.announce(record), sequence: 4), now: now + 0.6) == nil)
+        batch = gate.take()
+        #expect(batch.arrivals.isEmpty)
+        #expect(batch.refreshes["A"]?.at == now + 0.6, "the newest hearing is kept")
+
+        var next = record
+        next.revision += 1
+        #expect(gate.offer(datagram(.announce(next), sequence: 5), now: now + 0.7) == .now)
+        #expect(gate.take().arrivals.count == 1)
+    }
+
+    @Test("A repeat after a silence long enough that the activity may be forgotten is urgent")
+    func repeatAfterSilenceIsUrgent() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "A")
+        #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
+        _ = gate.take()
+        #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now + 3.6) == .now)
+    }
+
+    @Test("Rejected, replayed and own datagrams are only counted: no wake-up")
+    func rejectionsNeverWake() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "A")
+        let first = datagram(.announce(record), sequence: 5)
+        #expect(gate.offer(first, now: now) == .now)
+        _ = gate.take()
+        #expect(gate.offer(first, now: now) == nil)
+        #expect(gate.offer(ReceivedDatagram(bytes: [1, 2, 3]), now: now) == nil)
+        var flipped = datagram(.announce(record), sequence: 6).bytes
+        flipped[50] ^= 1
+        #expect(gate.offer(ReceivedDatagram(bytes: flipped), now: now) == nil)
+        let own = datagram(.announce(record), sequence: 1, from: SenderID(bytes: Array(repeating: 1, count: 16))!)
+        #expect(gate.offer(own, now: now) == nil)
+        let batch = gate.take()
+        #expect(batch.arrivals.isEmpty && batch.refreshes.isEmpty)
+        #expect(batch.statistics[.replay] == 1)
+        #expect(batch.statistics[.tooShort] == 1)
+        #expect(batch.statistics[.authenticationFailed] == 1)
+        #expect(batch.statistics.own == 1)
+        #expect(batch.statistics.accepted == 0)
+    }
+
+    @Test("After a WITHDRAW, the same revision announced again is news")
+    func withdrawForgetsTheRevision() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "A")
+        #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
+        _ = gate.take()
+        #expect(gate.offer(datagram(.withdraw(activityID: "A"), sequence: 2), now: now) == .now)
+        _ = gate.take()
+        #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now) == .now)
+        #expect(gate.take().arrivals.count == 1)
+    }
+
+    @Test("Replay state stays within the sender limit under a flood of sender ids")
+    func senderStateIsBounded() {
+        let gate = gate(limits: .init(maxSenders: 8, maxActivities: 4))
+        var random = SplitMix64(seed: 3)
+        for i in 0..<200 {
+            let id = SenderID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
+            _ = gate.offer(datagram(.announce(Fixtures.counterRecord(count: i, id: "f\(i)")), sequence: 1, from: id), now: now)
+        }
+        let batch = gate.take()
+        #expect(batch.statistics.accepted == 200)
+        #expect(batch.arrivals.count == 200, "every new activity is handed on; the directory bounds what it keeps")
+    }
+}
+
+@Suite("Repeat schedule")
+struct RepeatScheduleTests {
+    @Test("After a save: every 250 ms for 3 s, then every second; at start-up, every second")
+    func defaultSchedule() {
+        let configuration = ActivityCenter.Configuration(peer: PeerInfo(name: "a", host: "h", app: "t", appVersion: "0"))
+        func offsets(sinceSave: Bool, until end: Duration) -> [Double] {
+            var out: [Double] = []
+            var elapsed = Duration.zero
+            while true {
+                elapsed = configuration.repeat(after: elapsed, sinceSave: sinceSave)
+                guard elapsed <= end else { return out }
+                out.append(elapsed.seconds)
+            }
+        }
+        let afterSave = offsets(sinceSave: true, until: .seconds(6))
+        #expect(afterSave == [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 4, 5, 6])
+        // Sends within 2 s and 5 s of a save, the save included: what the loss targets rest on.
+        #expect(1 + afterSave.filter { $0 < 2 }.count == 8)
+        #expect(1 + afterSave.filter { $0 < 5 }.count == 14)
+        #expect(offsets(sinceSave: false, until: .seconds(3)) == [1, 2, 3])
+    }
+
+    @Test("A zero fast period keeps to the plain repeat; a repeat interval shorter than the fast one wins")
+    func plainSchedule() {
+        var configuration = ActivityCenter.Configuration(peer: PeerInfo(name: "a", host: "h", app: "t", appVersion: "0"))
+        configuration.fastRepeatPeriod = .zero
+        #expect(configuration.repeat(after: .zero, sinceSave: true) == .seconds(1))
+        configuration.fastRepeatPeriod = .seconds(3)
+        configuration.repeatInterval = .milliseconds(50)
+        #expect(configuration.repeat(after: .zero, sinceSave: true) == .milliseconds(50))
+    }
+}
+
+@MainActor
+@Suite("Repeats after a save")
+struct FastRepeatTests {
+    @Test("A save is sent again quickly, not only at the next plain repeat")
+    func saveIsRepeatedQuickly() async throws {
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a") {
+            $0.repeatInterval = .seconds(600)
+            $0.fastRepeatInterval = .milliseconds(10)
+            $0.fastRepeatPeriod = .milliseconds(100)
+        }
+        let activity = UserActivity(activityType: "dev.baton.counter", center: a)
+        activity.userInfo = ["count": 1]
+        try activity.becomeCurrent()
+        // With a ten-minute plain repeat, only the fast repeats can bring these.
+        #expect(await waitUntil { a.sentCount >= 11 }, "sent: \(a.sentCount)")
+        #expect(a.saveCount == 1)
+        await a.shutdown()
+    }
+}
