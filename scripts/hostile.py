@@ -348,6 +348,9 @@ def main() -> int:
     parser.add_argument("--allow-host-namespace", action="store_true",
                         help="run even outside a netlab namespace (datagrams may leave the machine)")
     parser.add_argument("--quiet", action="store_true", help="no sentence on stderr")
+    parser.add_argument("--prepare", action="store_true",
+                        help="seal every datagram before sending the first, then print {\"event\": \"sending\"}: "
+                             "the rate then holds on a busy machine")
     args = parser.parse_args()
 
     if args.count < 0:
@@ -367,7 +370,11 @@ def main() -> int:
     # One stream per kind, so that two kinds sent with the same seed do not share a sender id.
     rng = random.Random(f"{args.seed}:{args.kind}") if args.seed is not None else random.Random()
     sender = Sender(args.group, args.port, args.interface)
-    sent, expected, seconds = sender.send(datagrams(args.kind, args.count, key, rng), args.rate)
+    items = datagrams(args.kind, args.count, key, rng)
+    if args.prepare:
+        items = list(items)
+        print(json.dumps({"event": "sending"}), flush=True)
+    sent, expected, seconds = sender.send(items, args.rate)
     senders = min(args.count, FLOOD_SENDERS) if args.kind == "flood" else len(ESCAPES) if args.kind == "escapes" else 1
     summary = {"kind": args.kind, "sent": sent, "seconds": round(seconds, 3), "expected": expected,
                "accepted": expected.get(ACCEPTED, 0), "senders": senders}

@@ -62,15 +62,25 @@ public struct PeerDirectory: Sendable {
             entries[record.activityID] = existing
             return changed ? .updated(existing) : nil
         }
-        if entries.count >= limits.maxActivities,
-            let victim = entries.values.min(by: { ($0.timesHeard > 1 ? 1 : 0, $0.lastHeard) < ($1.timesHeard > 1 ? 1 : 0, $1.lastHeard) })
-        {
-            // Full: one of the rest makes room, without a change of its own.
-            entries[victim.id] = nil
-        }
+        if entries.count >= limits.maxActivities { makeRoom() }
         let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source)
         entries[record.activityID] = entry
         return .added(entry)
+    }
+
+    /// Full: some of the rest make room, without a change of their own. Activities heard only
+    /// once go first, the older half of them at a time (a flood of them then costs one sort
+    /// per many arrivals); when every activity was heard again and again, the one heard least
+    /// recently goes.
+    private mutating func makeRoom() {
+        let once = entries.values.filter { $0.timesHeard <= 1 }
+        if !once.isEmpty {
+            for entry in once.sorted(by: { $0.lastHeard < $1.lastHeard }).prefix(max(1, once.count / 2)) {
+                entries[entry.id] = nil
+            }
+        } else if let victim = entries.values.min(by: { $0.lastHeard < $1.lastHeard }) {
+            entries[victim.id] = nil
+        }
     }
 
     /// Takes a WITHDRAW; only the sender that announced the activity can withdraw it.

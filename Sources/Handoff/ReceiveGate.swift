@@ -111,8 +111,11 @@ final class ReceiveGate: Sendable {
                     s.lazyWakeAsked = true
                     return .soon
                 }
-                if s.known[record.activityID] == nil, s.known.count >= knownLimit, let any = s.known.keys.first {
-                    s.known[any] = nil
+                if s.known[record.activityID] == nil, s.known.count >= knownLimit {
+                    // Half at a time, the least recently heard: one sort per many newcomers in a flood.
+                    for (id, _) in s.known.sorted(by: { $0.value.heard < $1.value.heard }).prefix(knownLimit / 2) {
+                        s.known[id] = nil
+                    }
                 }
                 if let known = s.known[record.activityID], record.revision < known.record.revision {
                     // Older than what was handed on: the directory would ignore it anyway.

@@ -3,7 +3,7 @@ import Foundation
 /// Per-sender replay state: the highest sequence accepted from each sender id.
 ///
 /// Bounded: at most `limit` senders are tracked; a new one past the limit pushes out the
-/// sender heard least recently (which, if it speaks again, starts afresh).
+/// quarter heard least recently (a sender pushed out starts afresh if it speaks again).
 public struct SenderTable: Sendable {
     private struct State {
         var highestSequence: UInt64
@@ -34,8 +34,11 @@ public struct SenderTable: Sendable {
             senders[sender] = state
             return
         }
-        if senders.count >= limit, let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard }) {
-            senders[oldest.key] = nil
+        if senders.count >= limit {
+            // A quarter at a time, so that a flood of new ids costs one sort per many of them
+            // rather than a scan of the whole table for each.
+            let oldest = senders.sorted { $0.value.lastHeard < $1.value.lastHeard }.prefix(max(1, limit / 4))
+            for (id, _) in oldest { senders[id] = nil }
         }
         senders[sender] = State(highestSequence: sequence, lastHeard: now)
     }

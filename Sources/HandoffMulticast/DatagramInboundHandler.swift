@@ -5,7 +5,13 @@ import NIOCore
 /// else to its `incoming` stream.
 final class DatagramInboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    typealias Receiver = @Sendable (ReceivedDatagram) -> Void
+
+    /// The receiver, boxed: a bare closure kept in a generic `LockedValue` would be wrapped in
+    /// two more reabstraction thunks at every `withLock`, a chain that grows with every datagram.
+    final class Receiver: Sendable {
+        let receive: @Sendable (ReceivedDatagram) -> Void
+        init(_ receive: @escaping @Sendable (ReceivedDatagram) -> Void) { self.receive = receive }
+    }
 
     private let continuation: AsyncStream<ReceivedDatagram>.Continuation
     private let statistics: LockedValue<MulticastStatistics>
@@ -28,7 +34,7 @@ final class DatagramInboundHandler: ChannelInboundHandler {
         )
         var discarded = false
         if let receiver = receiver.withLock({ $0 }) {
-            receiver(datagram)
+            receiver.receive(datagram)
         } else if case .dropped = continuation.yield(datagram) {
             discarded = true
         }

@@ -148,7 +148,8 @@ public final class MulticastTransport: ActivityTransport {
     /// Hands every datagram to `receiver` on the transport's event-loop thread, as it is read,
     /// instead of to `incoming`: no hop to another thread for what the receiver drops at once.
     public func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void) {
-        self.receiver.withLock { $0 = receiver }
+        let box = DatagramInboundHandler.Receiver(receiver)
+        self.receiver.withLock { $0 = box }
     }
 
     /// Sends one datagram to the group; more than 65,507 bytes is refused.

@@ -36,7 +36,12 @@ struct HandoffBench {
         let codec = DatagramCodec(groupKey: GroupKey.random())
         let sender = SenderID.random()
         var sink = 0
-        print("Baton datagram codec, release build, median of 7 rounds")
+        #if DEBUG
+        let build = "DEBUG build (figures for BENCHMARKS.md come from -c release)"
+        #else
+        let build = "release build"
+        #endif
+        print("Baton datagram codec, \(build), median of 7 rounds")
         print("userInfo   datagram   seal+encode   open+decode")
         for size in [100, 1_000, 50_000] {
             let message = HandoffMessage.announce(record(userInfoBytes: size))

@@ -60,8 +60,9 @@ struct ActivityLifeTests {
             _ = directory.announce(
                 Fixtures.counterRecord(count: i, id: "id-\(i)"), from: sender, at: now.addingTimeInterval(Double(i) / 1000))
         }
-        #expect(senders.count == 64)
-        #expect(directory.activities.count == 16)
+        // Full tables make room a share at a time: never over the limit, never far below it.
+        #expect((48...64).contains(senders.count), "\(senders.count) senders")
+        #expect((8...16).contains(directory.activities.count), "\(directory.activities.count) activities")
         // The newest are kept: the last activity heard is there.
         #expect(directory["id-4999"] != nil)
     }
@@ -80,6 +81,7 @@ struct ActivityLifeTests {
                 Fixtures.counterRecord(count: i, id: "flood-\(i)"), from: sender, at: start.addingTimeInterval(1 + Double(i) / 10_000))
         }
         #expect(directory["genuine"] != nil)
-        #expect(directory.activities.count == 16)
+        #expect((8...16).contains(directory.activities.count), "\(directory.activities.count) activities")
+        #expect(directory["flood-9999"] != nil, "the newest arrival is kept")
     }
 }

@@ -34,13 +34,25 @@ enum Hostile {
 
     /// Starts `hostile.py KIND --count COUNT --rate RATE` in host `host`; `key` nil sends
     /// without `--key` (and without `BATON_KEY`): what a stranger can do.
+    ///
+    /// With `prepared`, hostile.py seals every datagram first and this returns once it starts
+    /// sending: a fast flood then holds its rate while the machine is busy with the receivers.
     static func start(
-        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, lab: Lab, host: Int
+        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, prepared: Bool = false,
+        lab: Lab, host: Int
     ) throws -> LabProcess {
         var arguments = ["python3", script, kind, "--count", String(count), "--rate", String(rate), "--quiet"]
         if let key { arguments += ["--key", key] }
         if let seed { arguments += ["--seed", String(seed)] }
-        return try LabProcess("hostile-\(kind)", lab: lab, host: host, arguments, environment: ["BATON_KEY": ""])
+        if prepared { arguments.append("--prepare") }
+        let process = try LabProcess("hostile-\(kind)", lab: lab, host: host, arguments, environment: ["BATON_KEY": ""])
+        if prepared {
+            try Wait.until("hostile.py to seal \(count) \(kind) datagrams", timeout: 60, interval: 0.02) {
+                process.snapshot.contains { !$0.isError && $0.text.contains(#""event": "sending""#) }
+                    || process.poll() != nil
+            }
+        }
+        return process
     }
 
     /// Waits for a started hostile.py to finish and returns its summary.
