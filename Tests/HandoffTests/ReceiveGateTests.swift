@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Handoff
 
@@ -104,54 +105,70 @@ struct ReceiveGateTests {
 
 @Suite("Repeat schedule")
 struct RepeatScheduleTests {
-    @Test("After a save: every 250 ms for 3 s, then every second; at start-up, every second")
-    func defaultSchedule() {
-        let configuration = ActivityCenter.Configuration(peer: PeerInfo(name: "a", host: "h", app: "t", appVersion: "0"))
-        func offsets(sinceSave: Bool, until end: Duration) -> [Double] {
-            var out: [Double] = []
-            var elapsed = Duration.zero
-            while true {
-                elapsed = configuration.repeat(after: elapsed, sinceSave: sinceSave)
-                guard elapsed <= end else { return out }
-                out.append(elapsed.seconds)
-            }
+    func offsets(_ configuration: ActivityCenter.Configuration, sinceSave: Bool, until end: Duration) -> [Double] {
+        var out: [Double] = []
+        var elapsed = Duration.zero
+        while true {
+            elapsed = configuration.repeat(after: elapsed, sinceSave: sinceSave)
+            guard elapsed <= end else { return out }
+            out.append(elapsed.seconds)
         }
-        let afterSave = offsets(sinceSave: true, until: .seconds(6))
-        #expect(afterSave == [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 4, 5, 6])
-        // Sends within 2 s and 5 s of a save, the save included: what the loss targets rest on.
-        #expect(1 + afterSave.filter { $0 < 2 }.count == 8)
-        #expect(1 + afterSave.filter { $0 < 5 }.count == 14)
-        #expect(offsets(sinceSave: false, until: .seconds(3)) == [1, 2, 3])
     }
 
-    @Test("A zero fast period keeps to the plain repeat; a repeat interval shorter than the fast one wins")
+    @Test("After a save: the plain repeat at 1 s, 11 more every 125 ms, then every second; at start-up, every second")
+    func defaultSchedule() {
+        let configuration = ActivityCenter.Configuration(peer: PeerInfo(name: "a", host: "h", app: "t", appVersion: "0"))
+        let afterSave = offsets(configuration, sinceSave: true, until: .seconds(6))
+        let burst = (0..<12).map { 1 + Double($0) * 0.125 }
+        #expect(afterSave == burst + [3.375, 4.375, 5.375])
+        // Sends within 2 s and 5 s of a save, the save included: what the loss targets rest on.
+        #expect(1 + afterSave.filter { $0 < 1.9 }.count == 9)
+        #expect(1 + afterSave.filter { $0 < 4.9 }.count == 15)
+        // Nothing before the plain repeat: a revision replaced within a second costs one datagram.
+        #expect(afterSave.first == 1)
+        #expect(offsets(configuration, sinceSave: false, until: .seconds(3)) == [1, 2, 3])
+    }
+
+    @Test("No burst keeps to the plain repeat; a repeat interval shorter than the burst's wins")
     func plainSchedule() {
         var configuration = ActivityCenter.Configuration(peer: PeerInfo(name: "a", host: "h", app: "t", appVersion: "0"))
-        configuration.fastRepeatPeriod = .zero
-        #expect(configuration.repeat(after: .zero, sinceSave: true) == .seconds(1))
-        configuration.fastRepeatPeriod = .seconds(3)
+        configuration.burstRepeats = 0
+        #expect(offsets(configuration, sinceSave: true, until: .seconds(3)) == [1, 2, 3])
+        configuration.burstRepeats = 3
         configuration.repeatInterval = .milliseconds(50)
-        #expect(configuration.repeat(after: .zero, sinceSave: true) == .milliseconds(50))
+        #expect(offsets(configuration, sinceSave: true, until: .milliseconds(250)) == [0.05, 0.1, 0.15, 0.2, 0.25])
     }
 }
 
 @MainActor
 @Suite("Repeats after a save")
-struct FastRepeatTests {
-    @Test("A save is sent again quickly, not only at the next plain repeat")
-    func saveIsRepeatedQuickly() async throws {
+struct BurstRepeatTests {
+    @Test("A revision that stands is repeated in a burst, not only every repeat interval")
+    func standingRevisionIsRepeatedInABurst() async throws {
         let network = InMemoryNetwork()
         let a = makeCenter(on: network, name: "alice@a") {
-            $0.repeatInterval = .seconds(600)
-            $0.fastRepeatInterval = .milliseconds(10)
-            $0.fastRepeatPeriod = .milliseconds(100)
+            $0.repeatInterval = .milliseconds(500)
+            $0.burstInterval = .milliseconds(5)
+            $0.burstRepeats = 20
+        }
+        let listener = network.makeTransport(name: "listener")
+        let heard = Mutex<[Date]>([])
+        listener.deliverIncoming { datagram in
+            if let decoded = try? DatagramCodec(groupKey: Fixtures.key).decode(datagram.bytes) {
+                heard.withLock { $0.append(decoded.sentAt) }
+            }
         }
         let activity = UserActivity(activityType: "dev.baton.counter", center: a)
         activity.userInfo = ["count": 1]
         try activity.becomeCurrent()
-        // With a ten-minute plain repeat, only the fast repeats can bring these.
-        #expect(await waitUntil { a.sentCount >= 11 }, "sent: \(a.sentCount)")
+        #expect(await waitUntil { heard.withLock { $0.count } >= 21 }, "heard: \(heard.withLock { $0.count })")
+        let times = heard.withLock { Array($0.prefix(21)) }
+        // The save, then the burst: 20 repeats that plain repeats would take 10 s to send.
+        let burst = times[20].timeIntervalSince(times[1])
+        #expect(burst < 5, "the 20 repeats took \(burst) s")
+        #expect(times[1].timeIntervalSince(times[0]) >= 0.45, "the burst starts after the plain repeat interval")
         #expect(a.saveCount == 1)
         await a.shutdown()
+        await listener.close()
     }
 }
