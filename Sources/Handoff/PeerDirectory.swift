@@ -56,7 +56,8 @@ public struct PeerDirectory: Sendable {
             let changed = record != existing.record
             existing.record = record
             existing.senderID = sender
-            existing.lastHeard = now
+            // Repeats may be taken in after news that arrived before them: never back in time.
+            existing.lastHeard = max(existing.lastHeard, now)
             existing.source = source
             existing.timesHeard += 1
             entries[record.activityID] = existing

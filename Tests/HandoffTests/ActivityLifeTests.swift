@@ -67,6 +67,17 @@ struct ActivityLifeTests {
         #expect(directory["id-4999"] != nil)
     }
 
+    @Test("A repeat taken in after later news never moves when an activity was last heard back in time")
+    func lastHeardNeverGoesBack() {
+        var directory = PeerDirectory()
+        let sender = SenderID(bytes: Array(repeating: 2, count: 16))!
+        let start = Date()
+        let record = Fixtures.counterRecord(count: 1, id: "A")
+        _ = directory.announce(record, from: sender, at: start.addingTimeInterval(2))
+        _ = directory.announce(record, from: sender, at: start.addingTimeInterval(1))
+        #expect(directory["A"]?.lastHeard == start.addingTimeInterval(2))
+    }
+
     @Test("A peer heard again and again survives a flood of one-shot activities")
     func repeatingPeerSurvivesFlood() {
         var directory = PeerDirectory(limits: .init(maxSenders: 64, maxActivities: 16))
