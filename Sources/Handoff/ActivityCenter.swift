@@ -315,7 +315,12 @@ public final class ActivityCenter {
         do {
             let bytes = try codec.encode(message, senderID: configuration.senderID, sequence: sequence, sentAt: Date())
             sentCount += 1
-            outbox.yield(bytes)
+            // Straight to the transport's thread when it can take it so (one hop fewer per
+            // datagram); else through the outbox, in order.
+            let posted = transport.post(bytes) { [weak self] reason in
+                Task { @MainActor in self?.emit(.sendFailed(reason)) }
+            }
+            if !posted { outbox.yield(bytes) }
         } catch {
             emit(.sendFailed(error.description))
         }

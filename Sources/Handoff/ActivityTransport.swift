@@ -21,6 +21,10 @@ public protocol ActivityTransport: Sendable {
     func send(_ bytes: [UInt8]) async throws
     /// Every datagram that arrives, in arrival order, until the transport is closed.
     var incoming: AsyncStream<ReceivedDatagram> { get }
+    /// Hands one datagram to the transport's own thread without waiting, in call order, and
+    /// reports a failure to `failed` (from any thread). False when the transport has no
+    /// such path: the caller then queues the datagram for `send`.
+    func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool
     /// Hands every datagram that arrives to `receiver` instead of `incoming`, one at a time,
     /// in arrival order, on whatever thread the transport receives on. Call it once.
     func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void)
@@ -31,6 +35,9 @@ public protocol ActivityTransport: Sendable {
 }
 
 extension ActivityTransport {
+    /// No path without waiting: callers queue for `send`.
+    public func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool { false }
+
     /// Reads `incoming` on a task of its own; a transport with a thread of its own does better.
     public func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void) {
         let incoming = incoming

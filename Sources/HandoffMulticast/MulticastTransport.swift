@@ -172,6 +172,35 @@ public final class MulticastTransport: ActivityTransport {
         counts.withLock { $0.sent += 1 }
     }
 
+    /// Writes one datagram on the event-loop thread without waiting for it; datagrams posted
+    /// from one thread go out in order, and before a later `close()`.
+    public func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool {
+        guard bytes.count <= Self.maximumDatagramSize else {
+            failed(MulticastError.datagramTooLarge(bytes: bytes.count, limit: Self.maximumDatagramSize).description)
+            return true
+        }
+        guard !isClosed.withLock({ $0 }) else {
+            failed(MulticastError.closed.description)
+            return true
+        }
+        let envelope = AddressedEnvelope(remoteAddress: groupAddress, data: channel.allocator.buffer(bytes: bytes))
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        let counts = counts
+        let destination = "\(configuration.group):\(configuration.port)"
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                counts.withLock { $0.sent += 1 }
+            case .failure(ChannelError.ioOnClosedChannel):
+                failed(MulticastError.closed.description)
+            case .failure(let error):
+                failed(MulticastError.sendFailed(destination: destination, reason: MulticastError.reason(for: error)).description)
+            }
+        }
+        channel.writeAndFlush(envelope, promise: promise)
+        return true
+    }
+
     /// Closes the socket, finishes `incoming` and stops the event-loop thread; later calls do nothing.
     public func close() async {
         let wasOpen = isClosed.withLock { closed in

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import Synchronization
 import Testing
 @testable import HandoffMulticast
 
@@ -62,6 +63,45 @@ struct MulticastTransportTests {
                 try await transport.send([1, 2, 3])
             }
             await transport.close()  // a second close does nothing
+        }
+    }
+
+    @Test("post: datagrams go out in call order without waiting, also the last one before close; after close it reports closed")
+    func postKeepsOrderUpToClose() async throws {
+        try await NetLab.withSingleHostLab { lab in
+            let sender = try await lab.start(on: 1)
+            let listener = try await lab.start(on: 1)
+            let heard = DatagramCollector.collecting(listener.incoming)
+            let failures = Mutex<[String]>([])
+            let fail: @Sendable (String) -> Void = { reason in failures.withLock { $0.append(reason) } }
+
+            let sent = (0..<50).map { Self.pattern(100 + $0, seed: UInt8($0)) }
+            for bytes in sent { #expect(sender.post(bytes, failed: fail)) }
+            await sender.close()
+            #expect(await heard.waitUntil { $0.map(\.bytes) == sent })
+            #expect(failures.withLock { $0 }.isEmpty)
+
+            #expect(sender.post([1, 2, 3], failed: fail))
+            #expect(failures.withLock { $0 } == [MulticastError.closed.description])
+            #expect(sender.post(Self.pattern(65_508, seed: 9), failed: fail))
+            #expect(failures.withLock { $0.count } == 2)
+            await listener.close()
+        }
+    }
+
+    @Test("deliverIncoming: every datagram reaches the receiver on the transport's thread, none the incoming stream")
+    func deliverIncomingTakesOverFromTheStream() async throws {
+        try await NetLab.withSingleHostLab { lab in
+            let transport = try await lab.start(on: 1)
+            let viaStream = DatagramCollector.collecting(transport.incoming)
+            let received = Mutex<[[UInt8]]>([])
+            transport.deliverIncoming { datagram in received.withLock { $0.append(datagram.bytes) } }
+            for n in 1...5 { try await transport.send([UInt8(n)]) }
+            #expect(try await waitUntil { received.withLock { $0 } == [[1], [2], [3], [4], [5]] })
+            #expect(transport.receivedCount == 5)
+            await transport.close()
+            #expect(await viaStream.waitUntilFinished())
+            #expect(await viaStream.datagrams.isEmpty)
         }
     }
 
