@@ -14,7 +14,7 @@ import Foundation
 /// the queue in batches, at once when something changed and lazily for plain repeats.
 @MainActor
 public final class ActivityCenter {
-    /// Timings, limits and identity; the defaults are PROTOCOL.md's.
+    /// Timings, limits and identity; the defaults are PROTOCOL.md's, with Baton's repeat burst on top.
     public struct Configuration: Sendable {
         public var peer: PeerInfo
         public var senderID: SenderID
