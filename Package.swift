@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "baton-peer", targets: ["baton-peer"]),
         .library(name: "Handoff", targets: ["Handoff"]),
         .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
+        .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -20,12 +21,15 @@ let package = Package(
         // The library: activities, registry, save pipeline, wire codec, peer directory.
         .target(
             name: "Handoff",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-            // Every datagram on the LAN passes through its reader: optimized in debug builds
-            // too, so that the lab's floods measure Baton rather than -Onone (decoding a small
-            // datagram costs ~45 µs unoptimized, ~8 µs optimized).
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // Test doubles for programs built on Handoff: an in-memory network with seeded faults,
+        // and a clock that moves only when told. Like NIOEmbedded beside NIOPosix: `baton` does
+        // not link it.
+        .target(name: "HandoffTesting", dependencies: ["Handoff"]),
         // The UDP multicast transport over SwiftNIO.
         .target(
             name: "HandoffMulticast",
@@ -74,10 +78,10 @@ let package = Package(
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench`.
         .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
-        .testTarget(name: "HandoffTests", dependencies: ["Handoff", "BatonResources"], resources: [.copy("Vectors")]),
+        .testTarget(name: "HandoffTests", dependencies: ["Handoff", "HandoffTesting", "BatonResources"], resources: [.copy("Vectors")]),
         .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI", "BatonResources"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffTesting", "TerminalUI", "BatonResources"]),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),

@@ -120,9 +120,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             inbox?.yield(.publishFailed(error.description))
         case .continued:
             break  // userActivityWasContinued tells us, as the activity's delegate
-        case .sendFailed(let reason):
-            log("send failed: \(reason)")
-            inbox?.yield(.network(.offline(reason)))
+        case .sendFailed(let error):
+            log("send failed: \(error)")
+            inbox?.yield(.network(.offline(error.description)))
         }
     }
 

@@ -13,36 +13,38 @@ public struct ReceivedDatagram: Sendable {
     }
 }
 
-/// Carries sealed datagrams between peers: multicast on a LAN, or memory in tests.
+/// What a transport calls back: each datagram that arrives, and each send that failed.
 ///
-/// A transport knows nothing of activities or keys; it moves opaque bytes.
-public protocol ActivityTransport: Sendable {
-    /// Sends one datagram to every peer in the group.
-    func send(_ bytes: [UInt8]) async throws
-    /// Every datagram that arrives, in arrival order, until the transport is closed.
-    var incoming: AsyncStream<ReceivedDatagram> { get }
-    /// Hands one datagram to the transport's own thread without waiting, in call order, and
-    /// reports a failure to `failed` (from any thread). False when the transport has no
-    /// such path: the caller then queues the datagram for `send`.
-    func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool
-    /// Hands every datagram that arrives to `receiver` instead of `incoming`, one at a time,
-    /// in arrival order, on whatever thread the transport receives on. Call it once.
-    func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void)
-    /// Stops sending and receiving; `incoming` finishes.
+/// Both run on the transport's own thread, one call at a time, so they must be quick: the
+/// `ActivityCenter` checks and decodes there and hops to the main actor only for news.
+public struct TransportHandler: Sendable {
+    public var receive: @Sendable (ReceivedDatagram) -> Void
+    public var sendFailed: @Sendable (TransportError) -> Void
+
+    public init(
+        receive: @escaping @Sendable (ReceivedDatagram) -> Void,
+        sendFailed: @escaping @Sendable (TransportError) -> Void = { _ in }
+    ) {
+        self.receive = receive
+        self.sendFailed = sendFailed
+    }
+}
+
+/// Carries sealed datagrams between peers: the seam between the protocol and the network.
+///
+/// One way in, one way out: `start` installs the handler every datagram goes to, `send` hands
+/// one datagram over without waiting. A transport knows nothing of activities or keys; it
+/// moves opaque bytes. Implementations: `MulticastTransport` (the LAN), `OfflineTransport`
+/// (no network), and `InMemoryNetwork`'s transports in `HandoffTesting`.
+public protocol ActivityTransport: AnyObject, Sendable {
+    /// Delivers every datagram that arrives from now on, and every failed send, to `handler`.
+    /// Call it once, before the first `send`.
+    func start(_ handler: TransportHandler)
+    /// Hands one datagram to every peer without waiting. Datagrams sent from one thread leave
+    /// in call order and before a later `close()`; a failure reaches the handler's `sendFailed`.
+    func send(_ bytes: [UInt8])
+    /// Stops sending and receiving; sends after it fail with `.closed`.
     func close() async
     /// A short description for status lines and errors, e.g. `239.255.77.88:47788 on eth0`.
     var endpointDescription: String { get }
-}
-
-extension ActivityTransport {
-    /// No path without waiting: callers queue for `send`.
-    public func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool { false }
-
-    /// Reads `incoming` on a task of its own; a transport with a thread of its own does better.
-    public func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void) {
-        let incoming = incoming
-        Task.detached {
-            for await datagram in incoming { receiver(datagram) }
-        }
-    }
 }

@@ -1,10 +1,10 @@
-/// Counts of what one `MulticastTransport` moved since it started.
+/// What a `MulticastTransport` has carried so far.
 public struct MulticastStatistics: Equatable, Sendable {
     /// Datagrams read from the socket.
     public var received: Int = 0
-    /// Datagrams handed to the socket for sending.
+    /// Datagrams the socket took for sending.
     public var sent: Int = 0
-    /// Received datagrams discarded because nobody read `incoming` fast enough.
+    /// Received datagrams dropped because no handler was installed yet (before `start`).
     public var discarded: Int = 0
 
     /// Statistics with every count at zero.

@@ -7,14 +7,12 @@ import NIOPosix
 /// Each transport owns one event-loop thread; its socket is bound to `0.0.0.0:port` with
 /// `SO_REUSEADDR`, so several peers on one host share the port, and joins the group on
 /// the configured interface (or the kernel's default). Call `close()` when done: it
-/// closes the socket, finishes `incoming` and stops the thread.
+/// closes the socket and stops the thread.
 public final class MulticastTransport: ActivityTransport {
     /// The most bytes one IPv4 UDP datagram can carry (65,535 − 20 IP − 8 UDP).
     public static let maximumDatagramSize = 65_507
     /// The receive buffer for one datagram: NIO's default (2048) would cut longer ones silently.
     static let receiveBufferSize = 65_536
-    /// Datagrams kept for a slow reader of `incoming`; beyond this the oldest are discarded.
-    static let incomingBufferLimit = 1024
     /// The socket's receive buffer asked of the kernel.
     static let socketReceiveBufferSize = 1 << 20
 
@@ -24,16 +22,11 @@ public final class MulticastTransport: ActivityTransport {
     public let interfaceName: String?
     /// Where this transport sends and listens, e.g. `239.255.77.88:47788 on eth0`.
     public let endpointDescription: String
-    /// Every datagram that arrives, until `close()`; iterate it from one place only.
-    public let incoming: AsyncStream<ReceivedDatagram>
 
     private let channel: any Channel
     private let eventLoopGroup: MultiThreadedEventLoopGroup
     private let groupAddress: SocketAddress
-    private let continuation: AsyncStream<ReceivedDatagram>.Continuation
-    private let counts: LockedValue<MulticastStatistics>
-    private let receiver: LockedValue<DatagramInboundHandler.Receiver?>
-    private let isClosed = LockedValue(false)
+    private let state: TransportState
 
     private init(
         configuration: MulticastConfiguration,
@@ -41,10 +34,7 @@ public final class MulticastTransport: ActivityTransport {
         channel: any Channel,
         eventLoopGroup: MultiThreadedEventLoopGroup,
         groupAddress: SocketAddress,
-        incoming: AsyncStream<ReceivedDatagram>,
-        continuation: AsyncStream<ReceivedDatagram>.Continuation,
-        counts: LockedValue<MulticastStatistics>,
-        receiver: LockedValue<DatagramInboundHandler.Receiver?>
+        state: TransportState
     ) {
         self.configuration = configuration
         self.interfaceName = interfaceName
@@ -53,14 +43,11 @@ public final class MulticastTransport: ActivityTransport {
         self.channel = channel
         self.eventLoopGroup = eventLoopGroup
         self.groupAddress = groupAddress
-        self.incoming = incoming
-        self.continuation = continuation
-        self.counts = counts
-        self.receiver = receiver
+        self.state = state
     }
 
     /// Counts of datagrams received, sent and discarded so far.
-    public var statistics: MulticastStatistics { counts.withLock { $0 } }
+    public var statistics: MulticastStatistics { state.statistics }
     /// Datagrams read from the socket so far.
     public var receivedCount: Int { statistics.received }
     /// Datagrams sent so far.
@@ -112,32 +99,21 @@ public final class MulticastTransport: ActivityTransport {
                 return try InterfaceChoice.resolve(named: configuration.interface, group: groupAddress)
             }
 
-            let counts = LockedValue(MulticastStatistics())
-            let receiver = LockedValue<DatagramInboundHandler.Receiver?>(nil)
-            let (incoming, continuation) = AsyncStream.makeStream(
-                of: ReceivedDatagram.self,
-                bufferingPolicy: .bufferingNewest(incomingBufferLimit)
-            )
-            let channel = try await bind(
-                on: loop, to: anyAddress, continuation: continuation, counts: counts, receiver: receiver)
+            let state = TransportState()
+            let channel = try await bind(on: loop, to: anyAddress, state: state)
             do throws(MulticastError) {
                 try await configure(channel, configuration: configuration, choice: choice, group: groupAddress)
             } catch {
                 try? await channel.close()
-                continuation.finish()
                 throw error
             }
-            channel.closeFuture.whenComplete { _ in continuation.finish() }
             return MulticastTransport(
                 configuration: configuration,
                 interfaceName: choice.name,
                 channel: channel,
                 eventLoopGroup: eventLoopGroup,
                 groupAddress: groupAddress,
-                incoming: incoming,
-                continuation: continuation,
-                counts: counts,
-                receiver: receiver
+                state: state
             )
         } catch {
             try? await eventLoopGroup.shutdownGracefully()
@@ -145,71 +121,43 @@ public final class MulticastTransport: ActivityTransport {
         }
     }
 
-    /// Hands every datagram to `receiver` on the transport's event-loop thread, as it is read,
-    /// instead of to `incoming`: no hop to another thread for what the receiver drops at once.
-    public func deliverIncoming(to receiver: @escaping @Sendable (ReceivedDatagram) -> Void) {
-        let box = DatagramInboundHandler.Receiver(receiver)
-        self.receiver.withLock { $0 = box }
+    /// Hands every datagram read from now on, and every failed send, to `handler`, on the
+    /// transport's event-loop thread as it happens. Datagrams read before this are dropped
+    /// (and counted as discarded).
+    public func start(_ handler: TransportHandler) {
+        state.install(handler)
     }
 
-    /// Sends one datagram to the group; more than 65,507 bytes is refused.
-    public func send(_ bytes: [UInt8]) async throws(MulticastError) {
+    /// Writes one datagram to the group on the event-loop thread without waiting for it;
+    /// datagrams sent from one thread go out in order, and before a later `close()`. More than
+    /// 65,507 bytes is refused; failures reach the handler's `sendFailed`.
+    public func send(_ bytes: [UInt8]) {
         guard bytes.count <= Self.maximumDatagramSize else {
-            throw .datagramTooLarge(bytes: bytes.count, limit: Self.maximumDatagramSize)
+            state.handler?.sendFailed(.datagramTooLarge(bytes: bytes.count, limit: Self.maximumDatagramSize))
+            return
         }
-        guard !isClosed.withLock({ $0 }) else { throw .closed }
-        let envelope = AddressedEnvelope(remoteAddress: groupAddress, data: channel.allocator.buffer(bytes: bytes))
-        do {
-            try await channel.writeAndFlush(envelope).get()
-        } catch ChannelError.ioOnClosedChannel {
-            throw .closed
-        } catch {
-            throw .sendFailed(
-                destination: "\(configuration.group):\(configuration.port)",
-                reason: MulticastError.reason(for: error)
-            )
-        }
-        counts.withLock { $0.sent += 1 }
-    }
-
-    /// Writes one datagram on the event-loop thread without waiting for it; datagrams posted
-    /// from one thread go out in order, and before a later `close()`.
-    public func post(_ bytes: [UInt8], failed: @escaping @Sendable (String) -> Void) -> Bool {
-        guard bytes.count <= Self.maximumDatagramSize else {
-            failed(MulticastError.datagramTooLarge(bytes: bytes.count, limit: Self.maximumDatagramSize).description)
-            return true
-        }
-        guard !isClosed.withLock({ $0 }) else {
-            failed(MulticastError.closed.description)
-            return true
-        }
+        guard !state.isClosed else { return }
         let envelope = AddressedEnvelope(remoteAddress: groupAddress, data: channel.allocator.buffer(bytes: bytes))
         let promise = channel.eventLoop.makePromise(of: Void.self)
-        let counts = counts
+        let state = state
         let destination = "\(configuration.group):\(configuration.port)"
         promise.futureResult.whenComplete { result in
             switch result {
             case .success:
-                counts.withLock { $0.sent += 1 }
+                state.sent()
             case .failure(ChannelError.ioOnClosedChannel):
-                failed(MulticastError.closed.description)
+                state.handler?.sendFailed(.closed)
             case .failure(let error):
-                failed(MulticastError.sendFailed(destination: destination, reason: MulticastError.reason(for: error)).description)
+                state.handler?.sendFailed(.sendFailed(destination: destination, reason: MulticastError.reason(for: error)))
             }
         }
         channel.writeAndFlush(envelope, promise: promise)
-        return true
     }
 
-    /// Closes the socket, finishes `incoming` and stops the event-loop thread; later calls do nothing.
+    /// Closes the socket and stops the event-loop thread; later calls do nothing.
     public func close() async {
-        let wasOpen = isClosed.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
-        guard wasOpen else { return }
+        guard state.close() else { return }
         try? await channel.close()
-        continuation.finish()
         try? await eventLoopGroup.shutdownGracefully()
     }
 
@@ -233,9 +181,7 @@ public final class MulticastTransport: ActivityTransport {
     private static func bind(
         on loop: any EventLoop,
         to address: SocketAddress,
-        continuation: AsyncStream<ReceivedDatagram>.Continuation,
-        counts: LockedValue<MulticastStatistics>,
-        receiver: LockedValue<DatagramInboundHandler.Receiver?>
+        state: TransportState
     ) async throws(MulticastError) -> any Channel {
         do {
             return try await loop.flatSubmit {
@@ -247,7 +193,7 @@ public final class MulticastTransport: ActivityTransport {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                DatagramInboundHandler(continuation: continuation, statistics: counts, receiver: receiver)
+                                DatagramInboundHandler(state: state)
                             )
                         }
                     }

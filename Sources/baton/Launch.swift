@@ -49,7 +49,7 @@ struct Launch {
             }
             // One failed join must not stop the session: run it here, unpublished, and say why.
             logger.error("network unavailable: \(error)")
-            transport = InMemoryNetwork().makeTransport(name: "offline")
+            transport = OfflineTransport(reason: error.description)
             state = .offline(error.description)
         }
         let endpoint = state == .online ? transport.endpointDescription : "\(multicast.group):\(multicast.port)"

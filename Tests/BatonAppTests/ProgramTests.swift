@@ -1,6 +1,7 @@
 import BatonResources
 import Foundation
 import Handoff
+import HandoffTesting
 import TerminalUI
 import Testing
 @testable import BatonApp

@@ -1,6 +1,7 @@
 import Handoff
 
-/// Reads a transport's `incoming` into a list, and lets a test wait until the list satisfies a condition.
+/// Collects what a transport hands its handler into a list, and lets a test wait until the
+/// list satisfies a condition; failed sends are kept too.
 ///
 /// Waiting is woken by arrivals (and by the stream ending), with a deadline that ends the
 /// wait as failed; nothing sleeps in the hope that datagrams arrived meanwhile.
@@ -17,9 +18,17 @@ actor DatagramCollector {
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
 
-    /// Starts collecting `stream`.
-    static func collecting(_ stream: AsyncStream<ReceivedDatagram>) -> DatagramCollector {
+    /// Sends that failed, in order.
+    private(set) var failures: [TransportError] = []
+
+    /// Starts `transport` with a handler that collects into a new collector.
+    static func collecting(_ transport: any ActivityTransport) -> DatagramCollector {
         let collector = DatagramCollector()
+        let (stream, continuation) = AsyncStream.makeStream(of: Result<ReceivedDatagram, TransportError>.self)
+        transport.start(
+            TransportHandler(
+                receive: { continuation.yield(.success($0)) },
+                sendFailed: { continuation.yield(.failure($0)) }))
         Task { await collector.consume(stream) }
         return collector
     }
@@ -43,14 +52,19 @@ actor DatagramCollector {
         }
     }
 
-    /// True once the stream has ended, false if `timeout` passes first.
-    func waitUntilFinished(within timeout: Duration = .seconds(5)) async -> Bool {
+    /// True once `count` sends have failed, false if `timeout` passes first.
+    func waitForFailures(_ count: Int, within timeout: Duration = .seconds(5)) async -> Bool {
         _ = await waitUntil(within: timeout) { _ in false }
-        return isFinished
+        return failures.count >= count
     }
 
-    private func consume(_ stream: AsyncStream<ReceivedDatagram>) async {
-        for await datagram in stream {
+    private func consume(_ stream: AsyncStream<Result<ReceivedDatagram, TransportError>>) async {
+        for await item in stream {
+            guard case .success(let datagram) = item else {
+                if case .failure(let error) = item { failures.append(error) }
+                for (id, _) in waiters { resume(id, with: false) }
+                continue
+            }
             datagrams.append(datagram)
             for (id, waiter) in waiters where waiter.condition(datagrams) {
                 resume(id, with: true)

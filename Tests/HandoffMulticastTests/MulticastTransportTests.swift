@@ -23,16 +23,16 @@ struct MulticastTransportTests {
             let a = try await lab.start(on: 1)
             let b = try await lab.start(on: 1)
             #expect(a.endpointDescription == "239.255.77.88:47788 on lo")
-            let fromA = DatagramCollector.collecting(a.incoming)
-            let fromB = DatagramCollector.collecting(b.incoming)
+            let fromA = DatagramCollector.collecting(a)
+            let fromB = DatagramCollector.collecting(b)
 
             let hello = Array("hello".utf8)
-            try await a.send(hello)
+            a.send(hello)
             #expect(await fromA.waitUntil { $0.map(\.bytes) == [hello] })
             #expect(await fromB.waitUntil { $0.map(\.bytes) == [hello] })
 
             let large = Self.pattern(60_000, seed: 7)
-            try await b.send(large)
+            b.send(large)
             #expect(await fromA.waitUntil { $0.map(\.bytes) == [hello, large] })
             #expect(await fromB.waitUntil { $0.map(\.bytes) == [hello, large] })
 
@@ -42,66 +42,34 @@ struct MulticastTransportTests {
         }
     }
 
-    @Test("The largest UDP datagram goes; one byte more is refused; close finishes incoming and refuses sends")
-    func limitsAndClose() async throws {
-        try await NetLab.withSingleHostLab { lab in
-            let transport = try await lab.start(on: 1)
-            let received = DatagramCollector.collecting(transport.incoming)
-
-            let largest = Self.pattern(MulticastTransport.maximumDatagramSize, seed: 1)
-            try await transport.send(largest)
-            #expect(await received.waitUntil { $0.map(\.bytes) == [largest] })
-
-            await #expect(throws: MulticastError.datagramTooLarge(bytes: 65_508, limit: 65_507)) {
-                try await transport.send(Self.pattern(65_508, seed: 2))
-            }
-            #expect(transport.sentCount == 1)
-
-            await transport.close()
-            #expect(await received.waitUntilFinished())
-            await #expect(throws: MulticastError.closed) {
-                try await transport.send([1, 2, 3])
-            }
-            await transport.close()  // a second close does nothing
-        }
-    }
-
-    @Test("post: datagrams go out in call order without waiting, also the last one before close; after close it reports closed")
-    func postKeepsOrderUpToClose() async throws {
+    @Test("The largest UDP datagram goes; one byte more is refused; sends go out in order up to close, and nothing after")
+    func limitsOrderAndClose() async throws {
         try await NetLab.withSingleHostLab { lab in
             let sender = try await lab.start(on: 1)
             let listener = try await lab.start(on: 1)
-            let heard = DatagramCollector.collecting(listener.incoming)
-            let failures = Mutex<[String]>([])
-            let fail: @Sendable (String) -> Void = { reason in failures.withLock { $0.append(reason) } }
+            let heard = DatagramCollector.collecting(listener)
+            let mine = DatagramCollector.collecting(sender)
 
+            let largest = Self.pattern(MulticastTransport.maximumDatagramSize, seed: 1)
+            sender.send(largest)
+            #expect(await heard.waitUntil { $0.map(\.bytes) == [largest] })
+            sender.send(Self.pattern(65_508, seed: 2))
+            #expect(await mine.waitForFailures(1, within: .milliseconds(500)))
+            #expect(await mine.failures == [.datagramTooLarge(bytes: 65_508, limit: 65_507)])
+            #expect(sender.sentCount == 1)
+
+            // Sent without waiting, in call order, the last one just before close.
             let sent = (0..<50).map { Self.pattern(100 + $0, seed: UInt8($0)) }
-            for bytes in sent { #expect(sender.post(bytes, failed: fail)) }
+            for bytes in sent { sender.send(bytes) }
             await sender.close()
-            #expect(await heard.waitUntil { $0.map(\.bytes) == sent })
-            #expect(failures.withLock { $0 }.isEmpty)
+            #expect(await heard.waitUntil { $0.map(\.bytes) == [largest] + sent })
+            #expect(sender.sentCount == 51)
 
-            #expect(sender.post([1, 2, 3], failed: fail))
-            #expect(failures.withLock { $0 } == [MulticastError.closed.description])
-            #expect(sender.post(Self.pattern(65_508, seed: 9), failed: fail))
-            #expect(failures.withLock { $0.count } == 2)
+            sender.send([1, 2, 3])  // closed: nothing leaves
+            await sender.close()  // a second close does nothing
+            #expect(sender.sentCount == 51)
+            #expect(listener.receivedCount == 51, "\(listener.statistics)")
             await listener.close()
-        }
-    }
-
-    @Test("deliverIncoming: every datagram reaches the receiver on the transport's thread, none the incoming stream")
-    func deliverIncomingTakesOverFromTheStream() async throws {
-        try await NetLab.withSingleHostLab { lab in
-            let transport = try await lab.start(on: 1)
-            let viaStream = DatagramCollector.collecting(transport.incoming)
-            let received = Mutex<[[UInt8]]>([])
-            transport.deliverIncoming { datagram in received.withLock { $0.append(datagram.bytes) } }
-            for n in 1...5 { try await transport.send([UInt8(n)]) }
-            #expect(try await waitUntil { received.withLock { $0 } == [[1], [2], [3], [4], [5]] })
-            #expect(transport.receivedCount == 5)
-            await transport.close()
-            #expect(await viaStream.waitUntilFinished())
-            #expect(await viaStream.datagrams.isEmpty)
         }
     }
 
@@ -145,14 +113,14 @@ struct MulticastTransportTests {
             let listener = try await lab.start(on: 1, MulticastConfiguration(group: "239.255.77.88"))
             let other = try await lab.start(on: 1, MulticastConfiguration(group: "239.255.77.89"))
             let sameGroup = try await lab.start(on: 1, MulticastConfiguration(group: "239.255.77.88"))
-            let heard = DatagramCollector.collecting(listener.incoming)
-            let otherHeard = DatagramCollector.collecting(other.incoming)
+            let heard = DatagramCollector.collecting(listener)
+            let otherHeard = DatagramCollector.collecting(other)
 
             // Once `other` has its own copy, the kernel has delivered that datagram to every
             // socket that takes it; the listener's queue is in order, so it would come first.
-            try await other.send(Array("other group".utf8))
+            other.send(Array("other group".utf8))
             #expect(await otherHeard.waitUntil { $0.count == 1 })
-            try await sameGroup.send(Array("our group".utf8))
+            sameGroup.send(Array("our group".utf8))
             #expect(await heard.waitUntil { $0.count == 1 })
             #expect(await heard.datagrams.map(\.bytes) == [Array("our group".utf8)])
         }
@@ -165,12 +133,12 @@ struct MulticastTransportTests {
             let h2 = try await lab.start(on: 2)
             #expect(h1.endpointDescription == "239.255.77.88:47788 on v0")
             #expect(h2.interfaceName == "v0")
-            let atH2 = DatagramCollector.collecting(h2.incoming)
+            let atH2 = DatagramCollector.collecting(h2)
 
             let small = Array("from h1".utf8)
             let large = Self.pattern(60_000, seed: 3)  // fragmented on the 1500-byte veth
-            try await h1.send(small)
-            try await h1.send(large)
+            h1.send(small)
+            h1.send(large)
             #expect(await atH2.waitUntil { $0.map(\.bytes) == [small, large] })
             #expect(await atH2.datagrams.first?.source == "10.77.0.11:47788")
         }
@@ -182,12 +150,12 @@ struct MulticastTransportTests {
         try await NetLab.withLab(hosts: 2) { lab in
             let h1 = try await lab.start(on: 1)
             let h2 = try await lab.start(on: 2)
-            let atH1 = DatagramCollector.collecting(h1.incoming)
-            let atH2 = DatagramCollector.collecting(h2.incoming)
+            let atH1 = DatagramCollector.collecting(h1)
+            let atH2 = DatagramCollector.collecting(h2)
             try lab.setLoss(host: 2, percent: 100)
 
             for index in 1...3 {
-                try await h1.send([UInt8(index)])
+                h1.send([UInt8(index)])
             }
             #expect(await atH1.waitUntil { $0.map(\.bytes) == [[1], [2], [3]] })
             // The rule's counter proves the three datagrams reached h2 and were dropped there.
@@ -196,7 +164,7 @@ struct MulticastTransportTests {
             #expect(h2.receivedCount == 0)
 
             try lab.setLoss(host: 2, percent: 0)
-            try await h1.send([4])
+            h1.send([4])
             #expect(await atH2.waitUntil { $0.map(\.bytes) == [[4]] })
         }
     }

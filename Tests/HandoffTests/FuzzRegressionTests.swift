@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+import HandoffTesting
 
 /// The fuzz targets' inputs as ordinary tests: every reproducer a fuzzer found is refused
 /// with an error (never a crash), and every seed in `Fuzz/corpus` still is what it claims.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Handoff
+import HandoffTesting
 
 /// The part of receiving that runs off the main actor, and when it asks for the main actor.
 @Suite("Receive gate")
@@ -146,27 +147,37 @@ struct BurstRepeatTests {
     @Test("A revision that stands is repeated in a burst, not only every repeat interval")
     func standingRevisionIsRepeatedInABurst() async throws {
         let network = InMemoryNetwork()
-        let a = makeCenter(on: network, name: "alice@a") {
+        let clock = ManualClock()
+        let a = makeCenter(on: network, name: "alice@a", clock: clock) {
             $0.repeatInterval = .milliseconds(500)
             $0.burstInterval = .milliseconds(5)
             $0.burstRepeats = 20
         }
         let listener = network.makeTransport(name: "listener")
         let heard = Mutex<[Date]>([])
-        listener.deliverIncoming { datagram in
-            if let decoded = try? DatagramCodec(groupKey: Fixtures.key).decode(datagram.bytes) {
-                heard.withLock { $0.append(decoded.sentAt) }
-            }
-        }
+        listener.start(
+            TransportHandler(receive: { datagram in
+                if let decoded = try? DatagramCodec(groupKey: Fixtures.key).decode(datagram.bytes, now: clock.now) {
+                    heard.withLock { $0.append(decoded.sentAt) }
+                }
+            }))
         let activity = UserActivity(activityType: "dev.baton.counter", center: a)
         activity.userInfo = ["count": 1]
         try activity.becomeCurrent()
-        #expect(await waitUntil { heard.withLock { $0.count } >= 21 }, "heard: \(heard.withLock { $0.count })")
+        #expect(await waitUntil { heard.withLock { $0.count } == 1 })
+        // In virtual time: each step moves the clock to the center's next timer.
+        var steps = 0
+        while heard.withLock({ $0.count }) < 21, steps < 100 {
+            steps += 1
+            let before = heard.withLock { $0.count }
+            if !(await step(clock)) { clock.advance(by: .milliseconds(5)) }
+            _ = await waitUntil(timeout: .milliseconds(200)) { heard.withLock { $0.count } > before }
+        }
         let times = heard.withLock { Array($0.prefix(21)) }
+        try #require(times.count == 21)
         // The save, then the burst: 20 repeats that plain repeats would take 10 s to send.
-        let burst = times[20].timeIntervalSince(times[1])
-        #expect(burst < 5, "the 20 repeats took \(burst) s")
-        #expect(times[1].timeIntervalSince(times[0]) >= 0.45, "the burst starts after the plain repeat interval")
+        #expect(abs(times[1].timeIntervalSince(times[0]) - 0.5) < 1e-6, "the burst starts after the plain repeat interval")
+        #expect(abs(times[20].timeIntervalSince(times[1]) - 19 * 0.005) < 1e-6, "the 20 repeats took \(times[20].timeIntervalSince(times[1])) s")
         #expect(a.saveCount == 1)
         await a.shutdown()
         await listener.close()

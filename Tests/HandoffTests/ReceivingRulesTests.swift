@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+import HandoffTesting
 
 @MainActor
 @Suite("Receiving rules")

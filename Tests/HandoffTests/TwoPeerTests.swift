@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+import HandoffTesting
 
 @MainActor
 @Suite("Two peers on the in-memory transport")
@@ -99,19 +100,21 @@ struct TwoPeerTests {
         await b.shutdown()
     }
 
-    @Test("An activity not heard for forgetAfter is forgotten")
+    @Test("An activity not heard for forgetAfter is forgotten, in virtual time")
     func expiry() async throws {
         let network = InMemoryNetwork()
-        let a = makeCenter(on: network, name: "alice@a") { $0.repeatInterval = .seconds(60) }
-        let b = makeCenter(on: network, name: "bob@b") { $0.forgetAfter = .milliseconds(300) }
+        let clock = ManualClock()
+        let a = makeCenter(on: network, name: "alice@a", clock: clock) { $0.repeatInterval = .seconds(60) }
+        let b = makeCenter(on: network, name: "bob@b", clock: clock) { $0.forgetAfter = .milliseconds(300) }
         let activity = UserActivity(activityType: "dev.baton.counter", center: a)
         activity.userInfo = ["count": 1]
         try activity.becomeCurrent()
         #expect(await waitUntil { b.nearby.count == 1 })
-        // When the datagram arrived (on the transport's side, maybe a moment before this test saw it).
-        let heard = try #require(b.nearby.first?.lastHeard)
+        #expect(b.nearby.first?.lastHeard == clock.now)
+        clock.advance(by: .milliseconds(299))
+        #expect(await waitUntil(timeout: .milliseconds(50)) { b.nearby.isEmpty } == false, "forgotten too early")
+        clock.advance(by: .milliseconds(1))
         #expect(await waitUntil { b.nearby.isEmpty })
-        #expect(Date().timeIntervalSince(heard) >= 0.3, "forgotten \(Date().timeIntervalSince(heard)) s after it was heard")
         await a.shutdown()
         await b.shutdown()
     }

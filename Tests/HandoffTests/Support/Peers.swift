@@ -1,5 +1,6 @@
 import Foundation
 @testable import Handoff
+import HandoffTesting
 
 /// Records every hook call, in order, and plays the app's part in continues.
 @MainActor
@@ -51,7 +52,8 @@ final class RecordingApp: UserActivityDelegate, UserActivityResponder, Applicati
 @MainActor
 func makeCenter(
     on network: InMemoryNetwork, name: String, faults: FaultPlan = .none,
-    registry: ActivityTypeRegistry = Fixtures.registry, configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
+    registry: ActivityTypeRegistry = Fixtures.registry, clock: any HandoffClock = SystemClock(),
+    configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
 ) -> ActivityCenter {
     var config = ActivityCenter.Configuration(
         peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"))
@@ -59,7 +61,7 @@ func makeCenter(
     configure(&config)
     let center = ActivityCenter(
         registry: registry, groupKey: Fixtures.key, transport: network.makeTransport(faults: faults, name: name),
-        configuration: config)
+        configuration: config, clock: clock)
     center.start()
     return center
 }

@@ -1,0 +1,50 @@
+import Foundation
+
+extension ActivityCenter {
+    /// Timings, limits and identity; the defaults are those of docs/PROTOCOL.md, with Baton's
+    /// repeat burst on top.
+    public struct Configuration: Sendable {
+        public var peer: PeerInfo
+        public var senderID: SenderID
+        /// At most one save per window while changes keep coming.
+        public var saveWindow: Duration = .milliseconds(20)
+        /// How often the current ANNOUNCE is repeated.
+        public var repeatInterval: Duration = .seconds(1)
+        /// How many quick repeats a revision gets once it has stood for `repeatInterval`;
+        /// zero keeps to `repeatInterval` alone.
+        ///
+        /// A save sent once and repeated each second reaches a receiver that loses 30 % of its
+        /// datagrams within 2 s only if one of 2 sends arrives: 2.7 % do not, too many for a
+        /// p99. With the burst, 9 sends fall within 2 s of the last change (0.002 % all lost)
+        /// and 15 within 5 s. A revision replaced within a second (a counter pressed, text
+        /// typed) is not repeated at all: only the state that stays needs to arrive.
+        public var burstRepeats = 12
+        /// How far apart the quick repeats are.
+        public var burstInterval: Duration = .milliseconds(125)
+        /// A peer's activity is forgotten when not heard for this long.
+        public var forgetAfter: Duration = .milliseconds(3500)
+        /// The longest random delay before answering a QUERY.
+        public var queryAnswerDelay: Duration = .milliseconds(20)
+        /// After the first answer to our QUERY, how long to gather others before picking the newest.
+        public var queryGatherWindow: Duration = .milliseconds(30)
+        /// How far `sentAt` may be from this clock.
+        public var allowedClockSkew: TimeInterval = 60
+        public var directoryLimits = PeerDirectory.Limits()
+
+        public init(peer: PeerInfo, senderID: SenderID = .random()) {
+            self.peer = peer
+            self.senderID = senderID
+        }
+
+        /// When the repeat after the one at `elapsed` falls, both counted from a save when
+        /// `sinceSave` (else from start-up): at `repeatInterval`, then `burstRepeats - 1` more
+        /// every `burstInterval`, then every `repeatInterval`.
+        public func `repeat`(after elapsed: Duration, sinceSave: Bool) -> Duration {
+            let quick = min(burstInterval, repeatInterval)
+            guard sinceSave, burstRepeats > 0, quick > .zero else { return elapsed + repeatInterval }
+            if elapsed < repeatInterval { return repeatInterval }
+            let burstEnd = repeatInterval + quick * (burstRepeats - 1)
+            return elapsed + (elapsed < burstEnd ? quick : repeatInterval)
+        }
+    }
+}

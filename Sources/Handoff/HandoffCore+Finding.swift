@@ -1,0 +1,85 @@
+import Foundation
+
+/// Finding a nearby activity to continue: QUERY, then gather answers and pick the newest.
+extension HandoffCore {
+    /// Asks peers with QUERY for activities (of `type`, when given) and starts gathering
+    /// matches; `.found(id, …)` comes once the gathering window after the QUERY has passed and
+    /// something matched, or with nil after `timeout`.
+    mutating func find(_ id: FindID, type: String?, from peer: String?, timeout: Duration, now: Date) -> [Action] {
+        guard !isShutDown else { return [.found(id, nil)] }
+        var actions = send(.query(types: type.map { [$0] }), now: now)
+        var pending = PendingFind(
+            type: type, peer: peer,
+            gatherUntil: now.addingTimeInterval(configuration.queryGatherWindow.seconds),
+            deadline: now.addingTimeInterval(timeout.seconds))
+        for entry in directory.activities { pending.consider(entry) }
+        finds[id] = pending
+        actions += checkFinds(now: now)
+        return actions
+    }
+
+    /// Gives every pending find a look at an activity as it arrives, so one that a flood
+    /// pushes out of the directory a moment later is still found.
+    mutating func offerToFinds(_ entry: NearbyActivity) {
+        for id in finds.keys { finds[id]?.consider(entry) }
+    }
+
+    /// Ends the finds that are due: a match once gathering is over, nil at the deadline.
+    mutating func checkFinds(now: Date) -> [Action] {
+        guard !finds.isEmpty else { return [] }
+        var actions: [Action] = []
+        for id in finds.keys.sorted() {
+            guard var pending = finds[id] else { continue }
+            if now >= pending.gatherUntil { pending.gathered = true }
+            let best = pending.best(at: now, registry: registry)
+            if now >= pending.deadline || (pending.gathered && best != nil) {
+                finds[id] = nil
+                actions.append(.found(id, best))
+            } else {
+                finds[id] = pending
+            }
+        }
+        return actions
+    }
+}
+
+/// One `find` waiting for a match: every matching activity it was offered, the newest
+/// revision of each.
+struct PendingFind: Equatable, Sendable {
+    let type: String?
+    let peer: String?
+    let gatherUntil: Date
+    let deadline: Date
+    /// The gathering window has passed: the next match ends the find.
+    var gathered = false
+    private var candidates: [String: NearbyActivity] = [:]
+
+    init(type: String?, peer: String?, gatherUntil: Date, deadline: Date) {
+        self.type = type
+        self.peer = peer
+        self.gatherUntil = gatherUntil
+        self.deadline = deadline
+    }
+
+    /// When this find next needs a look: the end of gathering, then its deadline.
+    var nextDeadline: Date { gathered ? deadline : min(gatherUntil, deadline) }
+
+    /// Keeps `entry` if it is of the type and peer asked for.
+    mutating func consider(_ entry: NearbyActivity) {
+        guard type == nil || entry.record.activityType == type, peer == nil || entry.record.peer.name == peer else {
+            return
+        }
+        if let known = candidates[entry.id], known.record.revision > entry.record.revision { return }
+        candidates[entry.id] = entry
+    }
+
+    /// The newest match, unexpired; without a type asked for, declared types first.
+    func best(at now: Date, registry: ActivityTypeRegistry) -> NearbyActivity? {
+        let matches = candidates.values.filter { !$0.record.isExpired(at: now) }
+            .sorted { ($0.record.savedAt, $0.id) > ($1.record.savedAt, $1.id) }
+        if type == nil, let declared = matches.first(where: { registry.isDeclared($0.record.activityType) }) {
+            return declared
+        }
+        return matches.first
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// What accepted datagrams do: the directory, QUERY answers, CONTINUED.
+extension HandoffCore {
+    /// Takes a batch from the `ReceiveGate`: counts, plain repeats, then what changes things,
+    /// in arrival order. The nearby list is reported changed once per batch.
+    mutating func receive(_ batch: ReceiveGate.Batch, now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        statistics.add(batch.statistics)
+        var actions: [Action] = []
+        var changed = false
+        for arrival in batch.refreshes.values.sorted(by: { $0.at < $1.at }) + batch.arrivals {
+            changed = handle(arrival, now: now, actions: &actions) || changed
+        }
+        if changed { actions.append(.nearbyChanged) }
+        actions += checkFinds(now: now)
+        return actions
+    }
+
+    /// Acts on one accepted message; true when the nearby list changed.
+    private mutating func handle(_ arrival: ReceiveGate.Arrival, now: Date, actions: inout [Action]) -> Bool {
+        switch arrival.message {
+        case .announce(let record):
+            switch directory.announce(record, from: arrival.sender, at: arrival.at, source: arrival.source) {
+            case .added(let entry), .updated(let entry):
+                offerToFinds(entry)
+                return true
+            case .removed, nil:
+                return false
+            }
+        case .withdraw(let id):
+            return directory.withdraw(activityID: id, from: arrival.sender) != nil
+        case .query(let types):
+            answerQuery(types: types, now: now)
+        case .continued(let id, let peer):
+            actions.append(.continued(activityID: id, by: peer))
+        }
+        return false
+    }
+
+    /// Schedules a repeat of the current ANNOUNCE after a random delay of up to
+    /// `queryAnswerDelay`, so that peers answering one QUERY do not all send at once. One
+    /// answer is pending at a time; a QUERY for other types is not answered.
+    private mutating func answerQuery(types: [String]?, now: Date) {
+        guard queryAnswerDue == nil, let record = lastPublished else { return }
+        if let types, !types.contains(record.activityType) { return }
+        let maxDelay = max(0, configuration.queryAnswerDelay.nanoseconds)
+        let delay = Int64.random(in: 0...maxDelay, using: &random)
+        queryAnswerDue = now.addingTimeInterval(TimeInterval(delay) / 1e9)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The current activity and saving: coalescing, publishing, withdrawing, repeating.
+extension HandoffCore {
+    /// Makes an activity current; the previous one, if another, is resigned (and withdrawn).
+    /// The caller then marks it as needing a save.
+    mutating func makeCurrent(activityID: String, isEligible: Bool, now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        var actions: [Action] = []
+        if let previous = current, previous.activityID != activityID {
+            actions += resign(activityID: previous.activityID, now: now)
+        }
+        if current?.activityID != activityID {
+            self.current = Current(activityID: activityID, isEligible: isEligible)
+        }
+        return actions
+    }
+
+    /// The activity stops being current: a pending save is dropped and peers are told with
+    /// WITHDRAW if it was published.
+    mutating func resign(activityID: String, now: Date) -> [Action] {
+        guard let current, current.activityID == activityID else { return [] }
+        self.current = nil
+        saveDue = nil
+        var actions: [Action] = []
+        if lastPublished != nil, current.isEligible { actions += send(.withdraw(activityID: activityID), now: now) }
+        lastPublished = nil
+        return actions
+    }
+
+    /// The activity became eligible for handoff (the caller marks it as needing a save) or
+    /// stopped being so (peers are told with WITHDRAW).
+    mutating func eligibilityChanged(activityID: String, isEligible: Bool, now: Date) -> [Action] {
+        guard var current, current.activityID == activityID else { return [] }
+        current.isEligible = isEligible
+        self.current = current
+        guard !isEligible, lastPublished != nil else { return [] }
+        lastPublished = nil
+        return send(.withdraw(activityID: activityID), now: now)
+    }
+
+    /// The current activity changed. The first change after a quiet `saveWindow` is saved at
+    /// once; while changes keep coming, at most one save per window; the last is always saved.
+    mutating func requestSave(activityID: String, now: Date) {
+        guard current?.activityID == activityID, saveDue == nil, !isShutDown else { return }
+        let earliest = lastSave.map { $0.addingTimeInterval(configuration.saveWindow.seconds) } ?? now
+        saveDue = max(now, earliest)
+    }
+
+    /// The hooks have run and `record` is the activity as they left it (its revision still
+    /// the last one saved). Checks it, numbers it, and publishes it when eligible.
+    mutating func saveFinished(_ record: ActivityRecord, now: Date) -> [Action] {
+        guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
+        var record = record
+        record.revision += 1
+        record.savedAt = now
+        do throws(HandoffError) {
+            try registry.validate(
+                type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
+            let size = DatagramCodec.plaintext(.announce(record), sentAt: now).count
+            guard size <= GroupKeyCipher.maximumPlaintext else {
+                throw HandoffError.payloadTooLarge(bytes: size, limit: GroupKeyCipher.maximumPlaintext)
+            }
+        } catch {
+            return [.saveFailed(activityType: record.activityType, error: error)]
+        }
+        guard current.isEligible else { return [.saved(record, published: false)] }
+        lastPublished = record
+        var actions = send(.announce(record), now: now)
+        if isStarted { repeats = RepeatClock(anchor: now, fast: true, configuration: configuration) }
+        actions.append(.saved(record, published: true))
+        return actions
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Baton's protocol rules without I/O: saving, repeating, receiving, answering, expiring,
+/// finding and continuing, as a state machine.
+///
+/// Every input carries the time it happens at, and every answer is a list of `Action`s for
+/// the caller to carry out (send these bytes, run the save hooks, tell the UI). When the
+/// core wants to be asked again, `nextDeadline` says when: the caller calls `tick(now:)`
+/// then. It never reads a clock, sleeps, or touches a socket, so a test drives it through
+/// hours of protocol time in microseconds. `ActivityCenter` is the runner that does the rest
+/// on the main actor.
+struct HandoffCore: Sendable {
+    /// Names one `find` in progress.
+    typealias FindID = UInt64
+
+    /// What the caller must do.
+    enum Action: Equatable, Sendable {
+        /// Run the save hooks of the current activity (it has this id), then call `saveFinished`.
+        case save(activityID: String)
+        /// Seal and send this message with this sequence number, stamped `at`.
+        case send(HandoffMessage, sequence: UInt64, at: Date)
+        /// A save was accepted: the activity now has this record's revision and savedAt;
+        /// `published` when it went to peers (the activity is eligible for handoff).
+        case saved(ActivityRecord, published: Bool)
+        /// A save was refused; the previous published state stays.
+        case saveFailed(activityType: String, error: HandoffError)
+        /// The nearby list changed.
+        case nearbyChanged
+        /// A peer continued one of our activities.
+        case continued(activityID: String, by: PeerInfo)
+        /// A `find` is over: the activity found, or nil.
+        case found(FindID, NearbyActivity?)
+    }
+
+    /// The current activity, as far as the rules need to know it.
+    struct Current: Equatable, Sendable {
+        var activityID: String
+        var isEligible: Bool
+    }
+
+    let configuration: ActivityCenter.Configuration
+    let registry: ActivityTypeRegistry
+    /// What is nearby.
+    var directory: PeerDirectory
+    /// What was received, by outcome.
+    var statistics = ReceiveStatistics()
+    var current: Current?
+    /// The record last published for the current activity.
+    var lastPublished: ActivityRecord?
+    /// Datagrams the core asked to send.
+    var sentCount = 0
+    private(set) var isStarted = false
+    private(set) var isShutDown = false
+
+    var sequence: UInt64 = 0
+    var random: SplitMix64
+    /// When the pending save is due; nil when none is pending.
+    var saveDue: Date?
+    var lastSave: Date?
+    var repeats: RepeatClock?
+    /// When the pending QUERY answer is due.
+    var queryAnswerDue: Date?
+    var finds: [FindID: PendingFind] = [:]
+
+    init(configuration: ActivityCenter.Configuration, registry: ActivityTypeRegistry, seed: UInt64 = .random(in: 0...UInt64.max)) {
+        self.configuration = configuration
+        self.registry = registry
+        directory = PeerDirectory(limits: configuration.directoryLimits)
+        random = SplitMix64(seed: seed)
+    }
+
+    /// When the core next wants `tick`: the earliest of a pending save, the next repeat, a
+    /// QUERY answer, the next expiry and the finds' windows; nil when nothing is waiting.
+    var nextDeadline: Date? {
+        guard !isShutDown else { return nil }
+        var next: [Date] = []
+        if let saveDue { next.append(saveDue) }
+        if isStarted, let repeats { next.append(repeats.next) }
+        if let queryAnswerDue { next.append(queryAnswerDue) }
+        if let expiry = directory.nextExpiry(timeout: configuration.forgetAfter.seconds) { next.append(expiry) }
+        for find in finds.values { next.append(find.nextDeadline) }
+        return next.min()
+    }
+
+    // MARK: Life
+
+    /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now.
+    mutating func start(now: Date) {
+        guard !isStarted, !isShutDown else { return }
+        isStarted = true
+        repeats = RepeatClock(anchor: now, fast: false, configuration: configuration)
+    }
+
+    /// Withdraws the current activity and ends every find with nothing; no actions after this.
+    mutating func shutdown(now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        var actions: [Action] = []
+        if let current { actions += resign(activityID: current.activityID, now: now) }
+        isShutDown = true
+        actions += finds.keys.sorted().map { .found($0, nil) }
+        finds.removeAll()
+        saveDue = nil
+        queryAnswerDue = nil
+        return actions
+    }
+
+    /// Carries out whatever is due at `now`.
+    mutating func tick(now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        var actions: [Action] = []
+        if let due = saveDue, due <= now {
+            saveDue = nil
+            lastSave = now
+            if let current { actions.append(.save(activityID: current.activityID)) }
+        }
+        if isStarted, var clock = repeats, clock.next <= now {
+            actions += repeatCurrent(now: now)
+            clock.advance(past: now, configuration: configuration)
+            repeats = clock
+        }
+        if let due = queryAnswerDue, due <= now {
+            queryAnswerDue = nil
+            actions += repeatCurrent(now: now)
+        }
+        if !directory.expire(at: now, timeout: configuration.forgetAfter.seconds).isEmpty {
+            actions.append(.nearbyChanged)
+        }
+        actions += checkFinds(now: now)
+        return actions
+    }
+
+    /// Numbers a message for sending.
+    mutating func send(_ message: HandoffMessage, now: Date) -> [Action] {
+        guard !isShutDown else { return [] }
+        sequence += 1
+        sentCount += 1
+        return [.send(message, sequence: sequence, at: now)]
+    }
+
+    /// Sends the published ANNOUNCE again, if the current activity still offers it.
+    mutating func repeatCurrent(now: Date) -> [Action] {
+        guard let record = lastPublished, let current, current.isEligible, current.activityID == record.activityID
+        else { return [] }
+        return send(.announce(record), now: now)
+    }
+
+}
+
+/// When the current ANNOUNCE is repeated next, counted from a save (or from start-up).
+struct RepeatClock: Equatable, Sendable {
+    let anchor: Date
+    /// Counted from a save: the burst applies.
+    let fast: Bool
+    /// Time from `anchor` to `next`.
+    private(set) var elapsed: Duration
+    private(set) var next: Date
+
+    init(anchor: Date, fast: Bool, configuration: ActivityCenter.Configuration) {
+        self.anchor = anchor
+        self.fast = fast
+        elapsed = configuration.repeat(after: .zero, sinceSave: fast)
+        next = anchor.addingTimeInterval(elapsed.seconds)
+    }
+
+    /// Moves to the first repeat after `now`: one late repeat is sent, never a catch-up storm.
+    mutating func advance(past now: Date, configuration: ActivityCenter.Configuration) {
+        repeat {
+            elapsed = configuration.repeat(after: elapsed, sinceSave: fast)
+            next = anchor.addingTimeInterval(elapsed.seconds)
+        } while next <= now
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (s, atto) = components
+        return TimeInterval(s) + TimeInterval(atto) / 1e18
+    }
+
+    var nanoseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}

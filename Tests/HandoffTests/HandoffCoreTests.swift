@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import Handoff
+
+/// The protocol rules in virtual time: `HandoffCore` takes the time as input, so these tests
+/// walk through seconds of protocol time without waiting for any of it.
+@Suite("The protocol core, in virtual time")
+struct HandoffCoreTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    static let id = Fixtures.counterRecord(count: 0).activityID
+
+    static func core(_ configure: (inout ActivityCenter.Configuration) -> Void = { _ in }) -> HandoffCore {
+        var configuration = ActivityCenter.Configuration(peer: Fixtures.peer, senderID: Fixtures.sender)
+        configure(&configuration)
+        var core = HandoffCore(configuration: configuration, registry: Fixtures.registry, seed: 1)
+        core.start(now: t0)
+        return core
+    }
+
+    static func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+
+    /// The record the save hooks left, as the center hands it to `saveFinished`.
+    static func hooked(count: Int, revision: Int) -> ActivityRecord {
+        Fixtures.counterRecord(count: count, revision: revision, id: id)
+    }
+
+    /// Ticks at every deadline up to `end`; the times of the ANNOUNCEs sent, as seconds from t0.
+    static func announceTimes(_ core: inout HandoffCore, until end: Double) -> [Double] {
+        var times: [Double] = []
+        while let next = core.nextDeadline, next <= at(end) {
+            for case .send(.announce, _, let sentAt) in core.tick(now: next) {
+                times.append((sentAt.timeIntervalSince(t0) * 1000).rounded() / 1000)
+            }
+        }
+        return times
+    }
+
+    @Test("The first change saves at once; changes that keep coming save once per window; the last is saved")
+    func savesAreCoalesced() {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        var saves: [Double] = []
+        // A change every millisecond for 200 ms.
+        for ms in 0..<200 {
+            let now = Self.at(Double(ms) / 1000)
+            core.requestSave(activityID: Self.id, now: now)
+            for case .save in core.tick(now: now) {
+                saves.append(Double(ms))
+                _ = core.saveFinished(Self.hooked(count: ms, revision: saves.count - 1), now: now)
+            }
+        }
+        #expect(saves.first == 0)
+        #expect(saves.count == 10, "saves at \(saves)")
+        #expect(zip(saves, saves.dropFirst()).allSatisfy { $1 - $0 >= 20 })
+        // The last change, at 199 ms, is saved when its window ends.
+        let due = core.nextDeadline ?? .distantFuture
+        #expect(abs(due.timeIntervalSince(Self.at(0.200))) < 1e-6, "due at \(due.timeIntervalSince(Self.t0)) s")
+        #expect(core.tick(now: Self.at(0.200)).contains(.save(activityID: Self.id)))
+    }
+
+    @Test("A saved revision is sent, then repeated at 1 s, then 11 times 125 ms apart, then every second")
+    func repeatBurstSchedule() throws {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        #expect(core.tick(now: Self.t0) == [.save(activityID: Self.id)])
+        let actions = core.saveFinished(Self.hooked(count: 5, revision: 0), now: Self.t0)
+        let record = try #require(core.lastPublished)
+        #expect(record.revision == 1)
+        #expect(actions == [.send(.announce(record), sequence: 1, at: Self.t0), .saved(record, published: true)])
+
+        let burst = (0..<12).map { 1 + Double($0) * 0.125 }
+        #expect(Self.announceTimes(&core, until: 5) == burst + [3.375, 4.375])
+    }
+
+    @Test("Without the burst, the current ANNOUNCE is repeated every second from the save")
+    func plainRepeats() {
+        var core = Self.core { $0.burstRepeats = 0 }
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        _ = core.tick(now: Self.t0)
+        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        #expect(Self.announceTimes(&core, until: 3.5) == [1, 2, 3])
+    }
+
+    @Test("A peer's activity is forgotten 3.5 s after it was last heard, not before")
+    func expiry() throws {
+        var core = Self.core()
+        var batch = ReceiveGate.Batch()
+        batch.statistics.accepted = 1
+        batch.arrivals = [
+            .init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.t0)
+        ]
+        #expect(core.receive(batch, now: Self.t0) == [.nearbyChanged])
+        #expect(core.nextDeadline == Self.at(1.0), "the next repeat of our own (none published) or the expiry")
+        #expect(!core.tick(now: Self.at(3.499)).contains(.nearbyChanged))
+        #expect(core.directory.activities.count == 1)
+        #expect(core.tick(now: Self.at(3.5)).contains(.nearbyChanged))
+        #expect(core.directory.isEmpty)
+        #expect(core.statistics.accepted == 1)
+    }
+
+    @Test("A QUERY is answered with the current ANNOUNCE within the answer delay, once while one is pending")
+    func queryAnswer() throws {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        _ = core.tick(now: Self.t0)
+        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        var batch = ReceiveGate.Batch()
+        let other = SenderID(bytes: Array(0x10...0x1F))!
+        batch.arrivals = [
+            .init(message: .query(types: nil), sender: other, source: nil, at: Self.at(0.5)),
+            .init(message: .query(types: ["dev.baton.counter"]), sender: other, source: nil, at: Self.at(0.5)),
+        ]
+        #expect(core.receive(batch, now: Self.at(0.5)).isEmpty)
+        let due = try #require(core.nextDeadline)
+        #expect(due >= Self.at(0.5) && due <= Self.at(0.520))
+        let answers = core.tick(now: due).filter { if case .send(.announce, _, _) = $0 { true } else { false } }
+        #expect(answers.count == 1)
+    }
+
+    @Test("find: gathers for the window after the QUERY, then picks the newest; nil at the deadline")
+    func findGathersThenPicksNewest() throws {
+        var core = Self.core()
+        let actions = core.find(1, type: "dev.baton.counter", from: nil, timeout: .seconds(2), now: Self.t0)
+        #expect(actions == [.send(.query(types: ["dev.baton.counter"]), sequence: 1, at: Self.t0)])
+        var older = Fixtures.counterRecord(count: 1, id: "00000000-0000-4000-8000-000000000001")
+        older.savedAt = Self.at(-5)
+        var newer = Fixtures.counterRecord(count: 2, id: "00000000-0000-4000-8000-000000000002")
+        newer.savedAt = Self.at(-1)
+        var batch = ReceiveGate.Batch()
+        batch.arrivals = [.init(message: .announce(older), sender: Fixtures.sender, source: nil, at: Self.at(0.010))]
+        #expect(!core.receive(batch, now: Self.at(0.010)).contains { if case .found = $0 { true } else { false } })
+        batch.arrivals = [
+            .init(message: .announce(newer), sender: SenderID(bytes: Array(0x10...0x1F))!, source: nil, at: Self.at(0.020))
+        ]
+        _ = core.receive(batch, now: Self.at(0.020))
+        #expect(core.nextDeadline == Self.at(0.030))
+        let found = core.tick(now: Self.at(0.030)).compactMap { if case .found(1, let entry) = $0 { entry } else { nil } }
+        #expect(found.map(\.record.userInfo) == [["count": 2]])
+
+        var empty = Self.core()
+        _ = empty.find(2, type: nil, from: nil, timeout: .seconds(2), now: Self.t0)
+        #expect(empty.tick(now: Self.at(1.999)).isEmpty)
+        #expect(empty.tick(now: Self.at(2)).contains(.found(2, nil)))
+    }
+
+    @Test("Resigning a published activity sends WITHDRAW and stops its repeats")
+    func resignWithdraws() {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        _ = core.tick(now: Self.t0)
+        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        #expect(core.resign(activityID: Self.id, now: Self.at(0.5)) == [.send(.withdraw(activityID: Self.id), sequence: 2, at: Self.at(0.5))])
+        #expect(Self.announceTimes(&core, until: 5).isEmpty)
+    }
+}
