@@ -147,7 +147,7 @@ private func readPlist(_ bytes: [UInt8]) {
         peer: FuzzFixtures.peer, senderID: SenderID(bytes: Array(repeating: 0x5A, count: 16))!)
     configuration.directoryLimits = PeerDirectory.Limits(maxSenders: 8, maxActivities: 8)
     let made = ActivityCenter(
-        registry: registry, groupKey: FuzzFixtures.key, transport: InMemoryNetwork().makeTransport(),
+        registry: registry, groupKey: FuzzFixtures.key, transport: OfflineTransport(reason: "fuzzing"),
         configuration: configuration)
     center = made
     // A published current activity: the first save runs on the main queue, so run it once here.
