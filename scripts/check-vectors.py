@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks Baton's golden vectors with an independent implementation of PROTOCOL.md.
+"""Checks Baton's golden vectors with an independent implementation of docs/PROTOCOL.md.
 
 Opens every datagram in Tests/HandoffTests/Vectors/golden with Python's `cryptography`
 (HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hostile.py: a hostile Baton sender, for fault and attack tests inside a netlab host.
 
-Builds datagrams that break PROTOCOL.md's receiving rules on purpose (or that follow
+Builds datagrams that break docs/PROTOCOL.md's receiving rules on purpose (or that follow
 them with hostile content) and sends them to the group, paced at --rate per second:
 
     hostile.py KIND --count N [--rate PER_SECOND] [--key BASE64] [--group G --port P]
@@ -92,7 +92,7 @@ ESCAPES = [
 
 
 def derive(group_key: bytes) -> bytes:
-    """The AEAD key of PROTOCOL.md: HKDF-SHA256(groupKey, "baton-handoff", "v1 datagram")."""
+    """The AEAD key of docs/PROTOCOL.md: HKDF-SHA256(groupKey, "baton-handoff", "v1 datagram")."""
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=b"v1 datagram").derive(group_key)
 
 

@@ -24,7 +24,7 @@ extension Session {
         }
     }
 
-    /// The state a peer needs to continue, as PROTOCOL.md's activity types define it.
+    /// The state a peer needs to continue, as docs/PROTOCOL.md's activity types define it.
     public var userInfo: [String: PropertyListValue] {
         switch self {
         case .counter(let state):

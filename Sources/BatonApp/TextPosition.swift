@@ -1,5 +1,5 @@
 /// A place in a text buffer: a 0-based line, and a 0-based column counted in characters
-/// (extended grapheme clusters), as PROTOCOL.md's `cursorColumn` counts them.
+/// (extended grapheme clusters), as docs/PROTOCOL.md's `cursorColumn` counts them.
 public struct TextPosition: Equatable, Comparable, Sendable, CustomStringConvertible {
     /// The line, from 0.
     public var line: Int

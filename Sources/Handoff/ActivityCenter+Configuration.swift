@@ -25,7 +25,8 @@ extension ActivityCenter {
         public var forgetAfter: Duration = .milliseconds(3500)
         /// The longest random delay before answering a QUERY.
         public var queryAnswerDelay: Duration = .milliseconds(20)
-        /// After the first answer to our QUERY, how long to gather others before picking the newest.
+        /// How long after our QUERY answers are gathered before the newest is picked (an answer
+        /// that comes later is taken at once).
         public var queryGatherWindow: Duration = .milliseconds(30)
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The kind byte of a datagram (PROTOCOL.md, "Datagram").
+/// The kind byte of a datagram (docs/PROTOCOL.md, "Datagram").
 public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case announce = 1
     case withdraw = 2

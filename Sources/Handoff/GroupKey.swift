@@ -87,7 +87,7 @@ public struct GroupKey: Equatable, Sendable {
         return ((config as NSString).appendingPathComponent("baton") as NSString).appendingPathComponent("group.key")
     }
 
-    /// Finds the key as PROTOCOL.md orders it, creating the default file on first use.
+    /// Finds the key as docs/PROTOCOL.md orders it, creating the default file on first use.
     public static func load(
         keyFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(LoadError) -> (key: GroupKey, source: Source) {

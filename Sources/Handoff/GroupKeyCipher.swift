@@ -4,7 +4,7 @@ import Foundation
 /// Seals and opens datagram payloads with the key derived from the group key.
 ///
 /// `HKDF-SHA256(ikm: groupKey, salt: "baton-handoff", info: "v1 datagram", 32 bytes)` keys
-/// ChaCha20-Poly1305; the whole 42-byte header is the associated data (PROTOCOL.md).
+/// ChaCha20-Poly1305; the whole 42-byte header is the associated data (docs/PROTOCOL.md).
 public struct GroupKeyCipher: Sendable {
     /// The largest plaintext payload in bytes.
     public static let maximumPlaintext = 60_000

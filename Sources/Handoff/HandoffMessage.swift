@@ -1,6 +1,6 @@
 import Foundation
 
-/// The payload of a datagram, one case per kind (PROTOCOL.md, "Payloads").
+/// The payload of a datagram, one case per kind (docs/PROTOCOL.md, "Payloads").
 public enum HandoffMessage: Equatable, Sendable {
     /// The sender's current activity.
     case announce(ActivityRecord)
