@@ -1,0 +1,217 @@
+import Foundation
+
+/// Decoding the objects of a validated layout, each once, within the limits.
+extension BinaryPropertyListReader.Parser {
+    /// The value of object `object`, found inside `parentDepth` containers.
+    mutating func decodeObject(_ object: Int, parentDepth: Int) throws(PropertyListReadError) -> PropertyListValue {
+        if let value = decoded[object] {
+            guard parentDepth + heights[object] <= limits.maxDepth else {
+                throw .tooDeep(limit: limits.maxDepth)
+            }
+            return value
+        }
+        guard !onPath[object] else { throw .cycle(object: object) }
+
+        let start = offsets[object]
+        let marker = bytes[start]
+        let low = Int(marker & 0x0F)
+        var height = 0
+        var expandedSize = 1
+        let value: PropertyListValue
+
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: value = .boolean(false)
+            case 0x09: value = .boolean(true)
+            default: throw .unsupportedObject(marker: marker, object: object)
+            }
+        case 0x1:
+            value = .integer(try integer(object, marker: marker, at: start))
+        case 0x2:
+            guard marker == 0x22 || marker == 0x23 else {
+                throw .unsupportedObject(marker: marker, object: object)
+            }
+            let width = 1 << low
+            let content = try extent(object, from: start + 1, count: 1, unit: width)
+            let bits = Self.unsigned(bytes, at: content.lowerBound, width: width)
+            value = .real(width == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
+        case 0x3:
+            guard marker == 0x33 else { throw .unsupportedObject(marker: marker, object: object) }
+            let content = try extent(object, from: start + 1, count: 1, unit: 8)
+            let seconds = Double(bitPattern: Self.unsigned(bytes, at: content.lowerBound, width: 8))
+            guard seconds.isFinite else { throw .invalidDate(object: object) }
+            value = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case 0x4:
+            let (count, contentStart) = try length(object, low: low, at: start)
+            value = .data(Data(bytes[try extent(object, from: contentStart, count: count, unit: 1)]))
+        case 0x5:
+            let (count, contentStart) = try length(object, low: low, at: start)
+            let content = bytes[try extent(object, from: contentStart, count: count, unit: 1)]
+            guard content.allSatisfy({ $0 < 0x80 }) else { throw .invalidString(object: object) }
+            value = .string(String(decoding: content, as: UTF8.self))
+        case 0x6:
+            let (count, contentStart) = try length(object, low: low, at: start)
+            let content = try extent(object, from: contentStart, count: count, unit: 2)
+            value = .string(try utf16String(object, in: content))
+        case 0xA:
+            let (count, contentStart) = try length(object, low: low, at: start)
+            let references = try self.references(object, from: contentStart, count: count)
+            let depth = try enter(object, parentDepth: parentDepth)
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(count)
+            for reference in references {
+                elements.append(try decodeObject(reference, parentDepth: depth))
+                height = max(height, heights[reference])
+                expandedSize = try grow(expandedSize, by: expandedSizes[reference])
+            }
+            onPath[object] = false
+            height += 1
+            value = .array(elements)
+        case 0xD:
+            let (count, contentStart) = try length(object, low: low, at: start)
+            let (doubled, overflow) = count.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw .objectOutOfBounds(object: object) }
+            let references = try self.references(object, from: contentStart, count: doubled)
+            let depth = try enter(object, parentDepth: parentDepth)
+            var entries: [String: PropertyListValue] = [:]
+            entries.reserveCapacity(count)
+            for index in 0..<count {
+                let keyReference = references[index]
+                let keyMarker = bytes[offsets[keyReference]] >> 4
+                guard keyMarker == 0x5 || keyMarker == 0x6 else { throw .nonStringKey(object: object) }
+                guard case .string(let key) = try decodeObject(keyReference, parentDepth: depth) else {
+                    throw .nonStringKey(object: object)
+                }
+                expandedSize = try grow(expandedSize, by: expandedSizes[keyReference])
+                let valueReference = references[count + index]
+                let element = try decodeObject(valueReference, parentDepth: depth)
+                height = max(height, heights[valueReference])
+                expandedSize = try grow(expandedSize, by: expandedSizes[valueReference])
+                guard entries.updateValue(element, forKey: key) == nil else {
+                    throw .duplicateKey(key, object: object)
+                }
+            }
+            onPath[object] = false
+            height += 1
+            value = .dictionary(entries)
+        default:
+            throw .unsupportedObject(marker: marker, object: object)
+        }
+
+        decoded[object] = value
+        heights[object] = height
+        expandedSizes[object] = expandedSize
+        return value
+    }
+
+    /// Marks container `object` as being expanded and returns its depth, or throws when that is too deep.
+    mutating func enter(_ object: Int, parentDepth: Int) throws(PropertyListReadError) -> Int {
+        let depth = parentDepth + 1
+        guard depth <= limits.maxDepth else { throw .tooDeep(limit: limits.maxDepth) }
+        onPath[object] = true
+        return depth
+    }
+
+    func grow(_ size: Int, by added: Int) throws(PropertyListReadError) -> Int {
+        let (total, overflow) = size.addingReportingOverflow(added)
+        guard !overflow, total <= limits.maxExpandedObjects else {
+            throw .tooManyExpandedObjects(limit: limits.maxExpandedObjects)
+        }
+        return total
+    }
+
+    /// The byte range of `count` items of `unit` bytes starting at `position`, when it lies inside the object area.
+    func extent(_ object: Int, from position: Int, count: Int, unit: Int) throws(PropertyListReadError) -> Range<Int> {
+        let (size, sizeOverflow) = count.multipliedReportingOverflow(by: unit)
+        let (end, endOverflow) = position.addingReportingOverflow(size)
+        guard !sizeOverflow, !endOverflow, count >= 0, position <= end, end <= objectAreaEnd else {
+            throw .objectOutOfBounds(object: object)
+        }
+        return position..<end
+    }
+
+    /// The element count of a data, string or container object, and where its content starts.
+    ///
+    /// A low nibble below 15 is the count itself; 15 means an integer object with the count follows.
+    func length(_ object: Int, low: Int, at start: Int) throws(PropertyListReadError) -> (count: Int, contentStart: Int) {
+        if low < 0x0F {
+            return (low, start + 1)
+        }
+        let markerRange = try extent(object, from: start + 1, count: 1, unit: 1)
+        let intMarker = bytes[markerRange.lowerBound]
+        guard intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
+            throw .unsupportedObject(marker: intMarker, object: object)
+        }
+        let width = 1 << Int(intMarker & 0x0F)
+        let content = try extent(object, from: markerRange.upperBound, count: 1, unit: width)
+        let count = Self.unsigned(bytes, at: content.lowerBound, width: width)
+        guard count <= UInt64(objectAreaEnd) else { throw .objectOutOfBounds(object: object) }
+        return (Int(count), content.upperBound)
+    }
+
+    /// The `count` object references of a container, each checked to name an existing object.
+    func references(_ object: Int, from position: Int, count: Int) throws(PropertyListReadError) -> [Int] {
+        let content = try extent(object, from: position, count: count, unit: referenceSize)
+        var references: [Int] = []
+        references.reserveCapacity(count)
+        var cursor = content.lowerBound
+        while cursor < content.upperBound {
+            let reference = Self.unsigned(bytes, at: cursor, width: referenceSize)
+            guard reference < UInt64(objectCount) else {
+                throw .referenceOutOfRange(object: object, reference: Int(clamping: reference), count: objectCount)
+            }
+            references.append(Int(reference))
+            cursor += referenceSize
+        }
+        return references
+    }
+
+    func integer(_ object: Int, marker: UInt8, at start: Int) throws(PropertyListReadError) -> Int {
+        let sizeLog = Int(marker & 0x0F)
+        guard sizeLog <= 4 else { throw .unsupportedObject(marker: marker, object: object) }
+        let width = 1 << sizeLog
+        let content = try extent(object, from: start + 1, count: 1, unit: width)
+        switch width {
+        case 1, 2, 4:
+            return Int(Self.unsigned(bytes, at: content.lowerBound, width: width))
+        case 8:
+            return Int(Int64(bitPattern: Self.unsigned(bytes, at: content.lowerBound, width: 8)))
+        default:
+            // 128-bit two's complement: accepted when the high half only extends the low half's sign.
+            let high = Self.unsigned(bytes, at: content.lowerBound, width: 8)
+            let low = Self.unsigned(bytes, at: content.lowerBound + 8, width: 8)
+            let lowIsNegative = low >> 63 == 1
+            guard high == (lowIsNegative ? UInt64.max : 0) else {
+                throw .integerOutOfRange(object: object)
+            }
+            return Int(Int64(bitPattern: low))
+        }
+    }
+
+    /// Decodes big-endian UTF-16, refusing lone surrogates instead of repairing them.
+    func utf16String(_ object: Int, in content: Range<Int>) throws(PropertyListReadError) -> String {
+        var units: [UInt16] = []
+        units.reserveCapacity(content.count / 2)
+        var cursor = content.lowerBound
+        while cursor < content.upperBound {
+            units.append(UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor + 1]))
+            cursor += 2
+        }
+        var index = 0
+        while index < units.count {
+            let unit = units[index]
+            if UTF16.isLeadSurrogate(unit) {
+                guard index + 1 < units.count, UTF16.isTrailSurrogate(units[index + 1]) else {
+                    throw .invalidString(object: object)
+                }
+                index += 2
+            } else if UTF16.isTrailSurrogate(unit) {
+                throw .invalidString(object: object)
+            } else {
+                index += 1
+            }
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+}
