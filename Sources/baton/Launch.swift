@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatonApp
+import BatonRuntime
 import Foundation
 import Handoff
 import HandoffCLI

@@ -1,3 +1,4 @@
+import BatonApp
 import Foundation
 import Handoff
 import TerminalUI

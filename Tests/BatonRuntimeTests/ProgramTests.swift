@@ -1,9 +1,10 @@
+import BatonApp
 import BatonResources
+import BatonRuntime
 import Foundation
 import Handoff
 import TerminalUI
 import Testing
-@testable import BatonApp
 
 /// Two whole programs — update, view, Program, ActivityCenter — over the in-memory transport.
 @MainActor
