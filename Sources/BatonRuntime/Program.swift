@@ -1,6 +1,7 @@
 import BatonApp
 import Foundation
 import Handoff
+import Logging
 import TerminalUI
 
 /// Runs the app over a terminal backend and an activity center: feeds key presses, resizes,
@@ -17,7 +18,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity that publishes the current session.
     public private(set) var activity: UserActivity?
     private let files: FileStore
-    private let log: (String) -> Void
+    private let logger: Logger
     private var inbox: AsyncStream<AppMessage>.Continuation?
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
@@ -29,17 +30,17 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
-    ///   - log: where diagnostics go (a log file; never the screen).
+    ///   - logger: where diagnostics go (a log file; never the screen). Silent unless given.
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
         files: FileStore = FileStore(), nearbyRefreshInterval: Duration = .milliseconds(250),
-        log: @escaping (String) -> Void = { _ in }
+        logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
         self.files = files
-        self.log = log
+        self.logger = logger
         model = AppModel(session: session, size: backend.size, status: status, now: Date())
     }
 
@@ -83,7 +84,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             // Input closed (the terminal went away): nobody can answer a question, so quit,
             // and say in the log what was left unsaved.
             if let self, case .editor(let editor) = self.model.session, editor.isDirty {
-                self.log("input closed with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+                self.logger.warning("input closed with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
             }
             self?.model.isQuitting = true
             inbox.yield(.tick(Date()))
@@ -113,16 +114,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .nearbyChanged:
             refreshNearby()
         case .published(let record):
-            log("published \(record.activityType) revision \(record.revision)")
+            logger.info("published \(record.activityType) revision \(record.revision)")
             inbox?.yield(.published)
             if case .offline = model.status.network {} else { inbox?.yield(.network(.online)) }
         case .saveFailed(let type, let error):
-            log("not published \(type): \(error)")
+            logger.warning("not published \(type): \(error)")
             inbox?.yield(.publishFailed(error.description))
         case .continued:
             break  // userActivityWasContinued tells us, as the activity's delegate
         case .sendFailed(let reason):
-            log("send failed: \(reason)")
+            logger.warning("send failed: \(reason)")
             inbox?.yield(.network(.offline(reason)))
         }
     }
@@ -162,7 +163,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 try center.continueActivity(entry)
             } catch {
                 // didFailToContinue has told the model.
-                log("continue failed: \(error)")
+                logger.warning("continue failed: \(error)")
             }
         case .saveFile(let path, let text, let replace):
             do {
@@ -190,7 +191,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         do {
             try new.becomeCurrent()
         } catch {
-            log("cannot publish: \(error)")
+            logger.error("cannot publish: \(error)")
             inbox?.yield(.publishFailed(error.description))
         }
     }
@@ -222,7 +223,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {
-        log("continued on \(peer.name)")
+        logger.info("continued on \(peer.name)")
         inbox?.yield(.continuedElsewhere(peerName: peer.name))
     }
 
@@ -237,7 +238,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     public func didFailToContinue(activityType: String, error: HandoffError) {
-        log("continue of \(activityType) failed: \(error)")
+        logger.warning("continue of \(activityType) failed: \(error)")
         inbox?.yield(.continueFailed(error.description))
     }
 }
