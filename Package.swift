@@ -56,14 +56,24 @@ let package = Package(
         ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
         .target(name: "TerminalUI"),
-        // The app as model / message / update / view.
+        // The app as model / message / update / view: pure, no I/O.
         .target(name: "BatonApp", dependencies: ["Handoff", "TerminalUI"]),
+        // The app's effects: the Program that runs BatonApp over a backend and an activity
+        // center, and the editor's files.
+        .target(
+            name: "BatonRuntime",
+            dependencies: [
+                "BatonApp", "Handoff", "TerminalUI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses"]),
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffCLI", "BatonResources", "BatonApp", "TerminalUI", "NCursesBackend",
+                "Handoff", "HandoffMulticast", "HandoffCLI", "BatonResources", "BatonApp", "BatonRuntime", "TerminalUI",
+                "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,7 +91,14 @@ let package = Package(
         .testTarget(name: "HandoffTests", dependencies: ["Handoff", "HandoffTesting", "BatonResources"], resources: [.copy("Vectors")]),
         .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffTesting", "TerminalUI", "BatonResources"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),
+        .testTarget(
+            name: "BatonRuntimeTests",
+            dependencies: [
+                "BatonRuntime", "BatonApp", "Handoff", "HandoffTesting", "TerminalUI", "BatonResources",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),

@@ -1,13 +1,17 @@
 /// Something `BatonApp.update` asks the Program to do; the answers come back as `AppMessage`s.
 public enum AppCommand: Equatable, Sendable {
     /// The session's published state (type, title or userInfo) changed: mark the activity needsSave.
-    /// Not sent for `AppMessage.continued`, after which the Program starts a new activity itself.
+    /// Not sent for `AppMessage.continued`, which asks for `.startActivity` instead.
     case publish
+    /// The session was replaced by a continued one: withdraw the current activity and publish
+    /// a new one for the session now in the model.
+    case startActivity
     /// Continue this nearby activity; answered by `.continued` or `.continueFailed`.
     case continueActivity(id: String)
     /// Write `text` to `path` atomically; answered by `.fileSaved`, `.fileSaveFailed` or,
     /// unless `replaceExisting`, `.saveNeedsConfirmation` when another file is there.
     case saveFile(path: String, text: String, replaceExisting: Bool)
-    /// Leave: withdraw the activity and restore the terminal.
+    /// Leave: the model is already quitting, so the Program's loop ends after this message,
+    /// withdraws the activity and hands the terminal back.
     case quit
 }

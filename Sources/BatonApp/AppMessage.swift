@@ -21,7 +21,9 @@ public enum AppMessage: Equatable, Sendable {
     case publishFailed(String)
     /// Our activity was continued by that peer.
     case continuedElsewhere(peerName: String)
-    /// A continue we asked for succeeded: the session is replaced by this one.
+    /// A continue succeeded: the session is replaced by this one, restored from that peer's
+    /// activity. The Program sends it after performing `.continueActivity` (and once at launch
+    /// for a session continued before the UI started); it is answered by `.startActivity`.
     case continued(Session, from: String)
     /// A continue we asked for failed, and why.
     case continueFailed(String)
@@ -31,4 +33,6 @@ public enum AppMessage: Equatable, Sendable {
     case fileSaveFailed(String)
     /// The save target exists with other contents: ask before replacing it.
     case saveNeedsConfirmation(path: String)
+    /// The terminal's input ended (it went away): nobody can answer a question, so quit.
+    case inputClosed
 }

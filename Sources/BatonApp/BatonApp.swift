@@ -47,8 +47,8 @@ public enum BatonApp {
             model.overlay = nil
             model.pendingSave = nil
             model.show("Continued from \(peerName)")
-            mayPublish = false  // the Program starts a new activity for the continued session
-            commands = []
+            mayPublish = false  // a new activity, not a new revision of the replaced session's
+            commands = [.startActivity]
         case .continueFailed(let reason):
             model.show("Could not continue: \(reason)", kind: .problem)
             commands = []
@@ -58,6 +58,8 @@ public enum BatonApp {
             commands = fileSaveFailed(reason: reason, &model)
         case .saveNeedsConfirmation(let path):
             commands = saveNeedsConfirmation(path: path, &model)
+        case .inputClosed:
+            commands = model.isQuitting ? [] : quit(&model)
         }
         model.keepCursorVisible()
         if mayPublish && !model.isQuitting && PublishedState(model.session) != before {

@@ -1,5 +1,4 @@
 import Foundation
-import Handoff
 
 /// A continuable activity a peer offers, as the nearby list and the hint line show it.
 public struct NearbyItem: Equatable, Sendable, Identifiable {
@@ -24,22 +23,6 @@ public struct NearbyItem: Equatable, Sendable, Identifiable {
         self.peerName = peerName
         self.savedAt = savedAt
         self.lastHeard = lastHeard
-    }
-
-    /// The item for a nearby activity; without a title, one is made from its state, or its type.
-    public init(_ activity: NearbyActivity) {
-        let record = activity.record
-        let title: String
-        if let given = record.title, !given.allSatisfy(\.isWhitespace) {
-            title = given
-        } else if let session = Session(activityType: record.activityType, userInfo: record.userInfo, from: record.peer.name) {
-            title = session.title
-        } else {
-            title = record.activityType
-        }
-        self.init(
-            id: record.activityID, activityType: record.activityType, title: title,
-            peerName: record.peer.name, savedAt: record.savedAt, lastHeard: activity.lastHeard)
     }
 
     /// How long ago the peer saved it at `now`: "just now", "3s ago", "2m ago", "1h ago", "2d ago".

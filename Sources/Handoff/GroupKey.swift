@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The 32-byte secret that machines which should see each other share.
 ///
 /// Written as standard base64 (44 characters). Found, in order: an explicit key file
@@ -122,7 +116,9 @@ public struct GroupKey: Equatable, Sendable {
         return try GroupKey(base64: text, source: path)
     }
 
-    /// Writes the key with mode 0600 (its folder 0700); with `replace`, atomically over an old one.
+    /// Writes the key with mode 0600 (its folder 0700), atomically: a reader never sees half
+    /// a key. Without `replace`, an existing file is left alone and `cannotCreate` says
+    /// "it already exists" (two processes creating the default key race, and one wins).
     public func write(to path: String, replace: Bool) throws(LoadError) {
         let folder = (path as NSString).deletingLastPathComponent
         do {
@@ -131,23 +127,13 @@ public struct GroupKey: Equatable, Sendable {
         } catch {
             throw .cannotCreate(path: path, reason: Self.reason(error))
         }
-        let target = replace ? path + ".tmp-\(getpid())" : path
-        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw .cannotCreate(path: path, reason: errno == EEXIST ? "it already exists" : String(cString: strerror(errno)))
-        }
-        let line = Array((base64 + "\n").utf8)
-        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == line.count, synced == 0 else {
-            unlink(target)
-            throw .cannotCreate(path: path, reason: "the write did not complete")
-        }
-        if replace, rename(target, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(target)
-            throw .cannotCreate(path: path, reason: reason)
+        do {
+            try AtomicFile.write(Array((base64 + "\n").utf8), to: path, mode: 0o600, replace: replace)
+        } catch {
+            switch error {
+            case .incompleteWrite: throw .cannotCreate(path: path, reason: "the write did not complete")
+            default: throw .cannotCreate(path: path, reason: error.reason)
+            }
         }
     }
 

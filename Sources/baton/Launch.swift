@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatonApp
+import BatonRuntime
 import Foundation
 import Handoff
 import HandoffCLI
@@ -104,7 +105,7 @@ struct Launch {
         let program = Program(
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
-            log: { logger.info("\($0)") })
+            logger: logger)
         await program.run(opening: opening)
         backend.shutdown()
         await center.shutdown()

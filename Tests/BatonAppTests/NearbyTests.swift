@@ -79,11 +79,11 @@ struct NearbyTests {
         #expect(model.press(.enter) == [.continueActivity(id: "new")])
     }
 
-    @Test("A continue that succeeds replaces the session, says from whom, and leaves publishing to the Program")
+    @Test("A continue that succeeds replaces the session, says from whom, and asks for a new activity, not a save")
     func continued() {
         var model = Fixtures.editor("old text", isDirty: true)
         let commands = model.send(.continued(.counter(CounterState(count: 5)), from: "bob@desk"))
-        #expect(commands == [])
+        #expect(commands == [.startActivity])
         #expect(model.session == .counter(CounterState(count: 5)))
         #expect(model.notice?.text == "Continued from bob@desk")
     }

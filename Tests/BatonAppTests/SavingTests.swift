@@ -165,6 +165,18 @@ struct SavingTests {
         #expect(model.isQuitting)
     }
 
+    @Test("Input closing quits at once, even with unsaved changes and a question open, and only once")
+    func inputClosed() {
+        var model = Fixtures.editor("x", isDirty: true)
+        model.press(.control("q"))
+        #expect(model.overlay == .confirm(.quitWithUnsavedChanges))
+        #expect(model.send(.inputClosed) == [.quit])
+        #expect(model.isQuitting)
+        #expect(model.overlay == nil)
+        #expect(model.editorState.isDirty, "nothing is saved on the way out: nobody said to")
+        #expect(model.send(.inputClosed) == [])
+    }
+
     @Test("Ctrl-Q with unsaved changes, c or Esc: back to editing")
     func quitCancel() {
         for key in [Key.character("c"), .escape] {

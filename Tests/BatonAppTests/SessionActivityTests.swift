@@ -89,20 +89,4 @@ struct SessionActivityTests {
         #expect(Session(activityType: "dev.baton.editing", userInfo: ["cursorLine": 0], from: nil) == nil)
         #expect(Session(activityType: "dev.baton.editing", userInfo: ["text": 3], from: nil) == nil)
     }
-
-    @Test("A nearby activity becomes an item with its title, or one made from its state")
-    func nearbyItem() {
-        let peer = PeerInfo(name: "bob@desk", host: "desk", app: "baton", appVersion: "1")
-        let saved = Fixtures.start.addingTimeInterval(-3)
-        var record = ActivityRecord(
-            activityID: "A", activityType: "dev.baton.counter", revision: 2, savedAt: saved,
-            userInfo: ["count": 5], title: nil, peer: peer)
-        let untitled = NearbyItem(NearbyActivity(record: record, senderID: .random(), lastHeard: Fixtures.start))
-        #expect(untitled == NearbyItem(
-            id: "A", activityType: "dev.baton.counter", title: "Counter: 5", peerName: "bob@desk",
-            savedAt: saved, lastHeard: Fixtures.start))
-        #expect(untitled.age(at: Fixtures.start) == "3s ago")
-        record.title = "Counting sheep"
-        #expect(NearbyItem(NearbyActivity(record: record, senderID: .random(), lastHeard: Fixtures.start)).title == "Counting sheep")
-    }
 }

@@ -1,49 +1,25 @@
-import BatonResources
+import BatonApp
+import BatonRuntime
 import Foundation
 import Handoff
 import HandoffTesting
 import TerminalUI
 import Testing
-@testable import BatonApp
 
 /// Two whole programs — update, view, Program, ActivityCenter — over the in-memory transport.
 @MainActor
 @Suite("Two programs over the in-memory transport")
 struct ProgramTests {
-    struct Peer {
-        let program: Program
-        let backend: TestBackend
-        let center: ActivityCenter
-        let run: Task<Void, Never>
-    }
-
-    static let registry = try! ActivityTypeRegistry(contentsOf: BatonResources.registryURL!)
-    static let key = GroupKey(bytes: Array(repeating: 7, count: 32))!
-
     func center(_ network: InMemoryNetwork, _ name: String) -> ActivityCenter {
-        let peer = PeerInfo(name: name, host: "\(name).test", app: "baton", appVersion: "test")
-        let center = ActivityCenter(
-            registry: Self.registry, groupKey: Self.key, transport: network.makeTransport(name: name),
-            configuration: ActivityCenter.Configuration(peer: peer))
-        center.start()
-        return center
+        TestPeer.center(network, name)
     }
 
-    func start(_ center: ActivityCenter, session: Session, opening: [AppMessage] = []) -> Peer {
-        let backend = TestBackend(width: 48, height: 14)
-        let program = Program(
-            backend: backend, center: center, session: session,
-            status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online))
-        let run = Task { await program.run(opening: opening) }
-        return Peer(program: program, backend: backend, center: center, run: run)
+    func start(_ center: ActivityCenter, session: Session, opening: [AppMessage] = []) -> TestPeer {
+        TestPeer.start(center, session: session, opening: opening)
     }
 
-    func stop(_ peers: Peer...) async {
-        for peer in peers {
-            peer.backend.endInput()
-            await peer.run.value
-            await peer.center.shutdown()
-        }
+    func stop(_ peers: TestPeer...) async {
+        for peer in peers { await peer.stop() }
     }
 
     @Test("A counts to 5; B continues and shows the same count; A shows “Continued on”")
@@ -77,9 +53,10 @@ struct ProgramTests {
         a.backend.send(.enter)
         a.backend.send(text: "wörld")
         a.backend.send(.left, .left)
-        // After "wör" the cursor is at column 3 too: wait for the whole text with it.
+        // Column 3 is also where the cursor stood after typing "wör": wait for the text too.
         #expect(await waitUntil {
-            a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld" && a.center.lastPublished?.userInfo["cursorColumn"] == 3
+            a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld"
+                && a.center.lastPublished?.userInfo["cursorColumn"] == 3
         })
 
         // B starts with a counter, opens Nearby, and continues the editing session from there.
@@ -104,15 +81,4 @@ struct ProgramTests {
         try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
         await stop(a, b)
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes; true when it held.
-@MainActor
-func waitUntil(timeout: Duration = .seconds(20), _ condition: @MainActor () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))  // wait-ok: polls a condition until its deadline
-    }
-    return true
 }

@@ -1,13 +1,18 @@
+import BatonApp
 import Foundation
 import Handoff
+import Logging
 import TerminalUI
 
-/// Runs the app over a terminal backend and an activity center: feeds key presses, resizes,
-/// ticks and network events to `BatonApp.update`, carries out its commands, draws its view.
+/// Runs the app over a terminal backend and an activity center, as Bubble Tea's program runs
+/// a model: key presses, resizes, ticks and network events become messages in one inbox;
+/// each message goes through `BatonApp.update`, which alone changes the model; the commands
+/// it returns are performed here, and what they come to arrives back in the inbox as messages.
 ///
 /// It is also the glue the Handoff library calls: the responder that writes the session into
 /// the current activity before a save and restores a continued one, the activity's delegate,
-/// and the application delegate. Nothing here touches ncurses or a socket.
+/// and the application delegate. None of those calls changes the model: each one posts a
+/// message. Nothing here touches ncurses or a socket.
 @MainActor
 public final class Program: ApplicationDelegate, UserActivityResponder, UserActivityDelegate {
     public private(set) var model: AppModel
@@ -16,8 +21,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity that publishes the current session.
     public private(set) var activity: UserActivity?
     private let files: FileStore
-    private let log: (String) -> Void
-    private var inbox: AsyncStream<AppMessage>.Continuation?
+    private let logger: Logger
+    /// Every message the loop handles, in the order it handles them; open from `init`, so
+    /// what is posted before `run` waits for it.
+    private let messages: AsyncStream<AppMessage>
+    private let inbox: AsyncStream<AppMessage>.Continuation
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -28,29 +36,31 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
-    ///   - log: where diagnostics go (a log file; never the screen).
+    ///   - logger: where diagnostics go (a log file; never the screen). Silent unless given.
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
         files: FileStore = FileStore(), nearbyRefreshInterval: Duration = .milliseconds(250),
-        log: @escaping (String) -> Void = { _ in }
+        logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
         self.files = files
-        self.log = log
+        self.logger = logger
+        (messages, inbox) = AsyncStream.makeStream(of: AppMessage.self)
         model = AppModel(session: session, size: backend.size, status: status, now: Date())
     }
 
-    /// Shows the session and handles events until the user quits; returns after withdrawing.
-    /// `opening` messages are handled first (e.g. the notice of a session continued at launch).
+    /// Shows the session and handles messages until the model quits; returns after
+    /// withdrawing. Runs once per Program.
+    ///
+    /// `opening` messages are handled first, before the session is published (e.g. the
+    /// `.continued` of a session continued at launch, whose `.startActivity` then publishes it).
     public func run(opening: [AppMessage] = []) async {
-        let (messages, inbox) = AsyncStream.makeStream(of: AppMessage.self)
-        self.inbox = inbox
         center.applicationDelegate = self
-        startActivity()
-        for message in opening { inbox.yield(message) }
-        listen(into: inbox)
+        for message in opening { handle(message) }
+        if activity == nil { startActivity() }
+        listen()
         render()
         for await message in messages {
             handle(message)
@@ -59,7 +69,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         stop()
     }
 
-    /// Handles one message as the loop would: update, commands, draw. For tests and the loop.
+    /// Handles one message as the loop does: update, then its commands, then draw. What the
+    /// commands come to arrives later, through the inbox. Public for tests.
     public func handle(_ message: AppMessage) {
         let commands = BatonApp.update(&model, message)
         for command in commands { perform(command) }
@@ -68,9 +79,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     // MARK: Inputs
 
-    private func listen(into inbox: AsyncStream<AppMessage>.Continuation) {
+    private func listen() {
         let keys = backend.events()
-        tasks.append(Task { [weak self] in
+        tasks.append(Task { [inbox, logger] in
             for await batch in keys {
                 for event in batch {
                     switch event {
@@ -79,13 +90,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                     }
                 }
             }
-            // Input closed (the terminal went away): nobody can answer a question, so quit,
-            // and say in the log what was left unsaved.
-            if let self, case .editor(let editor) = self.model.session, editor.isDirty {
-                self.log("input closed with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
-            }
-            self?.model.isQuitting = true
-            inbox.yield(.tick(Date()))
+            // Cancelled by `stop` is not closed: the loop has already ended.
+            guard !Task.isCancelled else { return }
+            logger.info("input closed")
+            inbox.yield(.inputClosed)
         })
         let events = center.events()
         tasks.append(Task { [weak self] in
@@ -95,7 +103,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             }
         })
         // Ages and notices change with time; tick only while something on screen shows one.
-        tasks.append(Task { [weak self] in
+        tasks.append(Task { [weak self, inbox] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self else { return }
@@ -112,17 +120,17 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .nearbyChanged:
             refreshNearby()
         case .published(let record):
-            log("published \(record.activityType) revision \(record.revision)")
-            inbox?.yield(.published)
-            if case .offline = model.status.network {} else { inbox?.yield(.network(.online)) }
+            logger.info("published \(record.activityType) revision \(record.revision)")
+            inbox.yield(.published)
+            if case .offline = model.status.network {} else { inbox.yield(.network(.online)) }
         case .saveFailed(let type, let error):
-            log("not published \(type): \(error)")
-            inbox?.yield(.publishFailed(error.description))
+            logger.warning("not published \(type): \(error)")
+            inbox.yield(.publishFailed(error.description))
         case .continued:
             break  // userActivityWasContinued tells us, as the activity's delegate
         case .sendFailed(let error):
-            log("send failed: \(error)")
-            inbox?.yield(.network(.offline(error.description)))
+            logger.warning("send failed: \(error)")
+            inbox.yield(.network(.offline(error.description)))
         }
     }
 
@@ -136,8 +144,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             guard let self else { return }
             self.nearbyRefreshPending = false
             self.lastNearbyRefresh = ContinuousClock.now
-            self.inbox?.yield(.nearbyChanged(self.continuableItems()))
-            self.inbox?.yield(.peersHeard(self.center.directory.peerNames.count))
+            self.inbox.yield(.nearbyChanged(self.continuableItems()))
+            self.inbox.yield(.peersHeard(self.center.directory.peerNames.count))
         }
     }
 
@@ -152,28 +160,35 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .publish:
             if activity?.activityType != model.session.activityType { startActivity() }
             activity?.needsSave = true
+        case .startActivity:
+            startActivity()
         case .continueActivity(let id):
             guard let entry = center.nearby.first(where: { $0.id == id }) else {
-                inbox?.yield(.continueFailed("That activity is no longer nearby."))
+                inbox.yield(.continueFailed("That activity is no longer nearby."))
                 return
             }
             do {
+                // Restoring posts `.continued` (restoreUserActivityState); a failure has
+                // posted `.continueFailed` (didFailToContinue). Either is handled after this.
                 try center.continueActivity(entry)
             } catch {
-                // didFailToContinue has told the model.
-                log("continue failed: \(error)")
+                logger.warning("continue failed: \(error)")
             }
         case .saveFile(let path, let text, let replace):
             do {
                 switch try files.save(path: path, text: text, replaceExisting: replace) {
-                case .saved: inbox?.yield(.fileSaved(path: path))
-                case .needsConfirmation: inbox?.yield(.saveNeedsConfirmation(path: path))
+                case .saved: inbox.yield(.fileSaved(path: path))
+                case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
                 }
             } catch {
-                inbox?.yield(.fileSaveFailed(error.description))
+                inbox.yield(.fileSaveFailed(error.description))
             }
         case .quit:
-            model.isQuitting = true
+            // The model is quitting (update saw to that) and the loop ends after this message;
+            // what is left is to say in the log what stays unsaved.
+            if case .editor(let editor) = model.session, editor.isDirty {
+                logger.warning("quit with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+            }
         }
     }
 
@@ -189,16 +204,15 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         do {
             try new.becomeCurrent()
         } catch {
-            log("cannot publish: \(error)")
-            inbox?.yield(.publishFailed(error.description))
+            logger.error("cannot publish: \(error)")
+            inbox.yield(.publishFailed(error.description))
         }
     }
 
     private func stop() {
         for task in tasks { task.cancel() }
         tasks.removeAll()
-        inbox?.finish()
-        inbox = nil
+        inbox.finish()
     }
 
     private func render() {
@@ -213,16 +227,18 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         activity.userInfo = model.session.userInfo
     }
 
+    /// Posts the continued session as `.continued`: the center calls this from inside
+    /// `continueActivity`, which the Program calls while performing a command, so changing
+    /// the model here would run update inside update.
     public func restoreUserActivityState(_ activity: UserActivity) {
         guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
         else { return }
-        handle(.continued(session, from: activity.peer?.name ?? "a peer"))
-        startActivity()
+        inbox.yield(.continued(session, from: activity.peer?.name ?? "a peer"))
     }
 
     public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {
-        log("continued on \(peer.name)")
-        inbox?.yield(.continuedElsewhere(peerName: peer.name))
+        logger.info("continued on \(peer.name)")
+        inbox.yield(.continuedElsewhere(peerName: peer.name))
     }
 
     // MARK: ApplicationDelegate
@@ -236,7 +252,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     public func didFailToContinue(activityType: String, error: HandoffError) {
-        log("continue of \(activityType) failed: \(error)")
-        inbox?.yield(.continueFailed(error.description))
+        logger.warning("continue of \(activityType) failed: \(error)")
+        inbox.yield(.continueFailed(error.description))
     }
 }

@@ -1,0 +1,74 @@
+@testable import BatonRuntime
+import Foundation
+import Testing
+
+@Suite("The editor's files")
+struct FileStoreTests {
+    let store = FileStore()
+
+    /// A new empty folder, removed by the caller.
+    func temporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "baton-files-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    @Test("A new file is written with mode 0644 and read back; a missing one reads as nil")
+    func newFile() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/notes.txt"
+        #expect(try store.read(path: path) == nil)
+        #expect(try store.save(path: path, text: "héllo 你好\n", replaceExisting: false) == .saved)
+        #expect(try store.read(path: path) == "héllo 你好\n")
+        #expect(try mode(path) == 0o644)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["notes.txt"])
+    }
+
+    @Test("Another file at the path is left alone unless replacing is confirmed; replacing keeps its mode")
+    func replacing() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/notes.txt"
+        try "theirs".write(toFile: path, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        #expect(try store.save(path: path, text: "mine", replaceExisting: false) == .needsConfirmation)
+        #expect(try store.read(path: path) == "theirs")
+        #expect(try store.save(path: path, text: "mine", replaceExisting: true) == .saved)
+        #expect(try store.read(path: path) == "mine")
+        #expect(try mode(path) == 0o600)
+        // The same contents need no confirmation.
+        #expect(try store.save(path: path, text: "mine", replaceExisting: false) == .saved)
+    }
+
+    @Test("A save that cannot be made says why and leaves no temporary file")
+    func failures() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: FileStore.Failure(description: "Cannot save \(folder)/missing/notes.txt: No such file or directory.")) {
+            try store.save(path: folder + "/missing/notes.txt", text: "x", replaceExisting: true)
+        }
+        // A folder with something in it is where the file would go: the rename fails.
+        try FileManager.default.createDirectory(atPath: folder + "/notes.txt/inside", withIntermediateDirectories: true)
+        let failure = #expect(throws: FileStore.Failure.self) {
+            try store.save(path: folder + "/notes.txt", text: "x", replaceExisting: true)
+        }
+        #expect(failure?.description.hasPrefix("Cannot save \(folder)/notes.txt: ") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["notes.txt"])
+    }
+
+    @Test("Text that is not UTF-8 is refused on reading")
+    func notUTF8() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/latin1.txt"
+        try Data([0x63, 0x61, 0x66, 0xE9]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: FileStore.Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")) {
+            try store.read(path: path)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import BatonApp
+import BatonRuntime
+import Foundation
+import Handoff
+import HandoffTesting
+import TerminalUI
+import Testing
+
+/// The Program as Bubble Tea's loop: the model changes only in update; continuing and
+/// closing the input come back as messages.
+@MainActor
+@Suite("The Program's loop")
+struct ProgramLoopTests {
+    @Test("Restoring a continued activity only posts the session: the model and the activity change after update")
+    func restoreIsAMessage() async throws {
+        let center = TestPeer.center(InMemoryNetwork(), "bob@b")
+        let b = TestPeer.start(center, session: .counter(CounterState(count: 1)))
+        #expect(await waitUntil { b.program.activity?.isCurrent == true && b.backend.lines.contains { $0.contains("Counter") } })
+        let first = try #require(b.program.activity)
+
+        // The center calls this inside `continueActivity`, i.e. while a command is performed.
+        let carried = UserActivity(activityType: Session.editingActivityType, center: center)
+        carried.userInfo = ["text": "from afar", "cursorLine": 0, "cursorColumn": 4]
+        b.program.restoreUserActivityState(carried)
+        #expect(b.program.model.session == .counter(CounterState(count: 1)), "restoring ran update inside the call")
+        #expect(b.program.activity === first, "restoring restarted the activity inside the call")
+
+        // The loop handles `.continued`; its `.startActivity` then replaces the activity.
+        #expect(await waitUntil { b.program.model.session.activityType == Session.editingActivityType })
+        guard case .editor(let editor) = b.program.model.session else { return }
+        #expect(editor.buffer.text == "from afar")
+        #expect(editor.buffer.cursor == TextPosition(line: 0, column: 4))
+        #expect(b.program.model.notice?.text == "Continued from a peer")
+        #expect(b.program.activity !== first)
+        #expect(b.program.activity?.activityType == Session.editingActivityType)
+        #expect(b.program.activity?.isCurrent == true)
+        #expect(first.isInvalidated)
+        await b.stop()
+    }
+
+    @Test("Choosing a nearby activity continues it as a command; the session arrives afterwards, as a message")
+    func continueIsACommand() async throws {
+        let network = InMemoryNetwork()
+        let a = TestPeer.start(
+            TestPeer.center(network, "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
+        a.backend.send(text: "hi")
+        #expect(await waitUntil { a.center.lastPublished?.userInfo["text"] == "hi" })
+        let b = TestPeer.start(TestPeer.center(network, "bob@b"), session: .counter(CounterState(count: 0)))
+        #expect(await waitUntil { b.program.model.nearby.contains { $0.title == "Editing notes.txt" } })
+        let before = try #require(b.program.activity)
+
+        // Ctrl-N opens the list on the newest item; Enter chooses it, and the Program performs
+        // `.continueActivity` before `handle` returns — which restores, and so posts, at once.
+        b.program.handle(.key(.control("n")))
+        b.program.handle(.key(.enter))
+        #expect(b.program.model.session == .counter(CounterState(count: 0)))
+        #expect(b.program.model.notice?.text == "Continuing Editing notes.txt from alice@a…")
+        #expect(b.program.activity === before)
+
+        #expect(await waitUntil { b.program.model.session.activityType == Session.editingActivityType })
+        guard case .editor(let editor) = b.program.model.session else { return }
+        #expect(editor.buffer.text == "hi")
+        #expect(editor.continuedFrom == "alice@a")
+        #expect(b.program.model.notice?.text == "Continued from alice@a")
+        #expect(b.program.activity !== before && before.isInvalidated)
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test("A continue of an activity no longer nearby comes back as .continueFailed")
+    func continueGone() async throws {
+        let b = TestPeer.start(TestPeer.center(InMemoryNetwork(), "bob@b"), session: .counter(CounterState(count: 0)))
+        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        // An item the model shows but the center has forgotten.
+        b.program.handle(.nearbyChanged([NearbyItem(
+            id: "gone", activityType: Session.counterActivityType, title: "Counter: 9", peerName: "carol@c",
+            savedAt: Date(), lastHeard: Date())]))
+        b.program.handle(.key(.control("n")))
+        b.program.handle(.key(.enter))
+        #expect(b.program.model.notice?.kind != .problem, "the failure is a message still in the inbox")
+        #expect(await waitUntil { b.program.model.notice?.text == "Could not continue: That activity is no longer nearby." })
+        #expect(b.program.model.session == .counter(CounterState(count: 0)))
+        await b.stop()
+    }
+
+    @Test("Input closing quits through update, and the log says what stayed unsaved")
+    func inputClosed() async throws {
+        let recorder = LogRecorder()
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"),
+            session: .editor(EditorState(text: "", filePath: nil, fileName: "draft.txt")), logger: recorder.logger)
+        p.backend.send(text: "x")
+        #expect(await waitUntil {
+            if case .editor(let editor) = p.program.model.session { editor.isDirty } else { false }
+        })
+        p.backend.endInput()
+        await p.run.value
+        #expect(p.program.model.isQuitting)
+        #expect(p.program.model.overlay == nil)
+        #expect(recorder.messages.contains("info: input closed"))
+        #expect(recorder.messages.contains("warning: quit with unsaved changes in draft.txt"))
+        await p.center.shutdown()
+    }
+
+    @Test("A clean quit logs nothing about unsaved changes")
+    func cleanQuit() async throws {
+        let recorder = LogRecorder()
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"), session: .counter(CounterState(count: 2)), logger: recorder.logger)
+        try await p.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        p.backend.send(.character("q"))
+        await p.run.value
+        #expect(p.program.model.isQuitting)
+        #expect(!recorder.messages.contains { $0.contains("unsaved") })
+        #expect(!recorder.messages.contains("info: input closed"), "q quit before the input closed")
+        await p.center.shutdown()
+    }
+}

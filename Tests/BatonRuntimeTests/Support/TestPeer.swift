@@ -1,0 +1,50 @@
+import BatonApp
+import BatonResources
+import BatonRuntime
+import Handoff
+import HandoffTesting
+import Logging
+import TerminalUI
+
+/// One running Program over a `TestBackend` and an activity center on an in-memory network.
+@MainActor
+struct TestPeer {
+    let program: Program
+    let backend: TestBackend
+    let center: ActivityCenter
+    let run: Task<Void, Never>
+
+    static let registry = try! ActivityTypeRegistry(contentsOf: BatonResources.registryURL!)
+    static let key = GroupKey(bytes: Array(repeating: 7, count: 32))!
+
+    /// A started center named `name` (e.g. `alice@a`) on `network`.
+    static func center(_ network: InMemoryNetwork, _ name: String) -> ActivityCenter {
+        let peer = PeerInfo(name: name, host: "\(name).test", app: "baton", appVersion: "test")
+        let center = ActivityCenter(
+            registry: registry, groupKey: key, transport: network.makeTransport(name: name),
+            configuration: ActivityCenter.Configuration(peer: peer))
+        center.start()
+        return center
+    }
+
+    /// Runs a Program showing `session` on a 48×14 screen.
+    static func start(
+        _ center: ActivityCenter, session: Session, opening: [AppMessage] = [],
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> TestPeer {
+        let backend = TestBackend(width: 48, height: 14)
+        let program = Program(
+            backend: backend, center: center, session: session,
+            status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online),
+            logger: logger)
+        let run = Task { await program.run(opening: opening) }
+        return TestPeer(program: program, backend: backend, center: center, run: run)
+    }
+
+    /// Ends the input (which quits), waits for the run to return, shuts the center down.
+    func stop() async {
+        backend.endInput()
+        await run.value
+        await center.shutdown()
+    }
+}
