@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "baton",
-    platforms: [.macOS(.v15)],
+    // Linux only: the terminal backend and the file writes call Glibc, so no Apple platform is claimed.
     products: [
         .executable(name: "baton", targets: ["baton"]),
         .executable(name: "baton-peer", targets: ["baton-peer"]),
