@@ -213,8 +213,7 @@ public final class ActivityCenter {
     /// Keeps one timer for the earliest of the core's deadline and the lazy intake.
     func reschedule() {
         guard !isShutDown else { return }
-        let next = [core.nextDeadline, absorbDue].compactMap { $0 }.min()
-        guard let next else { return }
+        guard let next = [core.nextDeadline, absorbDue].compactMap({ $0 }).min() else { return }
         // A timer that fires no later stays: on firing it finds what is due and sets the next.
         if let scheduled = timerDeadline, scheduled <= next { return }
         timer?.cancel()
@@ -236,7 +235,7 @@ public final class ActivityCenter {
     private func fire() {
         let now = clock.now
         if let due = absorbDue, due <= now { absorbReceived() }
-        perform(core.tick(now: clock.now))
+        perform(core.tick(now: now))
         reschedule()
     }
 

@@ -73,13 +73,16 @@ struct HandoffCore: Sendable {
     /// QUERY answer, the next expiry and the finds' windows; nil when nothing is waiting.
     var nextDeadline: Date? {
         guard !isShutDown else { return nil }
-        var next: [Date] = []
-        if let saveDue { next.append(saveDue) }
-        if isStarted, let repeats { next.append(repeats.next) }
-        if let queryAnswerDue { next.append(queryAnswerDue) }
-        if let expiry = directory.nextExpiry(timeout: configuration.forgetAfter.seconds) { next.append(expiry) }
-        for find in finds.values { next.append(find.nextDeadline) }
-        return next.min()
+        // Asked after every batch received, so no array is built for it.
+        var next = saveDue
+        func consider(_ date: Date?) {
+            if let date, next.map({ date < $0 }) ?? true { next = date }
+        }
+        if isStarted { consider(repeats?.next) }
+        consider(queryAnswerDue)
+        consider(directory.nextExpiry(timeout: configuration.forgetAfter.seconds))
+        for find in finds.values { consider(find.nextDeadline) }
+        return next
     }
 
     // MARK: Life
