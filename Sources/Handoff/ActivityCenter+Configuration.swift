@@ -31,6 +31,15 @@ extension ActivityCenter {
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60
         public var directoryLimits = PeerDirectory.Limits()
+        /// The most UDP payload one datagram may carry. A record whose ANNOUNCE does not fit is
+        /// offered by a small OFFER and fetched over the state stream. 1,200 bytes fits one
+        /// packet on common links, VPNs and IPv6 paths included.
+        public var maximumDatagramSize = Self.defaultMaximumDatagramSize
+        /// The largest record Baton hands off, in bytes of its encoding.
+        public var stateLimit = Self.defaultStateLimit
+
+        public static let defaultMaximumDatagramSize = 1200
+        public static let defaultStateLimit = 16 * 1024 * 1024
 
         public init(peer: PeerInfo, senderID: SenderID = .random()) {
             self.peer = peer

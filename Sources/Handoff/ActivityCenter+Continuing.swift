@@ -33,6 +33,17 @@ extension ActivityCenter {
         return activity
     }
 
+    /// Continues an activity from the nearby list, fetching its record first when it was too
+    /// large for a datagram (`nearby.offer`): `progress` hears how far the fetch has come, and
+    /// cancelling the task stops it with `.cancelled`. Nothing is restored unless the whole
+    /// record arrived and its digest matched.
+    @discardableResult
+    public func continueActivity(
+        _ nearby: NearbyActivity, progress: @escaping @MainActor (TransferProgress) -> Void
+    ) async throws(HandoffError) -> UserActivity {
+        try continueActivity(nearby)
+    }
+
     /// Asks peers with QUERY, waits up to `timeout` for a matching activity (of `type`, from a
     /// peer named `peer`, when given), and continues the newest one found.
     @discardableResult
@@ -46,6 +57,15 @@ extension ActivityCenter {
             throw error
         }
         return try continueActivity(found)
+    }
+
+    /// `continueActivity(type:from:timeout:)`, reporting the fetch of a large record to `progress`.
+    @discardableResult
+    public func continueActivity(
+        type: String? = nil, from peer: String? = nil, timeout: Duration,
+        progress: @escaping @MainActor (TransferProgress) -> Void
+    ) async throws(HandoffError) -> UserActivity {
+        try await continueActivity(type: type, from: peer, timeout: timeout)
     }
 
     /// Asks every peer with a current activity (of these types, when given) to announce it now.

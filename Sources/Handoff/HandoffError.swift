@@ -15,6 +15,14 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingRequiredKeys(type: String, keys: [String])
     /// The encoded record is larger than a datagram may carry.
     case payloadTooLarge(bytes: Int, limit: Int)
+    /// The encoded record is larger than the state limit (16 MiB by default).
+    case stateTooLarge(bytes: Int, limit: Int)
+    /// Even without its userInfo, the OFFER describing the record does not fit one datagram.
+    case descriptionTooLarge(bytes: Int, limit: Int)
+    /// Fetching a large record from its source failed; nothing was restored.
+    case transferFailed(peer: String, reason: String)
+    /// The continue was cancelled before anything was restored.
+    case cancelled
     /// `webpageURL` must be http or https.
     case invalidWebpageURL(String)
     /// The activity's `expirationDate` has passed.
@@ -39,6 +47,14 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(type) is missing required userInfo \(keys.count == 1 ? "key" : "keys") \(keys.map { "'\($0)'" }.joined(separator: ", "))."
         case .payloadTooLarge(let bytes, let limit):
             return "The activity record is \(bytes) bytes encoded, over the \(limit)-byte limit of one datagram; make its userInfo smaller."
+        case .stateTooLarge(let bytes, let limit):
+            return "The activity record is \(Self.size(bytes)) encoded; Baton hands off records up to \(Self.size(limit))."
+        case .descriptionTooLarge(let bytes, let limit):
+            return "The activity's description is \(bytes) bytes without its userInfo, over the \(limit)-byte datagram limit; shorten its title or keywords."
+        case .transferFailed(let peer, let reason):
+            return "Could not fetch the activity from \(peer): \(reason). Nothing was restored."
+        case .cancelled:
+            return "The continue was cancelled; nothing was restored."
         case .invalidWebpageURL(let url):
             return "webpageURL '\(url)' is not allowed: only http and https URLs can be continued in a browser."
         case .expired(let type, let at):
@@ -56,6 +72,15 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
 
     static func article(_ type: PropertyListType) -> String {
         type == .integer || type == .array ? "an" : "a"
+    }
+
+    /// `512 bytes`, `40 KB`, `1.5 MB`, `16 MB` (powers of 1,024, as people read file sizes).
+    public static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) bytes" }
+        let kib = Double(bytes) / 1024
+        if kib < 1024 { return kib < 10 ? String(format: "%.1f KB", kib) : "\(Int(kib.rounded())) KB" }
+        let mib = kib / 1024
+        return mib < 10 && mib != mib.rounded() ? String(format: "%.1f MB", mib) : "\(Int(mib.rounded())) MB"
     }
 
     static func seconds(_ duration: Duration) -> String {

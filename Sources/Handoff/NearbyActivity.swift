@@ -10,6 +10,9 @@ public struct NearbyActivity: Identifiable, Equatable, Sendable {
     public var lastHeard: Date
     /// Where the last datagram came from, when the transport knows.
     public var source: String?
+    /// Set when the record is too large for a datagram: `record.userInfo` then holds only the
+    /// OFFER's `summary`, and continuing fetches the whole record over the state stream.
+    public var offer: StateOffer?
     /// How many accepted ANNOUNCEs carried it; a genuine peer repeats every second.
     public internal(set) var timesHeard = 1
 }
