@@ -88,7 +88,10 @@ let package = Package(
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench`.
         .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
-        .testTarget(name: "HandoffTests", dependencies: ["Handoff", "HandoffTesting", "BatonResources"], resources: [.copy("Vectors")]),
+        .testTarget(
+            name: "HandoffTests",
+            dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Vectors")]),
         .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),

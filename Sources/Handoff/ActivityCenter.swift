@@ -182,6 +182,8 @@ public final class ActivityCenter {
             case .saveFailed(let type, let error):
                 logger.notice("not published \(type): \(error)")
                 emit(.saveFailed(activityType: type, error: error))
+            case .shelve, .unshelve:
+                break  // wired to the state stream's shelf next
             case .nearbyChanged:
                 emit(.nearbyChanged)
             case .continued(let id, let peer):

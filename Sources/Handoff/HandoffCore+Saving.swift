@@ -24,7 +24,8 @@ extension HandoffCore {
         saveDue = nil
         var actions: [Action] = []
         if lastPublished != nil, current.isEligible { actions += send(.withdraw(activityID: activityID), now: now) }
-        lastPublished = nil
+        if case .offer = lastMessage { actions.append(.unshelve(activityID: activityID)) }
+        lastMessage = nil
         return actions
     }
 
@@ -35,8 +36,10 @@ extension HandoffCore {
         current.isEligible = isEligible
         self.current = current
         guard !isEligible, lastPublished != nil else { return [] }
-        lastPublished = nil
-        return send(.withdraw(activityID: activityID), now: now)
+        var actions: [Action] = []
+        if case .offer = lastMessage { actions.append(.unshelve(activityID: activityID)) }
+        lastMessage = nil
+        return send(.withdraw(activityID: activityID), now: now) + actions
     }
 
     /// The current activity changed. The first change after a quiet `saveWindow` is saved at
@@ -54,19 +57,18 @@ extension HandoffCore {
         var record = record
         record.revision += 1
         record.savedAt = now
+        let publication: Publication
         do throws(HandoffError) {
             try registry.validate(
                 type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
-            let size = DatagramCodec.plaintext(.announce(record), sentAt: now).count
-            guard size <= GroupKeyCipher.maximumPlaintext else {
-                throw HandoffError.payloadTooLarge(bytes: size, limit: GroupKeyCipher.maximumPlaintext)
-            }
+            publication = try self.publication(for: record)
         } catch {
             return [.saveFailed(activityType: record.activityType, error: error)]
         }
         guard current.isEligible else { return [.saved(record, published: false)] }
-        lastPublished = record
-        var actions = send(.announce(record), now: now)
+        lastMessage = publication.message
+        var actions = publication.shelve.map { [$0] } ?? []
+        actions += send(publication.message, now: now)
         if isStarted { repeats = RepeatClock(anchor: now, fast: true, configuration: configuration) }
         actions.append(.saved(record, published: true))
         return actions
