@@ -87,7 +87,8 @@ let package = Package(
             ]
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench`.
-        .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
+        .executableTarget(
+            name: "handoff-bench", dependencies: ["Handoff", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "HandoffTests",
             dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],
