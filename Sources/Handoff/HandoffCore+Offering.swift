@@ -9,6 +9,8 @@ extension HandoffCore {
         var message: HandoffMessage
         /// For an OFFER: the state to keep for fetching.
         var shelve: Action?
+        /// Bytes of the state encoding.
+        var stateSize: Int
     }
 
     /// The message for a saved record (its `savedAt` is the save's time), or why it cannot go.
@@ -18,7 +20,7 @@ extension HandoffCore {
         let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
         let datagram = DatagramHeader.minimumDatagramLength + state.count
         if datagram <= configuration.maximumDatagramSize {
-            return Publication(message: .announce(record), shelve: nil)
+            return Publication(message: .announce(record), shelve: nil, stateSize: state.count)
         }
         guard state.count <= configuration.stateLimit else {
             throw .stateTooLarge(bytes: state.count, limit: configuration.stateLimit)
@@ -31,7 +33,8 @@ extension HandoffCore {
         let message = try Self.offerMessage(for: record, state: offer, limit: configuration.maximumDatagramSize)
         return Publication(
             message: message,
-            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state))
+            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state),
+            stateSize: state.count)
     }
 
     /// The OFFER for `record`: its summary holds the small userInfo entries, as many as fit

@@ -46,8 +46,16 @@ extension HandoffCore {
     /// once; while changes keep coming, at most one save per window; the last is always saved.
     mutating func requestSave(activityID: String, now: Date) {
         guard current?.activityID == activityID, saveDue == nil, !isShutDown else { return }
-        let earliest = lastSave.map { $0.addingTimeInterval(configuration.saveWindow.seconds) } ?? now
+        let earliest = lastSave.map { $0.addingTimeInterval(saveWindow.seconds) } ?? now
         saveDue = max(now, earliest)
+    }
+
+    /// The window between saves: `saveWindow`, stretched for a large state by 1 ms per 100 KB
+    /// (a 28 MB state waits 0.3 s), at most 1 s, so that typing into a big file does not spend
+    /// the main actor encoding and hashing it 50 times a second.
+    var saveWindow: Duration {
+        let stretch = Duration.milliseconds(lastStateSize / 100_000)
+        return min(max(configuration.saveWindow, stretch), max(configuration.saveWindow, .seconds(1)))
     }
 
     /// The hooks have run and `record` is the activity as they left it (its revision still
@@ -67,6 +75,7 @@ extension HandoffCore {
         }
         guard current.isEligible else { return [.saved(record, published: false)] }
         lastMessage = publication.message
+        lastStateSize = publication.stateSize
         var actions = publication.shelve.map { [$0] } ?? []
         actions += send(publication.message, now: now)
         if isStarted { repeats = RepeatClock(anchor: now, fast: true, configuration: configuration) }

@@ -67,6 +67,8 @@ struct HandoffCore: Sendable {
     /// When the pending save is due; nil when none is pending.
     var saveDue: Date?
     var lastSave: Date?
+    /// Bytes of the last saved state encoding; stretches the save window for large states.
+    var lastStateSize = 0
     var repeats: RepeatClock?
     /// When the pending QUERY answer is due.
     var queryAnswerDue: Date?
