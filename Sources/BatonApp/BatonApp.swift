@@ -46,11 +46,19 @@ public enum BatonApp {
             model.session = session
             model.overlay = nil
             model.pendingSave = nil
+            model.publishProblem = nil
             model.show("Continued from \(peerName)")
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             commands = [.startActivity]
         case .continueFailed(let reason):
+            continueEnded(&model)
             model.show("Could not continue: \(reason)", kind: .problem)
+            commands = []
+        case .continueProgress(let progress):
+            continueProgressed(progress, &model)
+            commands = []
+        case .continueWaited(let id, let elapsed):
+            continueWaited(id: id, elapsed: elapsed, &model)
             commands = []
         case .fileSaved(let path):
             commands = fileSaved(path: path, &model)
@@ -80,18 +88,26 @@ public enum BatonApp {
         case .editor(let state):
             cursor = EditorView.draw(state, layout: layout, into: &frame)
         }
-        if case .nearby(let selectedID) = model.overlay {
+        // Whether an overlay is drawn, and so decides where the cursor goes (nil: hidden).
+        var overlayShown = model.overlay != nil
+        switch model.overlay {
+        case .nearby(let selectedID):
             NearbyPanel.draw(model.nearby, selectedID: selectedID, now: model.now, layout: layout, into: &frame)
-            cursor = nil
+        case .continuing(let state):
+            if state.isShown { ContinuePanel.draw(state, layout: layout, into: &frame) }
+            overlayShown = state.isShown
+        case .confirm, .prompt, nil:
+            break
         }
+        if overlayShown { cursor = nil }
         if let row = layout.messageRow {
             let promptCursor = MessageLine.draw(model, row: row, into: &frame)
-            if model.overlay != nil { cursor = promptCursor }
+            if overlayShown { cursor = promptCursor }
         }
         if let row = layout.statusRow {
             if layout.messageRow == nil, MessageLine.takesStatusRow(model, layout: layout) {
                 let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true)
-                if model.overlay != nil { cursor = promptCursor }
+                if overlayShown { cursor = promptCursor }
             } else {
                 StatusBar.draw(model, row: row, into: &frame)
             }
