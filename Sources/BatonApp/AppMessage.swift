@@ -33,6 +33,9 @@ public enum AppMessage: Equatable, Sendable {
     /// The continue of `id` has been running for `elapsed` (the Program says so once
     /// `BatonApp.continueOverlayDelay` has passed, progress or not).
     case continueWaited(id: String, elapsed: Duration)
+    /// This session is not handed off, and why (e.g. its file is over the state limit): it
+    /// works here and publishes nothing until a continued session replaces it.
+    case handoffOff(String)
     /// The editor's text was written to `path`.
     case fileSaved(path: String)
     /// The editor's text could not be written, and why.

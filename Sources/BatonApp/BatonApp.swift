@@ -10,7 +10,8 @@ public enum BatonApp {
     /// userInfo, which includes the editor's cursor) changed.
     @discardableResult
     public static func update(_ model: inout AppModel, _ message: AppMessage) -> [AppCommand] {
-        let before = PublishedState(model.session)
+        // A session that is not handed off is not compared: its text may be tens of megabytes.
+        let before = model.handoffOff == nil ? PublishedState(model.session) : nil
         var commands: [AppCommand]
         var mayPublish = true
         switch message {
@@ -46,6 +47,7 @@ public enum BatonApp {
             model.session = session
             model.overlay = nil
             model.pendingSave = nil
+            model.handoffOff = nil  // a new session, handed off like any other
             model.publishProblem = nil
             model.show("Continued from \(peerName)")
             mayPublish = false  // a new activity, not a new revision of the replaced session's
@@ -60,6 +62,9 @@ public enum BatonApp {
         case .continueWaited(let id, let elapsed):
             continueWaited(id: id, elapsed: elapsed, &model)
             commands = []
+        case .handoffOff(let reason):
+            model.handoffOff = reason
+            commands = []
         case .fileSaved(let path):
             commands = fileSaved(path: path, &model)
         case .fileSaveFailed(let reason):
@@ -70,7 +75,7 @@ public enum BatonApp {
             commands = model.isQuitting ? [] : quit(&model)
         }
         model.keepCursorVisible()
-        if mayPublish && !model.isQuitting && PublishedState(model.session) != before {
+        if mayPublish, !model.isQuitting, let before, model.handoffOff == nil, PublishedState(model.session) != before {
             commands.insert(.publish, at: 0)
         }
         return commands

@@ -1,8 +1,8 @@
 import TerminalUI
 
 /// Draws the line above the status bar. It shows, first that applies: the open prompt or
-/// question; a notice; why the activity is not handed off (a refused record, or no
-/// network); the keys of the nearby list or of a continue; the
+/// question; a notice; why the activity is not handed off (a file over the state limit, a
+/// refused record, or no network); the keys of the nearby list or of a continue; the
 /// newest nearby activity ("↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue"); the
 /// session's keys.
 enum MessageLine {
@@ -61,6 +61,11 @@ enum MessageLine {
                 : Style(bold: true, reverse: compact)
             if compact { frame.clearRow(row, style: style) }
             frame.putTruncated(notice.text, x: compact ? 1 : 0, y: row, width: width - (compact ? 1 : 0), style: style)
+            return nil
+        }
+        if let reason = model.handoffOff {
+            // The reason says it: "big.log is 40 MB; Baton hands off files up to 16 MB".
+            frame.putTruncated("⚠ \(reason)", x: 0, y: row, width: width, style: Style(foreground: .red))
             return nil
         }
         if let problem = model.publishProblem {

@@ -66,7 +66,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public func run(opening: [AppMessage] = []) async {
         center.applicationDelegate = self
         for message in opening { handle(message) }
-        if activity == nil { startActivity() }
+        if activity == nil, model.handoffOff == nil { startActivity() }
         listen()
         render()
         for await message in messages {
@@ -165,6 +165,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private func perform(_ command: AppCommand) {
         switch command {
         case .publish:
+            guard model.handoffOff == nil else { return }
             if activity?.activityType != model.session.activityType { startActivity() }
             activity?.needsSave = true
         case .startActivity:

@@ -277,6 +277,9 @@ struct ScreenTests {
         continuing.send(.continueProgress(TransferProgress(
             activityID: "a", peerName: "bob@desk", received: 5_000_000, total: 16_000_000, elapsed: .seconds(2))))
         states.append(continuing)
+        var offline = Fixtures.editor("big", filePath: "big.log")
+        offline.send(.handoffOff("big.log is 40 MB; Baton hands off files up to 16 MB"))
+        states.append(offline)
         for state in states {
             for width in 0...24 {
                 for height in 0...12 {
