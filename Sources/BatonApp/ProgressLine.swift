@@ -47,14 +47,15 @@ public struct ProgressLine: Sendable {
     }
 
     /// The fetch is over: returns what to write to stderr, nil when nothing. On a terminal
-    /// that clears the line (blanks, then back to its start) so the UI or an error message
-    /// starts on a clean line; elsewhere it is the summary of a fetch that succeeded after
-    /// taking long enough to be reported.
+    /// that clears the line (blanks across the width, which also covers a "^C" the terminal
+    /// echoed after it, then back to its start) so the UI or an error message starts on a
+    /// clean line; elsewhere it is the summary of a fetch that succeeded after taking long
+    /// enough to be reported.
     public mutating func finish(succeeded: Bool) -> String? {
         defer { drawnColumns = 0 }
         if isTerminal {
             guard drawnColumns > 0 else { return nil }
-            return "\r" + String(repeating: " ", count: drawnColumns) + "\r"
+            return "\r" + String(repeating: " ", count: max(drawnColumns, width - 1)) + "\r"
         }
         guard succeeded, let last, last.elapsed >= BatonApp.continueOverlayDelay else { return nil }
         return TransferText.summary(last) + "\n"

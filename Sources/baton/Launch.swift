@@ -71,20 +71,29 @@ struct Launch {
         var session = start
         var opening = startOpening
         if options.continueActivity {
-            do {
-                let activity = try await center.continueActivity(
-                    type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+            let outcome = await ContinueAtLaunch.run(
+                center: center, type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+            switch outcome {
+            case .continued(let activity):
                 guard let restored = Session(
                     activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
                 else {
+                    await center.shutdown()
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
                 session = restored
                 opening = [.continued(restored, from: activity.peer?.name ?? "a peer")]
                 logger.info("continued \(activity.activityType) from \(activity.peer?.name ?? "?")")
-            } catch {
+            case .failed(let error):
                 await center.shutdown()
                 throw CommandFailure("\(error)")
+            case .interrupted(let signo):
+                // Nothing was restored and no UI was opened: say so, and end as the signal would.
+                logger.info("signal \(signo) while continuing: nothing restored")
+                ContinueAtLaunch.writeToStandardError("baton: cancelled; nothing was restored.\n")
+                await center.shutdown()
+                NCursesBackend.raiseWithDefaultAction(signo)
+                throw ExitCode(128 + signo)  // not reached: the signal ends the process
             }
         }
 
