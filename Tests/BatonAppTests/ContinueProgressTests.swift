@@ -89,6 +89,21 @@ struct ContinueProgressTests {
         ])
     }
 
+    @Test("The nearby list says how much a large activity will fetch")
+    func sizeInTheList() {
+        var item = Self.big
+        item.stateSize = 12_900_000
+        var model = Fixtures.counter(5, width: 50)
+        model.send(.nearbyChanged([item, Fixtures.item("small", "Counter: 1", secondsAgo: 9)]))
+        model.press(.control("n"))
+        #expect(Array(model.screen[2...5]) == [
+            "┌─ Nearby (2) ───────────────────────────────────┐",
+            "│▸ Editing big.log 12 MB · alice@laptop · 3s ago │",
+            "│  Counter: 1                  bob@desk · 9s ago │",
+            "└────────────────────────────────────────────────┘",
+        ])
+    }
+
     @Test("Reports about another activity, or after the continue ended, change nothing")
     func staleReports() {
         var model = Self.continuing()
