@@ -95,6 +95,7 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",
