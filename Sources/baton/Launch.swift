@@ -17,7 +17,7 @@ struct Launch {
     /// A new editing session for `file` (read when it exists), and what the UI says first:
     /// a file over the state limit is edited here and not handed off, and the UI says why.
     static func editorSession(
-        file: String?, stateLimit: Int = ActivityCenter.Configuration.defaultStateLimit
+        file: String?, stateLimit: Int = ActivityCenter.Configuration.defaultTextLimit
     ) throws -> (session: Session, opening: [AppMessage]) {
         guard let file else { return (.editor(EditorState(text: "", filePath: nil)), []) }
         let state: EditorState

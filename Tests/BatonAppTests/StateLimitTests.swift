@@ -18,7 +18,7 @@ struct StateLimitTests {
 
     @Test("The reason names the file, its size and the limit; a file at the limit is handed off")
     func reasonText() {
-        let limit = ActivityCenter.Configuration.defaultStateLimit
+        let limit = ActivityCenter.Configuration.defaultTextLimit
         #expect(BatonApp.fileTooLargeToHandOff(name: "big.log", bytes: 40 * Self.mib, limit: limit) == Self.reason)
         #expect(BatonApp.fileTooLargeToHandOff(name: "a.txt", bytes: limit + 1, limit: limit)
             == "a.txt is 16 MB; Baton hands off files up to 16 MB")
