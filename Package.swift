@@ -89,7 +89,15 @@ let package = Package(
         // Release-build benchmarks: `swift run -c release handoff-bench`.
         .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
         .testTarget(name: "HandoffTests", dependencies: ["Handoff", "HandoffTesting", "BatonResources"], resources: [.copy("Vectors")]),
-        .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
+        .testTarget(
+            name: "HandoffMulticastTests",
+            dependencies: [
+                "Handoff", "HandoffMulticast", "HandoffTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),
         .testTarget(
