@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "HandoffMulticastTests",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffTesting",
+                "Handoff", "HandoffMulticast",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
