@@ -32,7 +32,7 @@ final class StateServerHandler: ChannelInboundHandler {
         // From the accepted connection on, whatever the client sends meanwhile (a client
         // trickling bytes does not move it).
         handshakeDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: limits.handshakeTimeout) {
-            guard !self.machine.hasAnswered else { return }
+            guard !self.machine.hasAnswered, !self.closing else { return }
             self.events.closed(.handshakeTimeout)
             self.close(context)
         }
@@ -105,8 +105,12 @@ final class StateServerHandler: ChannelInboundHandler {
             pumpAgain = false
             guard streaming, !closing else { return }
             var wrote = false
-            while context.channel.isWritable, let frame = machine.nextDataFrame() {
-                write(frame, context)
+            while context.channel.isWritable, let frame = machine.nextSealedDataFrame() {
+                var buffer = context.channel.allocator.buffer(capacity: frame.count)
+                buffer.writeBytes(frame.length)
+                buffer.writeBytes(frame.ciphertext)
+                buffer.writeBytes(frame.tag)
+                write(buffer, context)
                 wrote = true
             }
             let done = !machine.isStreaming
@@ -120,6 +124,10 @@ final class StateServerHandler: ChannelInboundHandler {
     }
 
     private func write(_ bytes: [UInt8], _ context: ChannelHandlerContext) {
+        write(context.channel.allocator.buffer(bytes: bytes), context)
+    }
+
+    private func write(_ buffer: ByteBuffer, _ context: ChannelHandlerContext) {
         outstandingWrites += 1
         let promise = context.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { result in
@@ -129,7 +137,7 @@ final class StateServerHandler: ChannelInboundHandler {
                 if self.closing, self.outstandingWrites == 0 { context.close(promise: nil) }
             }
         }
-        context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: promise)
+        context.write(wrapOutboundOut(buffer), promise: promise)
     }
 
     /// Closes once every write handed to the channel has gone out (an ERROR, the last DATA).
