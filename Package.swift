@@ -93,7 +93,15 @@ let package = Package(
             name: "HandoffTests",
             dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
+        .testTarget(
+            name: "HandoffMulticastTests",
+            dependencies: [
+                "Handoff", "HandoffMulticast",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),

@@ -3,9 +3,11 @@
 
 Opens every datagram in Tests/HandoffTests/Vectors/golden with Python's `cryptography`
 (HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same
-nonce and compares the bytes. Exits non-zero on any mismatch.
+nonce and compares the bytes. For the state stream (stream.json) it derives the three keys,
+recomputes both proofs with `hmac`, checks the hellos' layout, re-seals every frame and reads
+its fields, and hashes the state. Exits non-zero on any mismatch.
 """
-import base64, hashlib, json, pathlib, plistlib, sys
+import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -30,12 +32,78 @@ def check_offer(offer, state):
         if record["userInfo"].get(k) != value: problems.append(f"summary's {k} is not the state's")
     return problems
 
+def hkdf(ikm: bytes, salt: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info).derive(ikm)
+
+def check_stream(v: dict) -> list:
+    """docs/PROTOCOL.md section 10: handshake, keys, frames."""
+    problems = []
+    group_key = base64.b64decode(v["groupKey"])
+    cn, sn = bytes.fromhex(v["clientNonce"]), bytes.fromhex(v["serverNonce"])
+    prefix = b"BTNS" + bytes([2, 0, 0, 0])
+    auth = hkdf(group_key, b"baton-handoff", b"v2 stream auth")
+    keys = {"client": hkdf(group_key, cn + sn, b"v2 stream client"),
+            "server": hkdf(group_key, cn + sn, b"v2 stream server")}
+    if auth.hex() != v["authKey"]: problems.append("auth key")
+    if keys["client"].hex() != v["clientKey"]: problems.append("client key")
+    if keys["server"].hex() != v["serverKey"]: problems.append("server key")
+    client_hello, server_hello = bytes.fromhex(v["clientHello"]), bytes.fromhex(v["serverHello"])
+    if client_hello != prefix + cn: problems.append("ClientHello layout")
+    if len(server_hello) != 72 or server_hello[:40] != prefix + sn: problems.append("ServerHello layout")
+    transcript = client_hello + server_hello[:40]
+    if hmac.new(auth, b"server" + transcript, hashlib.sha256).digest() != server_hello[40:]:
+        problems.append("server proof")
+    if hmac.new(auth, b"client" + transcript, hashlib.sha256).digest().hex() != v["clientProof"]:
+        problems.append("client proof")
+
+    state = bytes.fromhex(v["state"])
+    request = v["request"]
+    data = b""
+    for f in v["frames"]:
+        name, frame, plaintext = f["name"], bytes.fromhex(f["frame"]), bytes.fromhex(f["plaintext"])
+        length = struct.unpack(">I", frame[:4])[0]
+        if length != len(frame) - 4 or not 17 <= length <= 65552: problems.append(f"{name} length")
+        nonce = bytes(4) + struct.pack(">Q", f["counter"])
+        aead = ChaCha20Poly1305(keys[f["direction"]])
+        if aead.decrypt(nonce, frame[4:], frame[:4]) != plaintext: problems.append(f"{name} plaintext")
+        if frame[:4] + aead.encrypt(nonce, plaintext, frame[:4]) != frame: problems.append(f"{name} re-sealed bytes")
+        kind, body = plaintext[0], plaintext[1:]
+        if name == "GET":
+            revision, offset = struct.unpack(">qQ", body[:16])
+            fields = (kind, revision, offset, body[16:48].hex(), body[48:].decode("utf-8"))
+            if fields != (1, request["revision"], request["offset"], request["digest"], request["activityID"]):
+                problems.append("GET fields")
+        elif name == "START":
+            if (kind, struct.unpack(">QQ", body)) != (2, (request["size"], request["offset"])): problems.append("START fields")
+        elif name == "DATA":
+            if kind != 3 or not 1 <= len(body) <= 65535: problems.append("DATA fields")
+            data += body
+        elif name == "ERROR":
+            if kind != 4 or body[0] != 1 or len(body) > 201: problems.append("ERROR fields")
+            body[1:].decode("utf-8")
+    if data != state: problems.append("DATA frames do not carry the state")
+    if hashlib.sha256(state).hexdigest() != request["digest"] or len(state) != request["size"]:
+        problems.append("state digest or size")
+    record = plistlib.loads(state, fmt=plistlib.FMT_BINARY)
+    if record.get("sentAt") != record.get("savedAt") or record.get("activityID") != request["activityID"] \
+            or record.get("revision") != request["revision"]:
+        problems.append("state is not the record's state encoding")
+    return problems
+
 def main() -> int:
     folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffTests/Vectors/golden"
     files = sorted(folder.glob("*.json"))
     failures = 0
     for path in files:
         v = json.loads(path.read_text())
+        if path.name == "stream.json":
+            try:
+                problems = check_stream(v)
+            except Exception as error:  # a frame that does not open, a state that does not parse
+                problems = [f"{type(error).__name__} {error}".strip()]
+            print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
+            failures += bool(problems)
+            continue
         key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff",
                    info=b"v1 datagram").derive(base64.b64decode(v["groupKey"]))
         datagram = bytes.fromhex(v["datagram"])

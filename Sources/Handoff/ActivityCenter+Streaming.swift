@@ -36,7 +36,9 @@ extension ActivityCenter {
         }
         let request = StateRequest(
             activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock)
+        var limits = StateFetcher.Limits()
+        limits.maximumSize = configuration.stateLimit
+        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
         let started = ContinuousClock.now
         let report: @Sendable (Int, Int) -> Void = { received, resumes in
             let update = TransferProgress(

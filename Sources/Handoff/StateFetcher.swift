@@ -8,8 +8,8 @@ import Foundation
 /// tests run the timeouts in virtual time with `ManualClock`. The state is gathered into one
 /// buffer reserved once for its whole size, and returned only when its SHA-256 matches.
 public struct StateFetcher: Sendable {
-    /// The client's timeouts and retry schedule.
-    public struct Timing: Equatable, Sendable {
+    /// The client's timeouts, retry schedule and largest state.
+    public struct Limits: Equatable, Sendable {
         /// Connecting to the source.
         public var connect: Duration = .seconds(2)
         /// Each handshake reply: the ServerHello, then START or ERROR after the GET.
@@ -22,6 +22,9 @@ public struct StateFetcher: Sendable {
         public var backoff: [Duration] = [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800)]
         /// Connections in a row without a new byte after which the fetch gives up.
         public var connectionsWithoutProgress = 6
+        /// The largest state fetched at all: a larger `size` is refused before any connection,
+        /// so an OFFER cannot make this side reserve more memory than this.
+        public var maximumSize = ActivityCenter.Configuration.defaultStateLimit
 
         public init() {}
     }
@@ -29,18 +32,18 @@ public struct StateFetcher: Sendable {
     public let groupKey: GroupKey
     public let dialer: any StreamDialer
     public let clock: any HandoffClock
-    public var timing: Timing
+    public var limits: Limits
     /// Where client nonces come from: the system's random generator unless a test fixes them.
     public var nonces: @Sendable () -> [UInt8]
 
     public init(
         groupKey: GroupKey, dialer: any StreamDialer, clock: any HandoffClock = SystemClock(),
-        timing: Timing = Timing(), nonces: @escaping @Sendable () -> [UInt8] = StateStream.randomNonce
+        limits: Limits = Limits(), nonces: @escaping @Sendable () -> [UInt8] = StateStream.randomNonce
     ) {
         self.groupKey = groupKey
         self.dialer = dialer
         self.clock = clock
-        self.timing = timing
+        self.limits = limits
         self.nonces = nonces
     }
 
@@ -52,8 +55,13 @@ public struct StateFetcher: Sendable {
         progress: @escaping @Sendable (_ received: Int, _ resumes: Int) -> Void = { _, _ in }
     ) async throws(StreamFailure) -> [UInt8] {
         if let problem = request.problem { throw .invalidRequest(problem) }
+        guard request.size <= limits.maximumSize else {
+            throw .invalidRequest("the state is \(HandoffError.size(request.size)), over the \(HandoffError.size(limits.maximumSize)) this side fetches")
+        }
         var state: [UInt8] = []
         state.reserveCapacity(request.size)
+        // Hashed as it arrives, so the check at the end costs nothing more.
+        var hasher = SHA256()
         var connections = 0
         var withoutProgress = 0
         while true {
@@ -61,7 +69,9 @@ public struct StateFetcher: Sendable {
             let before = state.count
             let lastReason: String
             do {
-                try await attempt(host: host, port: port, request: request, state: &state, resumes: connections, progress: progress)
+                try await attempt(
+                    host: host, port: port, request: request, state: &state, hasher: &hasher, resumes: connections,
+                    progress: progress)
                 break
             } catch .connectionLost(let reason) {
                 lastReason = reason
@@ -69,10 +79,10 @@ public struct StateFetcher: Sendable {
             if Task.isCancelled { throw .cancelled }
             connections += 1
             withoutProgress = state.count > before ? 0 : withoutProgress + 1
-            if withoutProgress >= timing.connectionsWithoutProgress {
+            if withoutProgress >= limits.connectionsWithoutProgress {
                 throw .gaveUp(connections: withoutProgress, received: state.count, size: request.size, lastReason: lastReason)
             }
-            if withoutProgress > 0, let delay = timing.backoff[safe: withoutProgress - 1] ?? timing.backoff.last, delay > .zero {
+            if withoutProgress > 0, let delay = limits.backoff[safe: withoutProgress - 1] ?? limits.backoff.last, delay > .zero {
                 do {
                     try await clock.sleep(until: clock.now.addingTimeInterval(delay.seconds))
                 } catch {
@@ -80,7 +90,7 @@ public struct StateFetcher: Sendable {
                 }
             }
         }
-        guard Array(SHA256.hash(data: state)) == request.digest else { throw .digestMismatch }
+        guard Array(hasher.finalize()) == request.digest else { throw .digestMismatch }
         return state
     }
 
@@ -96,11 +106,11 @@ public struct StateFetcher: Sendable {
 
     /// One connection: handshake, GET, and DATA into `state` until it is whole or the connection fails.
     private func attempt(
-        host: String, port: Int, request: StateRequest, state: inout [UInt8], resumes: Int,
+        host: String, port: Int, request: StateRequest, state: inout [UInt8], hasher: inout SHA256, resumes: Int,
         progress: @Sendable (Int, Int) -> Void
     ) async throws(StreamFailure) {
         let dialer = dialer
-        let connection = try await within(timing.connect, "no connection to \(host):\(port) within \(HandoffError.seconds(timing.connect))") {
+        let connection = try await within(limits.connect, "no connection to \(host):\(port) within \(HandoffError.seconds(limits.connect))") {
             try await dialer.connect(host: host, port: port)
         }
         var machine = StateClientConnection(groupKey: groupKey, request: request, offset: state.count, nonce: nonces())
@@ -108,7 +118,7 @@ public struct StateFetcher: Sendable {
             try await write(machine.start(), to: connection)
             while true {
                 let started = machine.hasStarted
-                let wait = started ? timing.idle : timing.reply
+                let wait = started ? limits.idle : limits.reply
                 let chunk = try await within(wait, started ? "no data for \(HandoffError.seconds(wait))" : "no reply within \(HandoffError.seconds(wait))") {
                     try await connection.read()
                 }
@@ -121,6 +131,7 @@ public struct StateFetcher: Sendable {
                         try await write(bytes, to: connection)
                     case .data(let body):
                         state.append(contentsOf: body)
+                        body.withUnsafeBytes { hasher.update(bufferPointer: $0) }
                         progress(state.count, resumes)
                     case .finished:
                         await connection.close()
@@ -137,7 +148,7 @@ public struct StateFetcher: Sendable {
     }
 
     private func write(_ bytes: [UInt8], to connection: any StreamConnection) async throws(StreamFailure) {
-        try await within(timing.reply, "the source took no bytes for \(HandoffError.seconds(timing.reply))") {
+        try await within(limits.reply, "the source took no bytes for \(HandoffError.seconds(limits.reply))") {
             try await connection.write(bytes)
         }
     }

@@ -122,7 +122,11 @@ public struct StateServerConnection: Sendable {
     }
 
     /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
-    public mutating func nextDataFrame() -> [UInt8]? {
+    public mutating func nextDataFrame() -> [UInt8]? { nextSealedDataFrame()?.bytes }
+
+    /// The next DATA frame in its sealed parts, for a writer that copies them into its own
+    /// buffer; nil when the whole state has been pulled.
+    public mutating func nextSealedDataFrame() -> StreamFrameSealer.Sealed? {
         guard case .streaming = phase, position < state.count else { return nil }
         let end = min(state.count, position + StateStream.maximumDataLength)
         var plaintext: [UInt8] = []
@@ -131,7 +135,7 @@ public struct StateServerConnection: Sendable {
         plaintext.append(contentsOf: state[position..<end])
         position = end
         if position == state.count { state = [] }
-        return sealer.seal(plaintext)
+        return sealer.sealParts(plaintext)
     }
 
     private mutating func handshake(_ outputs: inout [Output]) {

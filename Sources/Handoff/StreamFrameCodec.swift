@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// Why the bytes of one direction stopped making frames; either ends the connection.
 public enum StreamFrameError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -35,20 +36,41 @@ public struct StreamFrameSealer: Sendable {
 
     public init(key: [UInt8]) { self.key = key }
 
+    /// One sealed frame in its three parts, as the AEAD returns them: a writer that copies them
+    /// into its own buffer (a socket's) need not join them into an array first.
+    public struct Sealed: Sendable {
+        /// The 4 length bytes.
+        public let length: [UInt8]
+        public let ciphertext: Data
+        public let tag: Data
+
+        /// Bytes of the whole frame.
+        public var count: Int { 4 + ciphertext.count + tag.count }
+
+        /// The whole frame.
+        public var bytes: [UInt8] {
+            var frame: [UInt8] = []
+            frame.reserveCapacity(count)
+            frame.append(contentsOf: length)
+            frame.append(contentsOf: ciphertext)
+            frame.append(contentsOf: tag)
+            return frame
+        }
+    }
+
     /// The whole frame for `plaintext` (1 to 65,536 bytes).
-    public mutating func seal(_ plaintext: [UInt8]) -> [UInt8] {
+    public mutating func seal(_ plaintext: [UInt8]) -> [UInt8] { sealParts(plaintext).bytes }
+
+    /// The frame for `plaintext` (1 to 65,536 bytes), in parts.
+    public mutating func sealParts(_ plaintext: [UInt8]) -> Sealed {
         precondition((1...StateStream.maximumPlaintext).contains(plaintext.count), "a frame holds 1 to 65,536 bytes")
-        let length = UInt32(plaintext.count + StateStream.tagLength)
-        var frame: [UInt8] = []
-        frame.reserveCapacity(4 + Int(length))
-        StreamMessage.appendBigEndian(length, to: &frame)
+        var length: [UInt8] = []
+        StreamMessage.appendBigEndian(UInt32(plaintext.count + StateStream.tagLength), to: &length)
         // A 12-byte nonce and a 32-byte key cannot be refused.
         let box = try! ChaChaPoly.seal(
-            plaintext, using: SymmetricKey(data: key), nonce: streamNonce(counter), authenticating: frame)
-        frame.append(contentsOf: box.ciphertext)
-        frame.append(contentsOf: box.tag)
+            plaintext, using: SymmetricKey(data: key), nonce: streamNonce(counter), authenticating: length)
         counter += 1
-        return frame
+        return Sealed(length: length, ciphertext: box.ciphertext, tag: box.tag)
     }
 
     /// The whole frame for `message`.

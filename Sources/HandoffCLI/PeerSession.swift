@@ -7,6 +7,8 @@ import HandoffMulticast
 public final class PeerSession {
     public let center: ActivityCenter
     public let transport: MulticastTransport
+    /// Serves this peer's large activities over TCP.
+    public let stateServer: TCPStateServer
     public let keySource: GroupKey.Source
     public let peer: PeerInfo
 
@@ -19,12 +21,21 @@ public final class PeerSession {
         let (key, keySource) = try options.loadKey()
         let multicast = try options.multicastConfiguration()
         transport = try await MulticastTransport.start(multicast)
+        let stream = try await options.startStateStream(groupKey: key)
+        stateServer = stream.server
         peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
-        var config = ActivityCenter.Configuration(peer: peer)
+        var config = try options.centerConfiguration(peer: peer)
         configure(&config)
-        center = ActivityCenter(registry: registry, groupKey: key, transport: transport, configuration: config)
+        center = ActivityCenter(
+            registry: registry, groupKey: key, transport: transport, configuration: config, stateStream: stream.setup)
         self.keySource = keySource
         center.start()
+    }
+
+    /// Withdraws, closes the transport and stops serving large activities.
+    public func shutdown() async {
+        await center.shutdown()
+        await stateServer.close()
     }
 
     /// `239.255.77.88:47788 on eth0`.

@@ -63,9 +63,12 @@ struct Launch {
         logger.info("network \(endpoint)")
 
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        // The state stream serves and fetches records too large for a datagram; it lives as
+        // long as the process. Offline, nothing is published, so it is not started.
+        let stream = state == .online ? try await network.startStateStream(groupKey: key).setup : nil
         let center = ActivityCenter(
             registry: registry, groupKey: key, transport: transport,
-            configuration: ActivityCenter.Configuration(peer: peer))
+            configuration: try network.centerConfiguration(peer: peer), stateStream: stream)
         center.start()
 
         var session = start

@@ -107,6 +107,11 @@ struct StateFetcherTests {
         invalid.digest = [1, 2, 3]
         #expect(await driver.run(invalid).failure == .invalidRequest("the digest is 3 bytes; SHA-256 gives 32"))
         #expect(server.connectionCount == 2, "nothing was dialled")
+
+        var huge = request
+        huge.size = Int.max
+        #expect(await driver.run(huge).failure == .invalidRequest("the state is \(HandoffError.size(Int.max)), over the \(HandoffError.size(ActivityCenter.Configuration.defaultStateLimit)) this side fetches"))
+        #expect(server.connectionCount == 2, "nothing was dialled, nothing reserved")
     }
 
     @Test("Refused connections are retried at once, then after 100, 200, 400 and 800 ms, then given up")
