@@ -16,6 +16,8 @@ Standard library only, so the Swift end-to-end tests run it too (PYTHONPATH=benc
     python3 -m batonlab.wire capture [--seconds S] [--frames]      # in the NAME-lan namespace
     python3 -m batonlab.wire probe-recv --port P [--seconds S]       # in the receiving host
     python3 -m batonlab.wire probe-send --to ADDR --port P --sizes 1000,20000 --count N [--gap-ms G]
+    python3 -m batonlab.wire tcp-serve --port P --bytes N            # plain TCP, the stream's yardstick
+    python3 -m batonlab.wire tcp-fetch --to ADDR --port P
 
 `capture` prints `ready` once its socket is bound, then (with `--frames`) one line per frame,
 and on SIGTERM, SIGINT or after `--seconds` a last line: a JSON object with `"event": "summary"`.
@@ -254,6 +256,43 @@ def probe_send(to, port, sizes, count, gap):
     print(json.dumps({"event": "sent", "sizes": sizes, "count": count}), flush=True)
 
 
+def tcp_serve(port, size, out=sys.stdout):
+    """Serves `size` bytes (from memory) to every connection on TCP `port`, one at a time, until a signal."""
+    payload = os.urandom(size)
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", port))
+    server.listen(8)
+    for signo in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signo, _raise_stop)
+    print("ready", file=out, flush=True)
+    try:
+        while True:
+            connection, _ = server.accept()
+            with connection:
+                connection.sendall(payload)
+                connection.shutdown(socket.SHUT_WR)
+                connection.recv(1)  # until the client closes: its last byte is in
+    except Stop:
+        pass
+
+
+def tcp_fetch(to, port, out=sys.stdout):
+    """Connects to a `tcp-serve`, reads to the end; prints bytes and ms from connect to the last byte."""
+    started = time.perf_counter()
+    sock = socket.create_connection((to, port), timeout=60)
+    received = 0
+    buffer = bytearray(1 << 20)
+    while True:
+        count = sock.recv_into(buffer)
+        if not count:
+            break
+        received += count
+    elapsed = time.perf_counter() - started
+    sock.close()
+    print(json.dumps({"event": "tcp", "bytes": received, "ms": round(elapsed * 1000, 3)}), file=out, flush=True)
+
+
 def summarize(path):
     """The summary line of a capture's output file (the last JSON line with "event": "summary")."""
     summary = None
@@ -282,11 +321,21 @@ def main(argv):
     s.add_argument("--sizes", default="1000,20000")
     s.add_argument("--count", type=int, default=200)
     s.add_argument("--gap-ms", type=float, default=2)
+    t = commands.add_parser("tcp-serve", help="serve N bytes to every TCP connection")
+    t.add_argument("--port", type=int, required=True)
+    t.add_argument("--bytes", type=int, required=True)
+    f = commands.add_parser("tcp-fetch", help="read a tcp-serve to the end, print the time")
+    f.add_argument("--to", required=True)
+    f.add_argument("--port", type=int, required=True)
     args = parser.parse_args(argv)
     if args.command == "capture":
         capture(args.seconds, args.frames)
     elif args.command == "probe-recv":
         probe_recv(args.port, args.seconds)
+    elif args.command == "tcp-serve":
+        tcp_serve(args.port, args.bytes)
+    elif args.command == "tcp-fetch":
+        tcp_fetch(args.to, args.port)
     else:
         probe_send(args.to, args.port, [int(x) for x in args.sizes.split(",")], args.count, args.gap_ms / 1000)
 
