@@ -87,10 +87,15 @@ let package = Package(
             ]
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench`.
-        .executableTarget(name: "handoff-bench", dependencies: ["Handoff"]),
-        .testTarget(name: "HandoffTests", dependencies: ["Handoff", "HandoffTesting", "BatonResources"], resources: [.copy("Vectors")]),
+        .executableTarget(
+            name: "handoff-bench", dependencies: ["Handoff", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "HandoffTests",
+            dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Vectors")]),
         .testTarget(name: "HandoffMulticastTests", dependencies: ["Handoff", "HandoffMulticast"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",

@@ -4,7 +4,7 @@
 //
 //   0  raw datagram:  bytes 1… are a whole datagram for `DatagramCodec.decode`
 //                     (header checks and authentication; mutations rarely pass the tag).
-//   1  sealed:        byte 1 is the kind (1…4), bytes 2… are the plaintext. The target seals
+//   1  sealed:        byte 1 is the kind (1…5), bytes 2… are the plaintext. The target seals
 //                     them with the fuzz key, so every input reaches the binary-plist reader
 //                     and `HandoffMessage.decode`.
 //   2  plist:         bytes 1… go straight to `BinaryPropertyListReader().read`.

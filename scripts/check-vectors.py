@@ -5,14 +5,30 @@ Opens every datagram in Tests/HandoffTests/Vectors/golden with Python's `cryptog
 (HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same
 nonce and compares the bytes. Exits non-zero on any mismatch.
 """
-import base64, json, pathlib, plistlib, sys
+import base64, hashlib, json, pathlib, plistlib, sys
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4}
+KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4, "offer": 5}
 REQUIRED = {"announce": ["activityID", "type", "revision", "savedAt", "userInfo", "peer"],
-            "withdraw": ["activityID"], "query": [], "continued": ["activityID", "peer"]}
+            "withdraw": ["activityID"], "query": [], "continued": ["activityID", "peer"],
+            "offer": ["activityID", "type", "revision", "savedAt", "summary", "peer", "size", "digest", "port"]}
+
+def check_offer(offer, state):
+    """The OFFER's size and digest describe `state`, which reads as the ANNOUNCE payload of the
+    same activity and revision with sentAt equal to savedAt (docs/PROTOCOL.md, "OFFER")."""
+    problems = []
+    if offer.get("size") != len(state): problems.append("size is not the state's length")
+    if offer.get("digest") != hashlib.sha256(state).digest(): problems.append("digest is not SHA-256 of the state")
+    if not 1 <= offer.get("port", 0) <= 65535: problems.append("port")
+    record = plistlib.loads(state, fmt=plistlib.FMT_BINARY)
+    for k in ["activityID", "type", "revision", "savedAt"]:
+        if record.get(k) != offer.get(k): problems.append(f"state's {k} differs")
+    if record.get("sentAt") != record.get("savedAt"): problems.append("state's sentAt is not its savedAt")
+    for k, value in offer["summary"].items():
+        if record["userInfo"].get(k) != value: problems.append(f"summary's {k} is not the state's")
+    return problems
 
 def main() -> int:
     folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffTests/Vectors/golden"
@@ -38,6 +54,8 @@ def main() -> int:
         if not isinstance(payload, dict): problems.append("root is not a dictionary")
         for k in ["sentAt"] + REQUIRED[v["kind"]]:
             if k not in payload: problems.append(f"missing {k}")
+        if v["kind"] == "offer":
+            problems += check_offer(payload, bytes.fromhex(v.get("state", "")))
         print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
         failures += bool(problems)
     print(f"{len(files) - failures} passed, {failures} failed")

@@ -6,8 +6,12 @@ public enum AppCommand: Equatable, Sendable {
     /// The session was replaced by a continued one: withdraw the current activity and publish
     /// a new one for the session now in the model.
     case startActivity
-    /// Continue this nearby activity; answered by `.continued` or `.continueFailed`.
+    /// Continue this nearby activity; answered by `.continued` or `.continueFailed`, and while
+    /// a large record is fetched, by `.continueProgress` and `.continueWaited`.
     case continueActivity(id: String)
+    /// Stop the continue under way: nothing is restored and no answer comes back (the model
+    /// has already said it was cancelled).
+    case cancelContinue
     /// Write `text` to `path` atomically; answered by `.fileSaved`, `.fileSaveFailed` or,
     /// unless `replaceExisting`, `.saveNeedsConfirmation` when another file is there.
     case saveFile(path: String, text: String, replaceExisting: Bool)

@@ -1,4 +1,5 @@
 import Foundation
+import Handoff
 import TerminalUI
 
 /// Something that happened, for `BatonApp.update`: a key, a resize, the clock, the network or a file.
@@ -27,6 +28,14 @@ public enum AppMessage: Equatable, Sendable {
     case continued(Session, from: String)
     /// A continue we asked for failed, and why.
     case continueFailed(String)
+    /// How far the fetch of the large record being continued has come.
+    case continueProgress(TransferProgress)
+    /// The continue of `id` has been running for `elapsed` (the Program says so once
+    /// `BatonApp.continueOverlayDelay` has passed, progress or not).
+    case continueWaited(id: String, elapsed: Duration)
+    /// This session is not handed off, and why (e.g. its file is over the state limit): it
+    /// works here and publishes nothing until a continued session replaces it.
+    case handoffOff(String)
     /// The editor's text was written to `path`.
     case fileSaved(path: String)
     /// The editor's text could not be written, and why.

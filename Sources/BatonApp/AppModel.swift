@@ -17,6 +17,9 @@ public struct AppModel: Equatable, Sendable {
     public var notice: Notice?
     /// Why the last publish failed, shown until one succeeds.
     public var publishProblem: String?
+    /// Why this session is not handed off at all (its file is over the state limit), shown
+    /// while it lasts; nil when it is handed off. The Program publishes nothing meanwhile.
+    public var handoffOff: String?
     /// A save asked for and not yet answered.
     public var pendingSave: PendingSave?
     /// The time, as of the last tick.
@@ -33,6 +36,7 @@ public struct AppModel: Equatable, Sendable {
         self.overlay = nil
         self.notice = nil
         self.publishProblem = nil
+        self.handoffOff = nil
         self.pendingSave = nil
         self.now = now
         self.isQuitting = false

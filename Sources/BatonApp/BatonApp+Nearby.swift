@@ -71,13 +71,4 @@ extension BatonApp {
         }
         return continueActivity(id: item.id, &model)
     }
-
-    /// Asks the Program to continue the activity `id` and says so.
-    static func continueActivity(id: String, _ model: inout AppModel) -> [AppCommand] {
-        model.overlay = nil
-        if let item = model.nearby.first(where: { $0.id == id }) {
-            model.show("Continuing \(item.title) from \(item.peerName)…")
-        }
-        return [.continueActivity(id: id)]
-    }
 }

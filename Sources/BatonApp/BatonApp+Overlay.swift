@@ -11,6 +11,8 @@ extension BatonApp {
             return handleConfirmKey(key, confirmation, &model)
         case .prompt(var prompt):
             return handlePromptKey(key, &prompt, &model)
+        case .continuing(let state):
+            return handleContinuingKey(key, state, &model)
         }
     }
 

@@ -10,7 +10,8 @@ public enum BatonApp {
     /// userInfo, which includes the editor's cursor) changed.
     @discardableResult
     public static func update(_ model: inout AppModel, _ message: AppMessage) -> [AppCommand] {
-        let before = PublishedState(model.session)
+        // A session that is not handed off is not compared: its text may be tens of megabytes.
+        let before = model.handoffOff == nil ? PublishedState(model.session) : nil
         var commands: [AppCommand]
         var mayPublish = true
         switch message {
@@ -46,11 +47,23 @@ public enum BatonApp {
             model.session = session
             model.overlay = nil
             model.pendingSave = nil
+            model.handoffOff = nil  // a new session, handed off like any other
+            model.publishProblem = nil
             model.show("Continued from \(peerName)")
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             commands = [.startActivity]
         case .continueFailed(let reason):
+            continueEnded(&model)
             model.show("Could not continue: \(reason)", kind: .problem)
+            commands = []
+        case .continueProgress(let progress):
+            continueProgressed(progress, &model)
+            commands = []
+        case .continueWaited(let id, let elapsed):
+            continueWaited(id: id, elapsed: elapsed, &model)
+            commands = []
+        case .handoffOff(let reason):
+            model.handoffOff = reason
             commands = []
         case .fileSaved(let path):
             commands = fileSaved(path: path, &model)
@@ -62,7 +75,7 @@ public enum BatonApp {
             commands = model.isQuitting ? [] : quit(&model)
         }
         model.keepCursorVisible()
-        if mayPublish && !model.isQuitting && PublishedState(model.session) != before {
+        if mayPublish, !model.isQuitting, let before, model.handoffOff == nil, PublishedState(model.session) != before {
             commands.insert(.publish, at: 0)
         }
         return commands
@@ -80,18 +93,26 @@ public enum BatonApp {
         case .editor(let state):
             cursor = EditorView.draw(state, layout: layout, into: &frame)
         }
-        if case .nearby(let selectedID) = model.overlay {
+        // Whether an overlay is drawn, and so decides where the cursor goes (nil: hidden).
+        var overlayShown = model.overlay != nil
+        switch model.overlay {
+        case .nearby(let selectedID):
             NearbyPanel.draw(model.nearby, selectedID: selectedID, now: model.now, layout: layout, into: &frame)
-            cursor = nil
+        case .continuing(let state):
+            if state.isShown { ContinuePanel.draw(state, layout: layout, into: &frame) }
+            overlayShown = state.isShown
+        case .confirm, .prompt, nil:
+            break
         }
+        if overlayShown { cursor = nil }
         if let row = layout.messageRow {
             let promptCursor = MessageLine.draw(model, row: row, into: &frame)
-            if model.overlay != nil { cursor = promptCursor }
+            if overlayShown { cursor = promptCursor }
         }
         if let row = layout.statusRow {
             if layout.messageRow == nil, MessageLine.takesStatusRow(model, layout: layout) {
                 let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true)
-                if model.overlay != nil { cursor = promptCursor }
+                if overlayShown { cursor = promptCursor }
             } else {
                 StatusBar.draw(model, row: row, into: &frame)
             }

@@ -1,11 +1,13 @@
 import TerminalUI
 
 /// Draws the line above the status bar. It shows, first that applies: the open prompt or
-/// question; a notice; why the activity was not handed off (a refused record, or no
-/// network); the nearby list's keys; the
+/// question; a notice; why the activity is not handed off (a file over the state limit, a
+/// refused record, or no network); the keys of the nearby list or of a continue; the
 /// newest nearby activity ("↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue"); the
 /// session's keys.
 enum MessageLine {
+    /// The keys while the progress of a continue shows.
+    static let continuingHelp = ["Esc cancel · Ctrl-Q cancel and quit", "Esc cancel"]
     /// The nearby list's keys.
     static let nearbyHelp = ["↑↓ select · Enter continue · Esc close", "↑↓ · Enter · Esc"]
     /// The counter's keys, longest first; the first that fits is shown.
@@ -24,7 +26,7 @@ enum MessageLine {
         switch model.overlay {
         case .confirm, .prompt: return true
         case .nearby: if layout.mainBottom == 0 { return true }
-        case nil: break
+        case .continuing, nil: break
         }
         return model.visibleNotice != nil
     }
@@ -50,7 +52,7 @@ enum MessageLine {
                 frame.putTruncated(text, x: 0, y: row, width: width, style: Style(reverse: true))
                 return nil
             }
-        case nil:
+        case .continuing, nil:
             break
         }
         if let notice = model.visibleNotice {
@@ -59,6 +61,11 @@ enum MessageLine {
                 : Style(bold: true, reverse: compact)
             if compact { frame.clearRow(row, style: style) }
             frame.putTruncated(notice.text, x: compact ? 1 : 0, y: row, width: width - (compact ? 1 : 0), style: style)
+            return nil
+        }
+        if let reason = model.handoffOff {
+            // The reason says it: "big.log is 40 MB; Baton hands off files up to 16 MB".
+            frame.putTruncated("⚠ \(reason)", x: 0, y: row, width: width, style: Style(foreground: .red))
             return nil
         }
         if let problem = model.publishProblem {
@@ -73,6 +80,10 @@ enum MessageLine {
         }
         if case .nearby = model.overlay {
             putFirstFitting(nearbyHelp, row: row, into: &frame, style: Style(dim: true))
+            return nil
+        }
+        if case .continuing(let state) = model.overlay, state.isShown {
+            putFirstFitting(continuingHelp, row: row, into: &frame, style: Style(dim: true))
             return nil
         }
         if let item = model.nearby.first {

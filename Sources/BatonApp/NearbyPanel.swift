@@ -1,4 +1,5 @@
 import Foundation
+import Handoff
 import TerminalUI
 
 /// Draws the nearby list over the session: a box with one row per activity (title on the
@@ -62,14 +63,16 @@ enum NearbyPanel {
         frame.put("└" + String(repeating: "─", count: inner) + "┘", x: x, y: y + height - 1)
     }
 
-    /// One activity: "▸ Counter: 5 ……… bob@desk · 3s ago ", reversed when selected.
+    /// One activity: "▸ Counter: 5 ……… bob@desk · 3s ago ", reversed when selected; a large
+    /// one also says how much continuing it will fetch: "▸ Editing big.log … 12 MB · bob@desk · 3s ago ".
     static func drawItem(
         _ item: NearbyItem, selected: Bool, now: Date, x: Int, y: Int, width: Int, into frame: inout ScreenBuffer
     ) {
         let style = Style(reverse: selected)
         frame.fill(" ", style: style, x: x, y: y, width: width, height: 1)
         let title = (selected ? "▸ " : "  ") + item.title
-        let right = "\(item.peerName.truncated(toColumns: 24)) · \(item.age(at: now)) "
+        var right = "\(item.peerName.truncated(toColumns: 24)) · \(item.age(at: now)) "
+        if let size = item.stateSize { right = HandoffError.size(size) + " · " + right }
         let titleRoom = width - right.columns - 1
         if titleRoom >= min(title.columns, 12) {
             frame.putTruncated(title, x: x, y: y, width: titleRoom, style: style)

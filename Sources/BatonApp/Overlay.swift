@@ -6,4 +6,6 @@ public enum Overlay: Equatable, Sendable {
     case confirm(Confirmation)
     /// A typed answer on the prompt line.
     case prompt(TextPrompt)
+    /// A continue under way: Esc cancels it, other keys wait (the session is about to be replaced).
+    case continuing(ContinueState)
 }

@@ -30,7 +30,7 @@ enum StatusBar {
             // No line for the nearby hint in a small window: count them here.
             parts.insert((7, "↪ \(model.nearby.count) nearby"), at: 1)
         }
-        if model.publishProblem != nil { parts.append((9, "⚠ not handed off")) }
+        if model.publishProblem != nil || model.handoffOff != nil { parts.append((9, "⚠ not handed off")) }
         parts.removeAll { $0.text.isEmpty }
         func render() -> String { " " + parts.map(\.text).joined(separator: separator) }
         while render().columns > width, parts.count > 1 {

@@ -15,6 +15,7 @@ extension NearbyItem {
         }
         self.init(
             id: record.activityID, activityType: record.activityType, title: title,
-            peerName: record.peer.name, savedAt: record.savedAt, lastHeard: activity.lastHeard)
+            peerName: record.peer.name, savedAt: record.savedAt, lastHeard: activity.lastHeard,
+            stateSize: activity.stateSize)
     }
 }

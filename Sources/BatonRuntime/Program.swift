@@ -21,11 +21,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity that publishes the current session.
     public private(set) var activity: UserActivity?
     private let files: FileStore
-    private let logger: Logger
+    let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
     private let messages: AsyncStream<AppMessage>
-    private let inbox: AsyncStream<AppMessage>.Continuation
+    let inbox: AsyncStream<AppMessage>.Continuation
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -33,6 +33,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private let nearbyRefreshInterval: Duration
     private var nearbyRefreshPending = false
     private var lastNearbyRefresh: ContinuousClock.Instant?
+    /// The continue under way, until its task ends (see Program+Continuing).
+    var continuing: ContinueRun?
+    /// How many continues were started, to tell a finished one from its successor.
+    var continuesStarted = 0
+    /// How a nearby activity is fetched and continued; nil: `center.continueActivity(_:progress:)`.
+    /// Tests put a fetch here that takes as long as they say.
+    var fetch: Fetch?
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
@@ -59,7 +66,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public func run(opening: [AppMessage] = []) async {
         center.applicationDelegate = self
         for message in opening { handle(message) }
-        if activity == nil { startActivity() }
+        if activity == nil, model.handoffOff == nil { startActivity() }
         listen()
         render()
         for await message in messages {
@@ -158,6 +165,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private func perform(_ command: AppCommand) {
         switch command {
         case .publish:
+            guard model.handoffOff == nil else { return }
             if activity?.activityType != model.session.activityType { startActivity() }
             activity?.needsSave = true
         case .startActivity:
@@ -167,13 +175,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 inbox.yield(.continueFailed("That activity is no longer nearby."))
                 return
             }
-            do {
-                // Restoring posts `.continued` (restoreUserActivityState); a failure has
-                // posted `.continueFailed` (didFailToContinue). Either is handled after this.
-                try center.continueActivity(entry)
-            } catch {
-                logger.warning("continue failed: \(error)")
-            }
+            startContinue(entry)
+        case .cancelContinue:
+            cancelContinue()
         case .saveFile(let path, let text, let replace):
             do {
                 switch try files.save(path: path, text: text, replaceExisting: replace) {
@@ -210,6 +214,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     private func stop() {
+        cancelContinue()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         inbox.finish()
@@ -253,6 +258,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     public func didFailToContinue(activityType: String, error: HandoffError) {
         logger.warning("continue of \(activityType) failed: \(error)")
+        // A continue of ours reports its own end, once (Program+Continuing).
+        guard continuing == nil else { return }
         inbox.yield(.continueFailed(error.description))
     }
 }

@@ -35,11 +35,15 @@ extension ActivityCenter {
         /// offered by a small OFFER and fetched over the state stream. 1,200 bytes fits one
         /// packet on common links, VPNs and IPv6 paths included.
         public var maximumDatagramSize = Self.defaultMaximumDatagramSize
-        /// The largest record Baton hands off, in bytes of its encoding.
+        /// The largest record Baton hands off or fetches, in bytes of its state encoding.
         public var stateLimit = Self.defaultStateLimit
 
         public static let defaultMaximumDatagramSize = 1200
-        public static let defaultStateLimit = 16 * 1024 * 1024
+        /// 34 MiB: room for 16 MiB of text, which a binary plist stores as UTF-16 (2 bytes even
+        /// for ASCII once the text holds any other character), and the rest of the record.
+        public static let defaultStateLimit = 34 * 1024 * 1024
+        /// The most text `defaultStateLimit` always has room for: 16 MiB of UTF-8.
+        public static let defaultTextLimit = 16 * 1024 * 1024
 
         public init(peer: PeerInfo, senderID: SenderID = .random()) {
             self.peer = peer

@@ -31,6 +31,9 @@ public final class ActivityCenter {
     public let configuration: Configuration
     public let transport: any ActivityTransport
     public let clock: any HandoffClock
+    /// The state stream for records too large for a datagram; nil runs without it (such
+    /// records then cannot be published or fetched).
+    public let stateStream: StateStreamSetup?
     public weak var applicationDelegate: (any ApplicationDelegate)?
 
     public internal(set) var currentActivity: UserActivity?
@@ -47,6 +50,7 @@ public final class ActivityCenter {
 
     var core: HandoffCore
     let logger: Logger
+    let groupKey: GroupKey
     private let codec: DatagramCodec
     private let gate: ReceiveGate
     private var isStarted = false
@@ -64,10 +68,11 @@ public final class ActivityCenter {
 
     /// - Parameters:
     ///   - clock: where time comes from; tests pass a `ManualClock`.
+    ///   - stateStream: the shelf, port and dialer of the state stream, for large records.
     ///   - logger: where the center says what it did and what failed; nothing by default.
     public init(
         registry: ActivityTypeRegistry, groupKey: GroupKey, transport: any ActivityTransport,
-        configuration: Configuration, clock: any HandoffClock = SystemClock(),
+        configuration: Configuration, clock: any HandoffClock = SystemClock(), stateStream: StateStreamSetup? = nil,
         logger: Logger = Logger(label: "handoff", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.registry = registry
@@ -75,9 +80,12 @@ public final class ActivityCenter {
         self.transport = transport
         self.clock = clock
         self.logger = logger
+        self.groupKey = groupKey
+        self.stateStream = stateStream
         codec = DatagramCodec(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
         gate = ReceiveGate(codec: codec, ownSender: configuration.senderID, limits: configuration.directoryLimits)
         core = HandoffCore(configuration: configuration, registry: registry)
+        core.streamPort = stateStream?.port
     }
 
     // MARK: Life
@@ -182,6 +190,10 @@ public final class ActivityCenter {
             case .saveFailed(let type, let error):
                 logger.notice("not published \(type): \(error)")
                 emit(.saveFailed(activityType: type, error: error))
+            case .shelve(let activityID, let revision, let digest, let bytes):
+                stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest, bytes: bytes)
+            case .unshelve(let activityID):
+                stateStream?.shelf.remove(activityID: activityID)
             case .nearbyChanged:
                 emit(.nearbyChanged)
             case .continued(let id, let peer):

@@ -191,27 +191,8 @@ extension BinaryPropertyListReader.Parser {
 
     /// Decodes big-endian UTF-16, refusing lone surrogates instead of repairing them.
     func utf16String(_ object: Int, in content: Range<Int>) throws(PropertyListReadError) -> String {
-        var units: [UInt16] = []
-        units.reserveCapacity(content.count / 2)
-        var cursor = content.lowerBound
-        while cursor < content.upperBound {
-            units.append(UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor + 1]))
-            cursor += 2
-        }
-        var index = 0
-        while index < units.count {
-            let unit = units[index]
-            if UTF16.isLeadSurrogate(unit) {
-                guard index + 1 < units.count, UTF16.isTrailSurrogate(units[index + 1]) else {
-                    throw .invalidString(object: object)
-                }
-                index += 2
-            } else if UTF16.isTrailSurrogate(unit) {
-                throw .invalidString(object: object)
-            } else {
-                index += 1
-            }
-        }
-        return String(decoding: units, as: UTF16.self)
+        let string = bytes.withUnsafeBufferPointer { UTF16BigEndian.decode($0, content) }
+        guard let string else { throw .invalidString(object: object) }
+        return string
     }
 }

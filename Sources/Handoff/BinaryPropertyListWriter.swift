@@ -125,16 +125,14 @@ extension BinaryPropertyListWriter {
         case .data(let data):
             appendMarker(0x40, count: data.count, to: &output)
             output.append(contentsOf: data)
-        case .string(let string):
-            if string.utf8.allSatisfy({ $0 < 0x80 }) {
-                appendMarker(0x50, count: string.utf8.count, to: &output)
-                output.append(contentsOf: string.utf8)
-            } else {
-                let units = Array(string.utf16)
-                appendMarker(0x60, count: units.count, to: &output)
-                for unit in units {
-                    output.append(UInt8(truncatingIfNeeded: unit >> 8))
-                    output.append(UInt8(truncatingIfNeeded: unit))
+        case .string(var string):
+            string.withUTF8 { utf8 in
+                if utf8.allSatisfy({ $0 < 0x80 }) {
+                    appendMarker(0x50, count: utf8.count, to: &output)
+                    output.append(contentsOf: utf8)
+                } else {
+                    appendMarker(0x60, count: UTF16BigEndian.unitCount(utf8), to: &output)
+                    UTF16BigEndian.append(utf8, to: &output)
                 }
             }
         case .array, .dictionary:

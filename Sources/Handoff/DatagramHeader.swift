@@ -6,6 +6,7 @@ public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case withdraw = 2
     case query = 3
     case continued = 4
+    case offer = 5
 
     public var description: String {
         switch self {
@@ -13,6 +14,7 @@ public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .withdraw: "WITHDRAW"
         case .query: "QUERY"
         case .continued: "CONTINUED"
+        case .offer: "OFFER"
         }
     }
 }

@@ -26,6 +26,11 @@ struct HandoffCore: Sendable {
         case saveFailed(activityType: String, error: HandoffError)
         /// The nearby list changed.
         case nearbyChanged
+        /// Keep these state bytes to serve them over the state stream: the encoding of the
+        /// record this revision's OFFER describes.
+        case shelve(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8])
+        /// The activity stopped being offered: its kept states can go.
+        case unshelve(activityID: String)
         /// A peer continued one of our activities.
         case continued(activityID: String, by: PeerInfo)
         /// A `find` is over: the activity found, or nil.
@@ -46,7 +51,12 @@ struct HandoffCore: Sendable {
     var statistics = ReceiveStatistics()
     var current: Current?
     /// The record last published for the current activity.
-    var lastPublished: ActivityRecord?
+    var lastPublished: ActivityRecord? { lastMessage?.published?.record }
+    /// What carried it: an ANNOUNCE, or an OFFER when it did not fit a datagram; its repeats.
+    var lastMessage: HandoffMessage?
+    /// The TCP port the state stream serves on; nil when none runs, and then a record that
+    /// does not fit a datagram cannot be published.
+    var streamPort: Int?
     /// Datagrams the core asked to send.
     var sentCount = 0
     private(set) var isStarted = false
@@ -57,6 +67,8 @@ struct HandoffCore: Sendable {
     /// When the pending save is due; nil when none is pending.
     var saveDue: Date?
     var lastSave: Date?
+    /// Bytes of the last saved state encoding; stretches the save window for large states.
+    var lastStateSize = 0
     var repeats: RepeatClock?
     /// When the pending QUERY answer is due.
     var queryAnswerDue: Date?
@@ -142,9 +154,10 @@ struct HandoffCore: Sendable {
 
     /// Sends the published ANNOUNCE again, if the current activity still offers it.
     mutating func repeatCurrent(now: Date) -> [Action] {
-        guard let record = lastPublished, let current, current.isEligible, current.activityID == record.activityID
+        guard let message = lastMessage, let record = message.published?.record, let current, current.isEligible,
+            current.activityID == record.activityID
         else { return [] }
-        return send(.announce(record), now: now)
+        return send(message, now: now)
     }
 
 }

@@ -15,7 +15,7 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingRequiredKeys(type: String, keys: [String])
     /// The encoded record is larger than a datagram may carry.
     case payloadTooLarge(bytes: Int, limit: Int)
-    /// The encoded record is larger than the state limit (16 MiB by default).
+    /// The encoded record is larger than the state limit (34 MiB by default: 16 MiB of text).
     case stateTooLarge(bytes: Int, limit: Int)
     /// Even without its userInfo, the OFFER describing the record does not fit one datagram.
     case descriptionTooLarge(bytes: Int, limit: Int)

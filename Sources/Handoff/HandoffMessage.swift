@@ -10,6 +10,9 @@ public enum HandoffMessage: Equatable, Sendable {
     case query(types: [String]?)
     /// The named activity was continued by `peer`.
     case continued(activityID: String, peer: PeerInfo)
+    /// The sender's current activity, too large for an ANNOUNCE: the record's `userInfo` holds
+    /// only the summary, and `state` says what to fetch over the state stream.
+    case offer(ActivityRecord, state: StateOffer)
 
     /// The datagram kind that carries this message.
     public var kind: DatagramKind {
@@ -18,6 +21,16 @@ public enum HandoffMessage: Equatable, Sendable {
         case .withdraw: .withdraw
         case .query: .query
         case .continued: .continued
+        case .offer: .offer
+        }
+    }
+
+    /// The record an ANNOUNCE or OFFER publishes, and for an OFFER what to fetch.
+    public var published: (record: ActivityRecord, state: StateOffer?)? {
+        switch self {
+        case .announce(let record): (record, nil)
+        case .offer(let record, let state): (record, state)
+        default: nil
         }
     }
 
@@ -26,17 +39,12 @@ public enum HandoffMessage: Equatable, Sendable {
         var dict: [String: PropertyListValue] = ["sentAt": .date(sentAt)]
         switch self {
         case .announce(let r):
-            dict["activityID"] = .string(r.activityID)
-            dict["type"] = .string(r.activityType)
-            dict["revision"] = .integer(r.revision)
-            dict["savedAt"] = .date(r.savedAt)
-            dict["userInfo"] = .dictionary(r.userInfo)
-            dict["peer"] = r.peer.plist
-            if let title = r.title { dict["title"] = .string(title) }
-            if let keys = r.requiredUserInfoKeys { dict["requiredUserInfoKeys"] = .array(keys.map(PropertyListValue.string)) }
-            if let url = r.webpageURL { dict["webpageURL"] = .string(url) }
-            if let keywords = r.keywords { dict["keywords"] = .array(keywords.map(PropertyListValue.string)) }
-            if let expiresAt = r.expiresAt { dict["expiresAt"] = .date(expiresAt) }
+            Self.addRecord(r, userInfoKey: "userInfo", to: &dict)
+        case .offer(let r, let state):
+            Self.addRecord(r, userInfoKey: "summary", to: &dict)
+            dict["size"] = .integer(state.size)
+            dict["digest"] = .data(Data(state.digest))
+            dict["port"] = .integer(state.port)
         case .withdraw(let id):
             dict["activityID"] = .string(id)
         case .query(let types):
@@ -48,6 +56,20 @@ public enum HandoffMessage: Equatable, Sendable {
         return dict
     }
 
+    private static func addRecord(_ r: ActivityRecord, userInfoKey: String, to dict: inout [String: PropertyListValue]) {
+        dict["activityID"] = .string(r.activityID)
+        dict["type"] = .string(r.activityType)
+        dict["revision"] = .integer(r.revision)
+        dict["savedAt"] = .date(r.savedAt)
+        dict[userInfoKey] = .dictionary(r.userInfo)
+        dict["peer"] = r.peer.plist
+        if let title = r.title { dict["title"] = .string(title) }
+        if let keys = r.requiredUserInfoKeys { dict["requiredUserInfoKeys"] = .array(keys.map(PropertyListValue.string)) }
+        if let url = r.webpageURL { dict["webpageURL"] = .string(url) }
+        if let keywords = r.keywords { dict["keywords"] = .array(keywords.map(PropertyListValue.string)) }
+        if let expiresAt = r.expiresAt { dict["expiresAt"] = .date(expiresAt) }
+    }
+
     /// Reads a payload of the given kind, checking every required key and every type.
     /// Unknown keys are ignored. Returns the message and its `sentAt`.
     public static func decode(kind: DatagramKind, payload: [String: PropertyListValue]) throws(RejectionReason)
@@ -57,19 +79,14 @@ public enum HandoffMessage: Equatable, Sendable {
         let sentAt = try p.required("sentAt", \.dateValue)
         switch kind {
         case .announce:
-            let record = ActivityRecord(
-                activityID: try p.required("activityID", \.stringValue),
-                activityType: try p.required("type", \.stringValue),
-                revision: try p.required("revision", \.intValue),
-                savedAt: try p.required("savedAt", \.dateValue),
-                userInfo: try p.required("userInfo", \.dictionaryValue),
-                title: try p.optional("title", \.stringValue),
-                requiredUserInfoKeys: try p.optionalStrings("requiredUserInfoKeys"),
-                webpageURL: try p.optional("webpageURL", \.stringValue),
-                keywords: try p.optionalStrings("keywords"),
-                expiresAt: try p.optional("expiresAt", \.dateValue),
-                peer: try p.peer())
-            return (.announce(record), sentAt)
+            return (.announce(try p.record(userInfoKey: "userInfo")), sentAt)
+        case .offer:
+            let record = try p.record(userInfoKey: "summary")
+            let size = try p.required("size", \.intValue)
+            let digest = try p.required("digest", \.dataValue)
+            let port = try p.required("port", \.intValue)
+            guard size >= 1, digest.count == 32, (1...65_535).contains(port) else { throw .invalidValue }
+            return (.offer(record, state: StateOffer(size: size, digest: Array(digest), port: port)), sentAt)
         case .withdraw:
             return (.withdraw(activityID: try p.required("activityID", \.stringValue)), sentAt)
         case .query:
@@ -91,8 +108,10 @@ private struct PayloadReader {
         return typed
     }
 
-    func optional<T>(_ key: String, _ get: (PropertyListValue) -> T?) throws(RejectionReason) -> T? {
-        guard let value = dict[key] else { return nil }
+    func optional<T>(_ key: String, _ get: (PropertyListValue) -> T?, in d: [String: PropertyListValue]? = nil)
+        throws(RejectionReason) -> T?
+    {
+        guard let value = (d ?? dict)[key] else { return nil }
         guard let typed = get(value) else { throw .wrongType }
         return typed
     }
@@ -108,12 +127,30 @@ private struct PayloadReader {
         return out
     }
 
+    /// The keys an ANNOUNCE and an OFFER share, in the order of docs/PROTOCOL.md section 7,
+    /// with the userInfo under `userInfoKey` (`summary` in an OFFER).
+    func record(userInfoKey: String) throws(RejectionReason) -> ActivityRecord {
+        ActivityRecord(
+            activityID: try required("activityID", \.stringValue),
+            activityType: try required("type", \.stringValue),
+            revision: try required("revision", \.intValue),
+            savedAt: try required("savedAt", \.dateValue),
+            userInfo: try required(userInfoKey, \.dictionaryValue),
+            title: try optional("title", \.stringValue),
+            requiredUserInfoKeys: try optionalStrings("requiredUserInfoKeys"),
+            webpageURL: try optional("webpageURL", \.stringValue),
+            keywords: try optionalStrings("keywords"),
+            expiresAt: try optional("expiresAt", \.dateValue),
+            peer: try peer())
+    }
+
     func peer() throws(RejectionReason) -> PeerInfo {
         let d = try required("peer", \.dictionaryValue)
         return PeerInfo(
             name: try required("name", \.stringValue, in: d),
             host: try required("host", \.stringValue, in: d),
             app: try required("app", \.stringValue, in: d),
-            appVersion: try required("appVersion", \.stringValue, in: d))
+            appVersion: try required("appVersion", \.stringValue, in: d),
+            protocolVersion: try optional("protocol", \.intValue, in: d))
     }
 }

@@ -49,12 +49,13 @@ public struct PeerDirectory: Sendable {
     /// Takes an ANNOUNCE. An older revision never replaces a newer one; the same revision
     /// only refreshes when it was heard.
     public mutating func announce(
-        _ record: ActivityRecord, from sender: SenderID, at now: Date, source: String? = nil
+        _ record: ActivityRecord, offer: StateOffer? = nil, from sender: SenderID, at now: Date, source: String? = nil
     ) -> Change? {
         if var existing = entries[record.activityID] {
             if record.revision < existing.record.revision { return nil }
-            let changed = record != existing.record
+            let changed = record != existing.record || offer != existing.offer
             existing.record = record
+            existing.offer = offer
             existing.senderID = sender
             // Repeats may be taken in after news that arrived before them: never back in time.
             existing.lastHeard = max(existing.lastHeard, now)
@@ -64,7 +65,7 @@ public struct PeerDirectory: Sendable {
             return changed ? .updated(existing) : nil
         }
         if entries.count >= limits.maxActivities { makeRoom() }
-        let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source)
+        let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source, offer: offer)
         entries[record.activityID] = entry
         return .added(entry)
     }

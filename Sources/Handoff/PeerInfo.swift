@@ -9,12 +9,22 @@ public struct PeerInfo: Hashable, Sendable, CustomStringConvertible {
     /// The program, e.g. `baton`.
     public var app: String
     public var appVersion: String
+    /// The protocol version the peer speaks (`peer.protocol`); nil when it did not say, which
+    /// means version 1 (docs/PROTOCOL.md, "Versioning").
+    public var protocolVersion: Int?
 
-    public init(name: String, host: String, app: String, appVersion: String) {
+    /// The version this library speaks and sends.
+    public static let currentProtocolVersion = 2
+
+    public init(
+        name: String, host: String, app: String, appVersion: String,
+        protocolVersion: Int? = PeerInfo.currentProtocolVersion
+    ) {
         self.name = name
         self.host = host
         self.app = app
         self.appVersion = appVersion
+        self.protocolVersion = protocolVersion
     }
 
     /// `user@host` for this process, with the host's short name.
@@ -29,6 +39,10 @@ public struct PeerInfo: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 
     var plist: PropertyListValue {
-        .dictionary(["name": .string(name), "host": .string(host), "app": .string(app), "appVersion": .string(appVersion)])
+        var dict: [String: PropertyListValue] = [
+            "name": .string(name), "host": .string(host), "app": .string(app), "appVersion": .string(appVersion),
+        ]
+        if let protocolVersion { dict["protocol"] = .integer(protocolVersion) }
+        return .dictionary(dict)
     }
 }

@@ -49,6 +49,7 @@ final class ReceiveGate: Sendable {
     private struct Known {
         var sender: SenderID
         var record: ActivityRecord
+        var offer: StateOffer?
         var heard: Date
     }
 
@@ -101,8 +102,10 @@ final class ReceiveGate: Sendable {
             s.senders.accept(sender: header.senderID, sequence: header.sequence, at: now)
             s.pending.statistics.accepted += 1
             switch decoded.message {
-            case .announce(let record):
+            case .announce, .offer:
+                let (record, offer) = decoded.message.published!
                 if let known = s.known[record.activityID], known.sender == header.senderID, known.record == record,
+                    known.offer == offer,
                     now.timeIntervalSince(known.heard) < Self.silenceBeforeUrgent
                 {
                     s.known[record.activityID]?.heard = now
@@ -121,7 +124,7 @@ final class ReceiveGate: Sendable {
                     // Older than what was handed on: the directory would ignore it anyway.
                     return nil
                 }
-                s.known[record.activityID] = Known(sender: header.senderID, record: record, heard: now)
+                s.known[record.activityID] = Known(sender: header.senderID, record: record, offer: offer, heard: now)
             case .withdraw(let id):
                 if s.known[id]?.sender == header.senderID { s.known[id] = nil }
             case .query, .continued:

@@ -18,6 +18,7 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
     case missingKey
     /// A payload key has the wrong plist type.
     case wrongType
+    case invalidValue
     /// The sequence is not above the highest already accepted from that sender.
     case replay
     /// `sentAt` is too far from this machine's clock.
@@ -34,6 +35,7 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
         case .notADictionary: "payload is not a dictionary"
         case .missingKey: "a required key is missing"
         case .wrongType: "a key has the wrong type"
+        case .invalidValue: "a value is out of its range"
         case .replay: "replayed or reordered (old sequence)"
         case .clockSkew: "sentAt too far from this clock"
         }

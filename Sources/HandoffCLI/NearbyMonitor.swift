@@ -2,8 +2,9 @@ import Foundation
 import Handoff
 import TerminalUI
 
-/// Turns an activity center's directory into lines: what appears, changes and goes, and the
-/// receive counters — as text for people or JSON lines for scripts.
+/// Turns an activity center's directory into lines: what appears, changes and goes (with the
+/// size of records fetched over the state stream), and the receive counters — as text for
+/// people or JSON lines for scripts.
 @MainActor
 public final class NearbyMonitor {
     public enum Format: Sendable { case text, json }
@@ -79,34 +80,48 @@ public final class NearbyMonitor {
     }
 
     private func emit(_ what: String, _ entry: NearbyActivity) {
-        let r = entry.record
+        write(Self.line(
+            what, record: entry.record, sender: entry.senderID, source: entry.source, stateSize: entry.stateSize,
+            format: format, at: Date()))
+    }
+
+    /// The line for an activity that `what` ("appeared", "changed" or "gone") at `time`.
+    /// A record too large for a datagram shows its size: "(12 MB)" after the revision in
+    /// text, `"size": <bytes>` in JSON; its userInfo is then the OFFER's summary.
+    public nonisolated static func line(
+        _ what: String, record r: ActivityRecord, sender: SenderID, source: String?, stateSize: Int?,
+        format: Format, at time: Date
+    ) -> String {
         switch format {
         case .text:
             let mark = what == "appeared" ? "+" : what == "changed" ? "~" : "-"
             let title = r.title.map { " \"\(Self.inert($0))\"" } ?? ""
+            let size = stateSize.map { " (\(HandoffError.size($0)))" } ?? ""
             let info = what == "gone" ? "" : " " + Self.inert(PropertyListValue.dictionary(r.userInfo).jsonText)
-            write("\(Self.clock()) \(mark) \(r.activityType)\(title) from \(Self.inert(r.peer.name)) rev \(r.revision)\(info)")
+            return "\(Self.clock(time)) \(mark) \(r.activityType)\(title) from \(Self.inert(r.peer.name)) rev \(r.revision)\(size)\(info)"
         case .json:
             var fields: [String: PropertyListValue] = [
-                "event": .string(what), "time": .date(Date()), "activityID": .string(r.activityID),
+                "event": .string(what), "time": .date(time), "activityID": .string(r.activityID),
                 "type": .string(r.activityType), "revision": .integer(r.revision), "savedAt": .date(r.savedAt),
                 "peer": .dictionary([
                     "name": .string(r.peer.name), "host": .string(r.peer.host), "app": .string(r.peer.app),
                     "appVersion": .string(r.peer.appVersion),
                 ]),
-                "sender": .string(entry.senderID.description),
+                "sender": .string(sender.description),
             ]
             if what != "gone" { fields["userInfo"] = .dictionary(r.userInfo) }
             if let title = r.title { fields["title"] = .string(title) }
-            if let source = entry.source { fields["source"] = .string(source) }
-            write(PropertyListValue.dictionary(fields).jsonText)
+            if let source { fields["source"] = .string(source) }
+            if let stateSize { fields["size"] = .integer(stateSize) }
+            return PropertyListValue.dictionary(fields).jsonText
         }
     }
 
     /// Text from peers with control characters shown inert (␛, ␀, �), as the UI shows them.
-    static func inert(_ text: String) -> String { text.sanitizedForTerminal }
+    nonisolated static func inert(_ text: String) -> String { text.sanitizedForTerminal }
 
-    private static func clock() -> String {
-        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
+    /// "10:04:05.123" (UTC).
+    nonisolated static func clock(_ time: Date) -> String {
+        time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).time(includingFractionalSeconds: true))
     }
 }

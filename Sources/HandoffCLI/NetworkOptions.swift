@@ -35,7 +35,48 @@ public struct NetworkOptions: ParsableArguments {
         valueName: "file"))
     public var registry: String?
 
+    @Option(name: .customLong("max-datagram"), help: ArgumentHelp(
+        "Largest UDP payload to send, 600-65507 (env BATON_MAX_DATAGRAM, default 1200). Larger activities are offered and fetched over TCP.",
+        valueName: "bytes"))
+    public var maxDatagram: Int?
+
+    @Option(name: .customLong("stream-port"), help: ArgumentHelp(
+        "TCP port that serves large activities to peers; 0 picks a free one (env BATON_STREAM_PORT, default 0).",
+        valueName: "port"))
+    public var streamPort: Int?
+
     public init() {}
+
+    /// The largest datagram to send: `--max-datagram`, else `BATON_MAX_DATAGRAM`, else 1,200.
+    public func maximumDatagramSize(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        try Self.number(
+            flag: maxDatagram, flagName: "--max-datagram", environment: environment, variable: "BATON_MAX_DATAGRAM",
+            range: 600...65_507, default: ActivityCenter.Configuration.defaultMaximumDatagramSize)
+    }
+
+    /// The TCP port of the state stream: `--stream-port`, else `BATON_STREAM_PORT`, else 0 (any free port).
+    public func stateStreamPort(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        try Self.number(
+            flag: streamPort, flagName: "--stream-port", environment: environment, variable: "BATON_STREAM_PORT",
+            range: 0...65_535, default: 0)
+    }
+
+    private static func number(
+        flag: Int?, flagName: String, environment: [String: String], variable: String, range: ClosedRange<Int>,
+        default value: Int
+    ) throws -> Int {
+        if let flag {
+            guard range.contains(flag) else {
+                throw CommandFailure("\(flagName) \(flag) is out of range: use \(range.lowerBound)-\(range.upperBound).")
+            }
+            return flag
+        }
+        guard let text = environment[variable], !text.isEmpty else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw CommandFailure("\(variable)='\(text)' is not a number in \(range.lowerBound)-\(range.upperBound); fix or unset it.")
+        }
+        return number
+    }
 
     /// The multicast settings: flags over environment over defaults.
     public func multicastConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws

@@ -54,13 +54,12 @@ struct EditCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        let start: Session
-        if session.continueActivity {
-            start = .counter(CounterState(count: 0))  // replaced by what is continued
-        } else {
+        var start: (session: Session, opening: [AppMessage]) = (.counter(CounterState(count: 0)), [])
+        if !session.continueActivity {  // else the counter is replaced by what is continued
             start = try Launch.editorSession(file: file)
         }
         try await Launch(network: network, options: session).run(
-            start: start, continueType: session.continueActivity ? "dev.baton.editing" : nil)
+            start: start.session, opening: start.opening,
+            continueType: session.continueActivity ? "dev.baton.editing" : nil)
     }
 }

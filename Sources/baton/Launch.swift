@@ -14,22 +14,28 @@ struct Launch {
     let network: NetworkOptions
     let options: SessionOptions
 
-    /// A new editing session for `file` (read when it exists).
-    static func editorSession(file: String?) throws -> Session {
-        guard let file else { return .editor(EditorState(text: "", filePath: nil)) }
+    /// A new editing session for `file` (read when it exists), and what the UI says first:
+    /// a file over the state limit is edited here and not handed off, and the UI says why.
+    static func editorSession(
+        file: String?, stateLimit: Int = ActivityCenter.Configuration.defaultTextLimit
+    ) throws -> (session: Session, opening: [AppMessage]) {
+        guard let file else { return (.editor(EditorState(text: "", filePath: nil)), []) }
+        let state: EditorState
         do {
-            let text = try FileStore().read(path: file) ?? ""
-            return .editor(EditorState(text: text, filePath: file))
+            state = EditorState(text: try FileStore().read(path: file) ?? "", filePath: file)
         } catch {
             throw CommandFailure(error.description)
         }
+        let bytes = state.buffer.text.utf8.count
+        let tooLarge = BatonApp.fileTooLargeToHandOff(name: state.fileName ?? file, bytes: bytes, limit: stateLimit)
+        return (.editor(state), tooLarge.map { [.handoffOff($0)] } ?? [])
     }
 
     /// Joins the network, continues an activity first if asked, then runs the UI until the user quits.
     ///
     /// Everything that can fail before the UI starts fails with a one-line message and exit
     /// status 1, leaving the terminal untouched.
-    func run(start: Session, continueType: String?) async throws {
+    func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         let logger = makeLogger()
         let registry = try network.loadRegistry()
         let (key, keySource) = try network.loadKey()
@@ -63,22 +69,31 @@ struct Launch {
         center.start()
 
         var session = start
-        var opening: [AppMessage] = []
+        var opening = startOpening
         if options.continueActivity {
-            do {
-                let activity = try await center.continueActivity(
-                    type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+            let outcome = await ContinueAtLaunch.run(
+                center: center, type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+            switch outcome {
+            case .continued(let activity):
                 guard let restored = Session(
                     activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
                 else {
+                    await center.shutdown()
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
                 session = restored
-                opening.append(.continued(restored, from: activity.peer?.name ?? "a peer"))
+                opening = [.continued(restored, from: activity.peer?.name ?? "a peer")]
                 logger.info("continued \(activity.activityType) from \(activity.peer?.name ?? "?")")
-            } catch {
+            case .failed(let error):
                 await center.shutdown()
                 throw CommandFailure("\(error)")
+            case .interrupted(let signo):
+                // Nothing was restored and no UI was opened: say so, and end as the signal would.
+                logger.info("signal \(signo) while continuing: nothing restored")
+                ContinueAtLaunch.writeToStandardError("baton: cancelled; nothing was restored.\n")
+                await center.shutdown()
+                NCursesBackend.raiseWithDefaultAction(signo)
+                throw ExitCode(128 + signo)  // not reached: the signal ends the process
             }
         }
 

@@ -13,7 +13,9 @@ struct MonitorCommand: AsyncParsableCommand {
             not see each other: if nothing appears, check that both use the same key (`baton key`), \
             that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge. \
             Lines starting with # count what arrived: accepted, our own, and rejected by reason \
-            (authenticationFailed usually means another key). Ctrl-C stops.
+            (authenticationFailed usually means another key). An activity too large for one datagram \
+            shows its size after the revision, e.g. (12 MB), and as "size" in bytes with --json; it is \
+            fetched in full only when continued. Ctrl-C stops.
             """)
 
     @OptionGroup var network: NetworkOptions

@@ -1,8 +1,12 @@
+import Crypto
 import Foundation
 import Handoff
 
 /// Measures the datagram codec: seal+encode and open+decode of ANNOUNCE records whose
-/// userInfo is about 100 B, 1 KB and 50 KB. Run: `swift run -c release handoff-bench`.
+/// userInfo is about 100 B, 1 KB and 50 KB; then the state of large editing records (1 MB and
+/// 16 MB of mixed-script text): what a save costs the source (encode + SHA-256) and what a
+/// continue costs the receiver once the bytes are in (SHA-256 + read + decode).
+/// Run: `swift run -c release handoff-bench`.
 @main
 struct HandoffBench {
     static func record(userInfoBytes: Int) -> ActivityRecord {
@@ -41,9 +45,11 @@ struct HandoffBench {
         #else
         let build = "release build"
         #endif
+        // `handoff-bench large` runs the large-state part only (for profiling it).
+        let largeOnly = CommandLine.arguments.dropFirst().first == "large"
         print("Baton datagram codec, \(build), median of 7 rounds")
         print("userInfo   datagram   seal+encode   open+decode")
-        for size in [100, 1_000, 50_000] {
+        for size in largeOnly ? [] : [100, 1_000, 50_000] {
             let message = HandoffMessage.announce(record(userInfoBytes: size))
             let now = Date()
             let datagram = try codec.encode(message, senderID: sender, sequence: 1, sentAt: now)
@@ -58,6 +64,36 @@ struct HandoffBench {
                 if case .announce(let r)? = try? codec.decode(datagram, now: now).message { sink &+= r.revision }
             }
             print(String(format: "%8d B %8d B %10.2f µs %11.2f µs", size, datagram.count, encode, decode))
+        }
+        print("")
+        print("Large state (mixed-script text), median of 5 rounds")
+        print("    text        state   save: encode+SHA-256   continue: SHA-256+read+decode")
+        let pattern = Array("Grüße, 你好 👋 — plain ASCII makes up most lines of a file.\n")
+        for megabytes in [1, 16] {
+            var text = ""
+            text.reserveCapacity(megabytes << 20)
+            var i = 0
+            while text.utf8.count < (megabytes << 20) - 64 {
+                text.append(pattern[i % pattern.count])
+                i += 1
+            }
+            var record = record(userInfoBytes: 100)
+            record.userInfo["text"] = .string(text)
+            let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+            let limits = BinaryPropertyListReader.Limits(maxBytes: 64 << 20)
+            let save = measure(iterations: 1, rounds: 5) {
+                let bytes = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+                sink &+= Int(SHA256.hash(data: bytes).first(where: { _ in true }) ?? 0)
+            }
+            let restore = measure(iterations: 1, rounds: 5) {
+                sink &+= Int(SHA256.hash(data: state).first(where: { _ in true }) ?? 0)
+                if case .dictionary(let payload)? = try? BinaryPropertyListReader(limits: limits).read(state),
+                    case .announce(let r)? = try? HandoffMessage.decode(kind: .announce, payload: payload).message
+                {
+                    sink &+= r.revision
+                }
+            }
+            print(String(format: "%5d MB %9d B %19.1f ms %29.1f ms", megabytes, state.count, save / 1000, restore / 1000))
         }
         if sink == 42 { print("") }  // keeps the work from being optimised away
     }

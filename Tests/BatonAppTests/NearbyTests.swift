@@ -27,7 +27,7 @@ struct NearbyTests {
         #expect(model.overlay == .nearby(selectedID: "new"))
         model.press(.down)
         #expect(model.press(.enter) == [.continueActivity(id: "old")])
-        #expect(model.overlay == nil)
+        #expect(model.overlay == .continuing(ContinueState(id: "old", title: "Editing notes.txt", peerName: "carol@box")))
         #expect(model.notice?.text == "Continuing Editing notes.txt from carol@box…")
     }
 
@@ -68,7 +68,7 @@ struct NearbyTests {
         #expect(model.overlay == .nearby(selectedID: "new"))
         model.press(.enter)
         #expect(model.press(.character("y")) == [.continueActivity(id: "new")])
-        #expect(model.overlay == nil)
+        #expect(model.overlay == .continuing(ContinueState(id: "new", title: "Counter: 5", peerName: "bob@desk")))
     }
 
     @Test("A clean editor continues without asking")

@@ -1,4 +1,5 @@
 import Foundation
+import Handoff
 import Testing
 import TerminalUI
 @testable import BatonApp
@@ -268,6 +269,17 @@ struct ScreenTests {
         var empty = Fixtures.counter(0)
         empty.press(.control("n"))
         states.append(empty)
+        var continuing = Fixtures.counter(3)
+        continuing.send(.nearbyChanged(Self.items))
+        continuing.press(.control("n"), .enter)
+        continuing.send(.continueWaited(id: "a", elapsed: .seconds(1)))
+        states.append(continuing)
+        continuing.send(.continueProgress(TransferProgress(
+            activityID: "a", peerName: "bob@desk", received: 5_000_000, total: 16_000_000, elapsed: .seconds(2))))
+        states.append(continuing)
+        var offline = Fixtures.editor("big", filePath: "big.log")
+        offline.send(.handoffOff("big.log is 40 MB; Baton hands off files up to 16 MB"))
+        states.append(offline)
         for state in states {
             for width in 0...24 {
                 for height in 0...12 {

@@ -50,7 +50,7 @@ struct ProgramLoopTests {
         let before = try #require(b.program.activity)
 
         // Ctrl-N opens the list on the newest item; Enter chooses it, and the Program performs
-        // `.continueActivity` before `handle` returns — which restores, and so posts, at once.
+        // `.continueActivity` by starting the continue in a task; restoring then posts `.continued`.
         b.program.handle(.key(.control("n")))
         b.program.handle(.key(.enter))
         #expect(b.program.model.session == .counter(CounterState(count: 0)))

@@ -1,8 +1,9 @@
 import Foundation
+import Crypto
 import Testing
 @testable import Handoff
 
-/// Fixed inputs → exact bytes, for each of the four kinds. The files in `Vectors/golden`
+/// Fixed inputs → exact bytes, for each of the five kinds. The files in `Vectors/golden`
 /// are the contract other implementations test against. `BATON_WRITE_VECTORS=1 swift test
 /// --filter GoldenVector` rewrites them (only when the protocol deliberately changes).
 @Suite("Golden vectors")
@@ -16,23 +17,39 @@ struct GoldenVectorTests {
         var sentAt: Double
         var plaintext: String
         var datagram: String
+        /// OFFER only: hex of the state encoding its `size` and `digest` describe.
+        var state: String?
     }
 
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Vectors/golden")
 
+    static let record = ActivityRecord(
+        activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", activityType: "dev.baton.editing", revision: 3,
+        savedAt: Fixtures.sentAt.addingTimeInterval(-0.5),
+        userInfo: ["text": "héllo\n你好 👋", "cursorLine": 1, "cursorColumn": 3, "fileName": "notes.txt"],
+        title: "Editing notes.txt", requiredUserInfoKeys: ["text"], keywords: ["notes"],
+        expiresAt: Fixtures.sentAt.addingTimeInterval(3600), peer: Fixtures.peer)
+
+    /// The state encoding of `record`: its ANNOUNCE payload with `sentAt` = `savedAt`.
+    static let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+
+    /// The same record offered for fetching, as a sender with a 200-byte datagram limit would
+    /// (the text is left out of the summary as too long for it; port 47800).
+    static var offer: HandoffMessage {
+        var summary = record
+        summary.userInfo = ["cursorLine": 1, "cursorColumn": 3, "fileName": "notes.txt"]
+        return .offer(summary, state: StateOffer(size: state.count, digest: Array(SHA256.hash(data: state)), port: 47800))
+    }
+
     static let messages: [(name: String, message: HandoffMessage)] = [
-        ("announce", .announce(ActivityRecord(
-            activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", activityType: "dev.baton.editing", revision: 3,
-            savedAt: Fixtures.sentAt.addingTimeInterval(-0.5),
-            userInfo: ["text": "héllo\n你好 👋", "cursorLine": 1, "cursorColumn": 3, "fileName": "notes.txt"],
-            title: "Editing notes.txt", requiredUserInfoKeys: ["text"], keywords: ["notes"],
-            expiresAt: Fixtures.sentAt.addingTimeInterval(3600), peer: Fixtures.peer))),
+        ("announce", .announce(record)),
         ("withdraw", .withdraw(activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11")),
         ("query", .query(types: ["dev.baton.counter"])),
         ("continued", .continued(
             activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11",
             peer: PeerInfo(name: "bob@desk", host: "desk.local", app: "baton", appVersion: "1.0.0"))),
+        ("offer", offer),
     ]
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -54,7 +71,8 @@ struct GoldenVectorTests {
         return Vector(
             kind: name, groupKey: Fixtures.key.base64, senderID: hex(Fixtures.sender.bytes), sequence: sequence,
             nonce: hex(Fixtures.nonce), sentAt: Fixtures.sentAt.timeIntervalSince1970,
-            plaintext: hex(DatagramCodec.plaintext(message, sentAt: Fixtures.sentAt)), datagram: hex(datagram))
+            plaintext: hex(DatagramCodec.plaintext(message, sentAt: Fixtures.sentAt)), datagram: hex(datagram),
+            state: message.kind == .offer ? hex(state) : nil)
     }
 
     @Test("Encoding fixed inputs gives the committed bytes, and the committed bytes decode to the message",
@@ -81,5 +99,24 @@ struct GoldenVectorTests {
         #expect(decoded.header.sequence == committed.sequence)
         #expect(Self.hex(decoded.header.senderID.bytes) == committed.senderID)
         #expect(Array(Self.unhex(committed.datagram).prefix(4)) == Array("BTN1".utf8))
+    }
+
+    @Test("The OFFER vector's summary is what the sender's rule keeps at its size, and its state reads back as the record")
+    func offerSummaryAndState() throws {
+        guard case .offer(let described, let state) = Self.offer else { Issue.record("not an offer"); return }
+        let size = try Self.make("offer", Self.offer, sequence: 5).datagram.count / 2
+        // At exactly its size the rule leaves out the longest entry (the text) and keeps the rest;
+        // a byte less and the next longest goes too.
+        #expect(try HandoffCore.offerMessage(for: Self.record, state: state, limit: size) == Self.offer)
+        guard case .offer(let smaller, _) = try HandoffCore.offerMessage(for: Self.record, state: state, limit: size - 1)
+        else { Issue.record("not an offer"); return }
+        #expect(Set(smaller.userInfo.keys) == ["cursorLine", "fileName"])
+        #expect(Set(described.userInfo.keys) == ["cursorLine", "cursorColumn", "fileName"])
+
+        let root = try BinaryPropertyListReader().read(Self.state)
+        guard case .dictionary(let payload) = root else { Issue.record("state is not a dictionary"); return }
+        let (message, sentAt) = try HandoffMessage.decode(kind: .announce, payload: payload)
+        #expect(message == .announce(Self.record))
+        #expect(sentAt == Self.record.savedAt)
     }
 }

@@ -1,0 +1,63 @@
+import Handoff
+import TerminalUI
+
+/// The one line `baton --continue-activity` keeps on stderr while a large activity is fetched,
+/// before the UI opens: what to write for each progress report, redrawn in place with a
+/// carriage return, and cleared when the fetch is over.
+///
+/// Nothing is drawn for a fetch that is over within `BatonApp.continueOverlayDelay`. When
+/// stderr is not a terminal nothing is redrawn; a fetch that took longer leaves one summary
+/// line ("Fetched 16 MB from alice@laptop in 2.3 s").
+public struct ProgressLine: Sendable {
+    /// Whether stderr is a terminal, where a line can be redrawn.
+    public let isTerminal: Bool
+    /// The terminal's width; the line keeps off the last column, so it never wraps.
+    public var width: Int
+    /// Redraws come at most this often (the last report always shows).
+    public static let redrawInterval: Duration = .milliseconds(100)
+
+    /// Columns of the line now on the terminal, 0 when none.
+    private var drawnColumns = 0
+    /// When, in the fetch's time, the line was last drawn.
+    private var drawnAt: Duration?
+    /// The newest report.
+    public private(set) var last: TransferProgress?
+
+    public init(isTerminal: Bool, width: Int) {
+        self.isTerminal = isTerminal
+        self.width = width
+    }
+
+    /// Whether a line is on the terminal now.
+    public var isDrawn: Bool { drawnColumns > 0 }
+
+    /// Takes a report; returns what to write to stderr, nil when nothing.
+    public mutating func update(_ progress: TransferProgress) -> String? {
+        last = progress
+        guard isTerminal, progress.elapsed >= BatonApp.continueOverlayDelay else { return nil }
+        let complete = progress.received >= progress.total
+        if let drawnAt, progress.elapsed - drawnAt < Self.redrawInterval, !complete { return nil }
+        drawnAt = progress.elapsed
+        let text = TransferText.line(progress, width: max(1, width - 1))
+        let columns = text.columns
+        // Blanks over what a longer line before left behind.
+        let padding = max(0, drawnColumns - columns)
+        drawnColumns = columns
+        return "\r" + text + String(repeating: " ", count: padding)
+    }
+
+    /// The fetch is over: returns what to write to stderr, nil when nothing. On a terminal
+    /// that clears the line (blanks across the width, which also covers a "^C" the terminal
+    /// echoed after it, then back to its start) so the UI or an error message starts on a
+    /// clean line; elsewhere it is the summary of a fetch that succeeded after taking long
+    /// enough to be reported.
+    public mutating func finish(succeeded: Bool) -> String? {
+        defer { drawnColumns = 0 }
+        if isTerminal {
+            guard drawnColumns > 0 else { return nil }
+            return "\r" + String(repeating: " ", count: max(drawnColumns, width - 1)) + "\r"
+        }
+        guard succeeded, let last, last.elapsed >= BatonApp.continueOverlayDelay else { return nil }
+        return TransferText.summary(last) + "\n"
+    }
+}

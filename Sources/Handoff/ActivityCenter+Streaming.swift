@@ -1,0 +1,105 @@
+import Foundation
+
+/// What a center needs of the state stream: the shelf its server serves from, the TCP port
+/// peers reach it on, and a dialer for fetching from others. The server itself runs beside
+/// the center (`TCPStateServer` in HandoffMulticast, or `InMemoryStreams` in tests), started
+/// on `shelf` before the center publishes anything large.
+public struct StateStreamSetup: Sendable {
+    public var shelf: StateShelf
+    public var port: Int
+    public var dialer: any StreamDialer
+
+    public init(shelf: StateShelf, port: Int, dialer: any StreamDialer) {
+        self.shelf = shelf
+        self.port = port
+        self.dialer = dialer
+    }
+}
+
+/// Fetching a large activity's record before it is continued.
+extension ActivityCenter {
+    /// The record behind an OFFER, fetched from its source and checked: the whole state,
+    /// its digest, and an ANNOUNCE payload of the same activity, type and revision.
+    func fetchRecord(
+        _ nearby: NearbyActivity, offer: StateOffer, progress: @escaping @MainActor (TransferProgress) -> Void
+    ) async throws(HandoffError) -> ActivityRecord {
+        let described = nearby.record
+        let peer = described.peer.name
+        guard let stream = stateStream else {
+            throw .transferFailed(peer: peer, reason: "this program runs without the state stream that large activities need")
+        }
+        guard offer.size <= configuration.stateLimit else {
+            throw .stateTooLarge(bytes: offer.size, limit: configuration.stateLimit)
+        }
+        guard let host = nearby.sourceHost else {
+            throw .transferFailed(peer: peer, reason: "its network address is unknown")
+        }
+        let request = StateRequest(
+            activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
+        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock)
+        let started = ContinuousClock.now
+        let report: @Sendable (Int, Int) -> Void = { received, resumes in
+            let update = TransferProgress(
+                activityID: described.activityID, peerName: peer, received: received, total: offer.size,
+                elapsed: ContinuousClock.now - started, resumes: resumes)
+            Task { @MainActor in progress(update) }
+        }
+        logger.info("fetching \(offer.size) bytes of \(described.activityID) from \(host):\(offer.port)")
+        let limit = configuration.stateLimit
+        let outcome: Result<ActivityRecord, HandoffError> = await Task.detached {
+            // Off the main actor: the bytes arrive, are hashed and decoded here.
+            do throws(StreamFailure) {
+                let state = try await fetcher.fetch(from: host, port: offer.port, request: request, progress: report)
+                return Self.record(from: state, limit: limit, matching: described)
+            } catch .cancelled {
+                return .failure(.cancelled)
+            } catch {
+                return .failure(.transferFailed(peer: peer, reason: error.description))
+            }
+        }.valueCancellingWith()
+        switch outcome {
+        case .success(let record):
+            logger.info("fetched \(described.activityID) revision \(record.revision)")
+            return record
+        case .failure(let error):
+            logger.warning("fetching \(described.activityID) failed: \(error)")
+            throw error
+        }
+    }
+
+    /// Reads a fetched state (the ANNOUNCE payload it encodes) and checks it is the one offered.
+    nonisolated static func record(from state: [UInt8], limit: Int, matching described: ActivityRecord)
+        -> Result<ActivityRecord, HandoffError>
+    {
+        let peer = described.peer.name
+        guard case .dictionary(let payload)? = try? BinaryPropertyListReader(limits: .init(maxBytes: limit)).read(state),
+            case .announce(let record)? = try? HandoffMessage.decode(kind: .announce, payload: payload).message
+        else {
+            return .failure(.transferFailed(peer: peer, reason: "what arrived is not a valid activity record"))
+        }
+        guard record.activityID == described.activityID, record.activityType == described.activityType,
+            record.revision == described.revision
+        else {
+            return .failure(.transferFailed(peer: peer, reason: "what arrived is another activity or revision than offered"))
+        }
+        return .success(record)
+    }
+}
+
+extension NearbyActivity {
+    /// The address the last datagram came from, without its port (`10.77.0.11`); a source
+    /// without a port (an in-memory network's peer name) is the host itself.
+    var sourceHost: String? {
+        guard let source else { return nil }
+        let host = source.lastIndex(of: ":").map { source[..<$0] } ?? source[...]
+        let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+extension Task where Failure == Never {
+    /// The task's value; cancelling the waiting task cancels this one.
+    func valueCancellingWith() async -> Success {
+        await withTaskCancellationHandler { await value } onCancel: { cancel() }
+    }
+}

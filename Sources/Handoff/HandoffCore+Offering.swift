@@ -1,0 +1,72 @@
+import Crypto
+import Foundation
+
+/// Choosing what carries a saved record: an ANNOUNCE when it fits one datagram, else an OFFER
+/// and the state bytes to serve over the state stream (docs/PROTOCOL.md, "OFFER" and "Saving").
+extension HandoffCore {
+    /// What a save publishes.
+    struct Publication {
+        var message: HandoffMessage
+        /// For an OFFER: the state to keep for fetching.
+        var shelve: Action?
+        /// Bytes of the state encoding.
+        var stateSize: Int
+    }
+
+    /// The message for a saved record (its `savedAt` is the save's time), or why it cannot go.
+    func publication(for record: ActivityRecord) throws(HandoffError) -> Publication {
+        // With sentAt equal to savedAt, the ANNOUNCE plaintext is exactly the state encoding:
+        // one encoding both sizes the datagram and, when it is too large, is what is served.
+        let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+        let datagram = DatagramHeader.minimumDatagramLength + state.count
+        if datagram <= configuration.maximumDatagramSize {
+            return Publication(message: .announce(record), shelve: nil, stateSize: state.count)
+        }
+        guard state.count <= configuration.stateLimit else {
+            throw .stateTooLarge(bytes: state.count, limit: configuration.stateLimit)
+        }
+        guard let port = streamPort else {
+            throw .payloadTooLarge(bytes: datagram, limit: configuration.maximumDatagramSize)
+        }
+        let digest = Array(SHA256.hash(data: state))
+        let offer = StateOffer(size: state.count, digest: digest, port: port)
+        let message = try Self.offerMessage(for: record, state: offer, limit: configuration.maximumDatagramSize)
+        return Publication(
+            message: message,
+            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state),
+            stateSize: state.count)
+    }
+
+    /// The OFFER for `record`: its summary holds the small userInfo entries, as many as fit
+    /// `limit`, the longest left out first.
+    static func offerMessage(for record: ActivityRecord, state: StateOffer, limit: Int) throws(HandoffError)
+        -> HandoffMessage
+    {
+        var summary = record.userInfo.filter { isSummaryValue($0.value) }
+        var leaveOut = summary.sorted { (weight($0), $0.key) > (weight($1), $1.key) }.map(\.key)[...]
+        while true {
+            var described = record
+            described.userInfo = summary
+            let message = HandoffMessage.offer(described, state: state)
+            let size = DatagramHeader.minimumDatagramLength + DatagramCodec.plaintext(message, sentAt: record.savedAt).count
+            if size <= limit { return message }
+            guard let key = leaveOut.popFirst() else { throw .descriptionTooLarge(bytes: size, limit: limit) }
+            summary[key] = nil
+        }
+    }
+
+    /// Booleans, numbers, dates and strings of at most 255 UTF-8 bytes go into a summary.
+    static func isSummaryValue(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .boolean, .integer, .real, .date: true
+        case .string(let s): s.utf8.count <= 255
+        case .data, .array, .dictionary: false
+        }
+    }
+
+    /// How long an entry is: its key and value in UTF-8 bytes (8 for a number or date).
+    private static func weight(_ entry: (key: String, value: PropertyListValue)) -> Int {
+        if case .string(let s) = entry.value { return entry.key.utf8.count + s.utf8.count }
+        return entry.key.utf8.count + 8
+    }
+}

@@ -1,0 +1,184 @@
+/// The continuing peer's side of one state-stream connection, without I/O: one attempt to
+/// fetch `request` from byte `offset` on.
+///
+/// `start()` gives the ClientHello to write; every byte read goes to `receive`, whose outputs
+/// are carried out in order. It checks the server's proof before sending its own, sends one
+/// GET, and hands on the state's bytes frame by frame as they open. A failure ends the attempt:
+/// `.connectionLost` may be resumed on a new connection, the others may not.
+public struct StateClientConnection: Sendable {
+    public enum Output: Equatable, Sendable {
+        /// Write these bytes.
+        case write([UInt8])
+        /// The next state bytes, in order, from a frame that opened.
+        case data(ArraySlice<UInt8>)
+        /// The whole state is held: close the connection.
+        case finished
+        /// The attempt is over: close the connection.
+        case failed(StreamFailure)
+    }
+
+    private enum Phase: Sendable {
+        case ready
+        case awaitingServerHello(clientHello: [UInt8])
+        case awaitingStart
+        case receiving
+        case done
+    }
+
+    private let groupKey: GroupKey
+    private let clientNonce: [UInt8]
+    public let request: StateRequest
+    /// The offset asked for: bytes held before this connection.
+    public let offset: Int
+    /// Bytes held now: the offset plus the DATA received on this connection.
+    public private(set) var held: Int
+    private var phase = Phase.ready
+    private var pending: [UInt8] = []
+    private var deframer = StreamDeframer(key: [])
+
+    /// An attempt to fetch `request` from byte `offset` (the bytes already held). `nonce` is the
+    /// client nonce: 32 fresh random bytes unless a test fixes it.
+    public init(
+        groupKey: GroupKey, request: StateRequest, offset: Int, nonce: [UInt8] = StateStream.randomNonce()
+    ) {
+        precondition(nonce.count == StateStream.nonceLength, "a client nonce is 32 bytes")
+        precondition(offset >= 0 && offset <= request.size, "the offset lies within the state")
+        self.groupKey = groupKey
+        self.request = request
+        self.offset = offset
+        self.held = offset
+        self.clientNonce = nonce
+    }
+
+    /// Whether the server answered the GET with START: from then on the wait is for DATA.
+    public var hasStarted: Bool {
+        switch phase {
+        case .receiving: true
+        case .done: held == request.size
+        case .ready, .awaitingServerHello, .awaitingStart: false
+        }
+    }
+
+    /// Whether the attempt is over (finished or failed).
+    public var isDone: Bool {
+        if case .done = phase { return true }
+        return false
+    }
+
+    /// The ClientHello, the first bytes to write.
+    public mutating func start() -> [UInt8] {
+        guard case .ready = phase else { preconditionFailure("start() is called once") }
+        let hello = StateStreamHandshake.clientHello(nonce: clientNonce)
+        phase = .awaitingServerHello(clientHello: hello)
+        return hello
+    }
+
+    /// Takes bytes read from the server and says what to do.
+    public mutating func receive(_ bytes: [UInt8]) -> [Output] {
+        var outputs: [Output] = []
+        switch phase {
+        case .ready, .done:
+            break
+        case .awaitingServerHello(let clientHello):
+            pending.append(contentsOf: bytes)
+            serverHello(clientHello, &outputs)
+        case .awaitingStart, .receiving:
+            deframer.append(bytes)
+            frames(&outputs)
+        }
+        return outputs
+    }
+
+    /// Takes bytes read from the server and says what to do.
+    public mutating func receive(_ bytes: some Collection<UInt8>) -> [Output] {
+        receive(Array(bytes))
+    }
+
+    private mutating func serverHello(_ clientHello: [UInt8], _ outputs: inout [Output]) {
+        if StateStreamHandshake.isRefusedHelloStart(pending[...]) {
+            return fail(.badResponse("the ServerHello is not BTNS version 02"), &outputs)
+        }
+        guard pending.count >= StateStream.serverHelloLength else { return }
+        let hello = pending[..<StateStream.serverHelloLength]
+        guard let serverNonce = StateStreamHandshake.nonce(ofHello: hello) else {
+            return fail(.badResponse("the ServerHello is not BTNS version 02"), &outputs)
+        }
+        let keys = StateStreamKeys(groupKey: groupKey, clientNonce: clientNonce, serverNonce: serverNonce)
+        let transcript = clientHello + hello.prefix(StateStream.clientHelloLength)
+        let proof = hello[(hello.startIndex + StateStream.clientHelloLength)...]
+        guard StateStreamHandshake.isValidProof(proof, .server, transcript: transcript, authKey: keys.auth) else {
+            return fail(.authenticationFailed, &outputs)
+        }
+        let rest = Array(pending[StateStream.serverHelloLength...])
+        pending = []
+        var sealer = StreamFrameSealer(key: keys.client)
+        outputs.append(
+            .write(
+                StateStreamHandshake.proof(.client, transcript: transcript, authKey: keys.auth)
+                    + sealer.seal(.get(request, offset: offset))))
+        deframer = StreamDeframer(key: keys.server)
+        phase = .awaitingStart
+        // A server never sends before it read the GET; bytes here can only fail as frames.
+        if !rest.isEmpty {
+            deframer.append(rest)
+            frames(&outputs)
+        }
+    }
+
+    private mutating func frames(_ outputs: inout [Output]) {
+        while !isDone {
+            let plaintext: [UInt8]
+            do {
+                guard let next = try deframer.next() else { return }
+                plaintext = next
+            } catch {
+                return fail(.connectionLost("\(error)"), &outputs)
+            }
+            let message: StreamMessage
+            do {
+                message = try StreamMessage(plaintext: plaintext[...])
+            } catch {
+                switch error {
+                case .unknownType(let type): return fail(.badResponse("a frame of unknown type \(type)"), &outputs)
+                case .malformed(_, let reason): return fail(.badResponse(reason), &outputs)
+                }
+            }
+            switch (phase, message) {
+            case (.awaitingStart, .start(let size, let startOffset)):
+                guard size == request.size, startOffset == offset else {
+                    return fail(
+                        .badResponse("START for \(size) bytes from \(startOffset), asked \(request.size) from \(offset)"),
+                        &outputs)
+                }
+                phase = .receiving
+                if held == request.size { finish(&outputs) }
+            case (.awaitingStart, .error(let code, let text)), (.receiving, .error(let code, let text)):
+                fail(code == .notFound ? .notFound : .refused(code: code.rawValue, message: text), &outputs)
+            case (.receiving, .data(let body)):
+                guard body.count <= request.size - held else {
+                    return fail(.badResponse("DATA beyond the size of \(request.size) bytes"), &outputs)
+                }
+                held += body.count
+                outputs.append(.data(body))
+                if held == request.size { finish(&outputs) }
+            case (.awaitingStart, .data):
+                fail(.badResponse("DATA before START"), &outputs)
+            case (_, .start):
+                fail(.badResponse("a second START"), &outputs)
+            default:
+                fail(.badResponse("a GET from the server"), &outputs)
+            }
+        }
+    }
+
+    private mutating func finish(_ outputs: inout [Output]) {
+        phase = .done
+        outputs.append(.finished)
+    }
+
+    private mutating func fail(_ failure: StreamFailure, _ outputs: inout [Output]) {
+        phase = .done
+        pending = []
+        outputs.append(.failed(failure))
+    }
+}

@@ -1,0 +1,182 @@
+import Crypto
+import Foundation
+
+/// Fetches one kept state from its source over the state stream, resuming after drops
+/// (docs/PROTOCOL.md, "Resuming" and "Limits").
+///
+/// Every wait — connecting, each handshake reply, each read — is raced against `clock`, so
+/// tests run the timeouts in virtual time with `ManualClock`. The state is gathered into one
+/// buffer reserved once for its whole size, and returned only when its SHA-256 matches.
+public struct StateFetcher: Sendable {
+    /// The client's timeouts and retry schedule.
+    public struct Timing: Equatable, Sendable {
+        /// Connecting to the source.
+        public var connect: Duration = .seconds(2)
+        /// Each handshake reply: the ServerHello, then START or ERROR after the GET.
+        public var reply: Duration = .seconds(2)
+        /// No new byte on a connection that is streaming; then the fetch resumes on a new one.
+        public var idle: Duration = .seconds(3)
+        /// The wait before connecting again after the 1st, 2nd, … connection in a row without
+        /// a new byte (the last value repeats). A connection that brought bytes is followed by
+        /// a new one at once.
+        public var backoff: [Duration] = [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800)]
+        /// Connections in a row without a new byte after which the fetch gives up.
+        public var connectionsWithoutProgress = 6
+
+        public init() {}
+    }
+
+    public let groupKey: GroupKey
+    public let dialer: any StreamDialer
+    public let clock: any HandoffClock
+    public var timing: Timing
+    /// Where client nonces come from: the system's random generator unless a test fixes them.
+    public var nonces: @Sendable () -> [UInt8]
+
+    public init(
+        groupKey: GroupKey, dialer: any StreamDialer, clock: any HandoffClock = SystemClock(),
+        timing: Timing = Timing(), nonces: @escaping @Sendable () -> [UInt8] = StateStream.randomNonce
+    ) {
+        self.groupKey = groupKey
+        self.dialer = dialer
+        self.clock = clock
+        self.timing = timing
+        self.nonces = nonces
+    }
+
+    /// Fetches `request` from `host:port`, resuming after drops, and returns the state once
+    /// its digest matched. `progress` hears the bytes held and the number of resumes after
+    /// every DATA frame, on the fetching task. Cancelling the task ends the fetch with `.cancelled`.
+    public func fetch(
+        from host: String, port: Int, request: StateRequest,
+        progress: @escaping @Sendable (_ received: Int, _ resumes: Int) -> Void = { _, _ in }
+    ) async throws(StreamFailure) -> [UInt8] {
+        if let problem = request.problem { throw .invalidRequest(problem) }
+        var state: [UInt8] = []
+        state.reserveCapacity(request.size)
+        var connections = 0
+        var withoutProgress = 0
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let before = state.count
+            let lastReason: String
+            do {
+                try await attempt(host: host, port: port, request: request, state: &state, resumes: connections, progress: progress)
+                break
+            } catch .connectionLost(let reason) {
+                lastReason = reason
+            }
+            if Task.isCancelled { throw .cancelled }
+            connections += 1
+            withoutProgress = state.count > before ? 0 : withoutProgress + 1
+            if withoutProgress >= timing.connectionsWithoutProgress {
+                throw .gaveUp(connections: withoutProgress, received: state.count, size: request.size, lastReason: lastReason)
+            }
+            if withoutProgress > 0, let delay = timing.backoff[safe: withoutProgress - 1] ?? timing.backoff.last, delay > .zero {
+                do {
+                    try await clock.sleep(until: clock.now.addingTimeInterval(delay.seconds))
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+        guard Array(SHA256.hash(data: state)) == request.digest else { throw .digestMismatch }
+        return state
+    }
+
+    /// `StateFetcher(groupKey:dialer:clock:).fetch(from:port:request:progress:)` in one call.
+    public static func fetch(
+        from host: String, port: Int, request: StateRequest, groupKey: GroupKey, dialer: any StreamDialer,
+        clock: any HandoffClock = SystemClock(),
+        progress: @escaping @Sendable (_ received: Int, _ resumes: Int) -> Void = { _, _ in }
+    ) async throws(StreamFailure) -> [UInt8] {
+        try await StateFetcher(groupKey: groupKey, dialer: dialer, clock: clock)
+            .fetch(from: host, port: port, request: request, progress: progress)
+    }
+
+    /// One connection: handshake, GET, and DATA into `state` until it is whole or the connection fails.
+    private func attempt(
+        host: String, port: Int, request: StateRequest, state: inout [UInt8], resumes: Int,
+        progress: @Sendable (Int, Int) -> Void
+    ) async throws(StreamFailure) {
+        let dialer = dialer
+        let connection = try await within(timing.connect, "no connection to \(host):\(port) within \(HandoffError.seconds(timing.connect))") {
+            try await dialer.connect(host: host, port: port)
+        }
+        var machine = StateClientConnection(groupKey: groupKey, request: request, offset: state.count, nonce: nonces())
+        do throws(StreamFailure) {
+            try await write(machine.start(), to: connection)
+            while true {
+                let started = machine.hasStarted
+                let wait = started ? timing.idle : timing.reply
+                let chunk = try await within(wait, started ? "no data for \(HandoffError.seconds(wait))" : "no reply within \(HandoffError.seconds(wait))") {
+                    try await connection.read()
+                }
+                guard let chunk else {
+                    throw .connectionLost(started ? "the source closed the connection mid-transfer" : "the source closed the connection during the handshake")
+                }
+                for output in machine.receive(chunk) {
+                    switch output {
+                    case .write(let bytes):
+                        try await write(bytes, to: connection)
+                    case .data(let body):
+                        state.append(contentsOf: body)
+                        progress(state.count, resumes)
+                    case .finished:
+                        await connection.close()
+                        return
+                    case .failed(let failure):
+                        throw failure
+                    }
+                }
+            }
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to connection: any StreamConnection) async throws(StreamFailure) {
+        try await within(timing.reply, "the source took no bytes for \(HandoffError.seconds(timing.reply))") {
+            try await connection.write(bytes)
+        }
+    }
+
+    /// Runs `operation`, racing it against `clock`: a timeout or an error is `.connectionLost`,
+    /// a cancelled task `.cancelled`.
+    private func within<Value: Sendable>(
+        _ timeout: Duration, _ timeoutReason: String, _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws(StreamFailure) -> Value {
+        let clock = clock
+        let deadline = clock.now.addingTimeInterval(timeout.seconds)
+        let outcome: Raced<Value>
+        do {
+            outcome = try await withThrowingTaskGroup(of: Raced<Value>.self) { group in
+                group.addTask { .value(try await operation()) }
+                group.addTask {
+                    try await clock.sleep(until: deadline)
+                    return .timedOut
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch {
+            if Task.isCancelled { throw .cancelled }
+            if let failure = error as? StreamFailure { throw failure }
+            throw .connectionLost(String(describing: error))
+        }
+        switch outcome {
+        case .value(let value): return value
+        case .timedOut: throw .connectionLost(timeoutReason)
+        }
+    }
+
+    private enum Raced<Value: Sendable>: Sendable {
+        case value(Value)
+        case timedOut
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,216 @@
+/// The source's side of one state-stream connection, without I/O: bytes in, bytes to write out.
+///
+/// The I/O layer hands it every byte read (split anywhere) and carries out what `receive`
+/// returns, in order. After `.startStreaming` it pulls DATA frames with `nextDataFrame()` only
+/// as fast as the socket takes them, so a 16 MiB state is never sealed ahead of the network.
+/// Nothing after the handshake is read before the client's proof verified, and a connection
+/// that breaks any rule of docs/PROTOCOL.md section 10 is closed.
+public struct StateServerConnection: Sendable {
+    /// What the I/O layer does next.
+    public enum Output: Equatable, Sendable {
+        /// Write these bytes.
+        case write([UInt8])
+        /// START was written: pull DATA frames with `nextDataFrame()` while the socket takes them.
+        case startStreaming
+        /// Close the connection (after writing what came before).
+        case close(CloseReason)
+    }
+
+    /// Why the server closes; for logs and tests, never sent.
+    public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
+        /// The ClientHello had another magic, version or reserved bytes.
+        case badHello
+        /// The client's proof did not verify: it does not hold the group key, or replays a capture.
+        case badProof
+        /// A frame had a bad length or did not open.
+        case badFrame(StreamFrameError)
+        /// An ERROR was sent.
+        case answeredError(StreamErrorCode)
+        /// The client sent the end of its stream early.
+        case clientClosed
+
+        public var description: String {
+            switch self {
+            case .badHello: "the ClientHello is not BTNS version 02"
+            case .badProof: "the client's proof did not verify"
+            case .badFrame(let error): "\(error)"
+            case .answeredError(let code): "answered ERROR \(code.rawValue) (\(code))"
+            case .clientClosed: "the client closed before its GET"
+            }
+        }
+    }
+
+    private enum Phase: Sendable {
+        case awaitingHello
+        case awaitingProof(transcript: [UInt8], keys: StateStreamKeys)
+        case awaitingGet
+        case streaming
+        case closed
+    }
+
+    private let groupKey: GroupKey
+    private let shelf: StateShelf
+    private let serverNonce: [UInt8]
+    private var phase = Phase.awaitingHello
+    /// Handshake bytes not yet used.
+    private var pending: [UInt8] = []
+    private var deframer = StreamDeframer(key: [])
+    private var sealer = StreamFrameSealer(key: [])
+    private var state: [UInt8] = []
+    private var position = 0
+
+    /// A connection just accepted. `nonce` is the server nonce: 32 fresh random bytes unless a test fixes it.
+    public init(groupKey: GroupKey, shelf: StateShelf, nonce: [UInt8] = StateStream.randomNonce()) {
+        precondition(nonce.count == StateStream.nonceLength, "a server nonce is 32 bytes")
+        self.groupKey = groupKey
+        self.shelf = shelf
+        self.serverNonce = nonce
+    }
+
+    /// Whether the client's proof verified.
+    public var isAuthenticated: Bool {
+        switch phase {
+        case .awaitingGet, .streaming: true
+        case .awaitingHello, .awaitingProof, .closed: false
+        }
+    }
+
+    /// Whether a GET was answered with START and DATA frames are still to come.
+    public var isStreaming: Bool {
+        if case .streaming = phase { return position < state.count }
+        return false
+    }
+
+    /// Whether the GET was answered (START or ERROR); the handshake deadline no longer applies.
+    public private(set) var hasAnswered = false
+
+    /// Whether the connection is over for this side (an error, or everything sent).
+    public var isClosed: Bool {
+        if case .closed = phase { return true }
+        return false
+    }
+
+    /// State bytes not yet sealed into DATA frames.
+    public var remainingBytes: Int { isStreaming ? state.count - position : 0 }
+
+    /// Takes bytes read from the client and says what to do.
+    public mutating func receive(_ bytes: some Collection<UInt8>) -> [Output] {
+        var outputs: [Output] = []
+        switch phase {
+        case .awaitingHello, .awaitingProof:
+            pending.append(contentsOf: bytes)
+            handshake(&outputs)
+        case .awaitingGet, .streaming:
+            deframer.append(bytes)
+            frames(&outputs)
+        case .closed:
+            break
+        }
+        return outputs
+    }
+
+    /// The client's stream ended: nothing more will arrive.
+    public mutating func receiveEnd() -> [Output] {
+        switch phase {
+        case .awaitingHello, .awaitingProof, .awaitingGet:
+            phase = .closed
+            return [.close(.clientClosed)]
+        case .streaming, .closed:
+            // A client that has all it needs closes; so does one that gave up. Nothing to answer.
+            return []
+        }
+    }
+
+    /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
+    public mutating func nextDataFrame() -> [UInt8]? {
+        guard case .streaming = phase, position < state.count else { return nil }
+        let end = min(state.count, position + StateStream.maximumDataLength)
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(1 + end - position)
+        plaintext.append(StreamMessage.dataType)
+        plaintext.append(contentsOf: state[position..<end])
+        position = end
+        if position == state.count { state = [] }
+        return sealer.seal(plaintext)
+    }
+
+    private mutating func handshake(_ outputs: inout [Output]) {
+        if case .awaitingHello = phase {
+            if StateStreamHandshake.isRefusedHelloStart(pending[...]) { return close(.badHello, &outputs) }
+            guard pending.count >= StateStream.clientHelloLength else { return }
+            let hello = Array(pending[..<StateStream.clientHelloLength])
+            guard let clientNonce = StateStreamHandshake.nonce(ofHello: hello[...]) else {
+                return close(.badHello, &outputs)
+            }
+            pending.removeFirst(StateStream.clientHelloLength)
+            let keys = StateStreamKeys(groupKey: groupKey, clientNonce: clientNonce, serverNonce: serverNonce)
+            let serverHello = StateStreamHandshake.serverHello(
+                clientHello: hello, serverNonce: serverNonce, authKey: keys.auth)
+            phase = .awaitingProof(transcript: hello + serverHello.prefix(StateStream.clientHelloLength), keys: keys)
+            outputs.append(.write(serverHello))
+        }
+        guard case .awaitingProof(let transcript, let keys) = phase, pending.count >= StateStream.proofLength
+        else { return }
+        guard
+            StateStreamHandshake.isValidProof(
+                pending[..<StateStream.proofLength], .client, transcript: transcript, authKey: keys.auth)
+        else { return close(.badProof, &outputs) }
+        let rest = pending[StateStream.proofLength...]
+        pending = []
+        deframer = StreamDeframer(key: keys.client)
+        sealer = StreamFrameSealer(key: keys.server)
+        phase = .awaitingGet
+        deframer.append(rest)
+        frames(&outputs)
+    }
+
+    private mutating func frames(_ outputs: inout [Output]) {
+        while !isClosed {
+            let plaintext: [UInt8]
+            do {
+                guard let next = try deframer.next() else { return }
+                plaintext = next
+            } catch {
+                return close(.badFrame(error), &outputs)
+            }
+            guard case .awaitingGet = phase else {
+                // The client's first and only frame is GET.
+                return answer(.badRequest, "the client sends one frame, a GET", &outputs)
+            }
+            let message: StreamMessage
+            do {
+                message = try StreamMessage(plaintext: plaintext[...])
+            } catch {
+                return answer(.badRequest, "malformed GET", &outputs)
+            }
+            guard case .get(let activityID, let revision, let offset, let digest) = message else {
+                return answer(.badRequest, "the first frame must be a GET", &outputs)
+            }
+            guard let kept = shelf.state(activityID: activityID, revision: revision, digest: digest) else {
+                return answer(.notFound, "no state kept for this activity, revision and digest", &outputs)
+            }
+            guard offset <= kept.count else {
+                return answer(.badRequest, "offset \(offset) is beyond the size \(kept.count)", &outputs)
+            }
+            hasAnswered = true
+            state = kept
+            position = offset
+            phase = .streaming
+            outputs.append(.write(sealer.seal(.start(size: kept.count, offset: offset))))
+            outputs.append(.startStreaming)
+        }
+    }
+
+    private mutating func answer(_ code: StreamErrorCode, _ message: String, _ outputs: inout [Output]) {
+        hasAnswered = true
+        outputs.append(.write(sealer.seal(.error(code, message: message))))
+        close(.answeredError(code), &outputs)
+    }
+
+    private mutating func close(_ reason: CloseReason, _ outputs: inout [Output]) {
+        phase = .closed
+        state = []
+        pending = []
+        outputs.append(.close(reason))
+    }
+}

@@ -1,0 +1,68 @@
+import BatonApp
+import Foundation
+import Handoff
+import NCursesBackend
+
+/// `--continue-activity` before the UI opens: finds the activity and continues it, with a
+/// progress line on stderr while a large record is fetched (`ProgressLine`: only after
+/// 200 ms, redrawn in place on a terminal, cleared before the UI starts). Ctrl-C or SIGTERM
+/// stops it with nothing restored and no UI.
+@MainActor
+enum ContinueAtLaunch {
+    enum Outcome {
+        case continued(UserActivity)
+        case failed(HandoffError)
+        /// The signal that stopped it.
+        case interrupted(Int32)
+    }
+
+    /// The progress line, shared with the center's progress callback.
+    private final class Line {
+        var progress: ProgressLine
+        init(_ progress: ProgressLine) { self.progress = progress }
+    }
+
+    static func run(center: ActivityCenter, type: String?, from peer: String?, timeout: Duration) async -> Outcome {
+        let isTerminal = isatty(STDERR_FILENO) == 1
+        let line = Line(ProgressLine(isTerminal: isTerminal, width: NCursesBackend.columns(of: STDERR_FILENO) ?? 80))
+        let (outcomes, outcome) = AsyncStream<Outcome>.makeStream()
+        let task = Task { @MainActor in
+            do throws(HandoffError) {
+                let activity = try await center.continueActivity(type: type, from: peer, timeout: timeout) { progress in
+                    if let text = line.progress.update(progress) { writeToStandardError(text) }
+                }
+                outcome.yield(.continued(activity))
+            } catch {
+                outcome.yield(.failed(error))
+            }
+        }
+        // The default action of SIGINT would end the process with the line still drawn.
+        let interrupts = [SIGINT, SIGTERM]
+        let sources = interrupts.map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+            source.setEventHandler { outcome.yield(.interrupted(signo)) }
+            source.resume()
+            return source
+        }
+        var result = Outcome.failed(.cancelled)
+        for await first in outcomes {
+            result = first
+            break
+        }
+        for source in sources { source.cancel() }
+        // Back to the defaults, which the UI's own handlers then replace.
+        for signo in interrupts { signal(signo, SIG_DFL) }
+        if case .interrupted = result { task.cancel() }
+        let succeeded = if case .continued = result { true } else { false }
+        if let text = line.progress.finish(succeeded: succeeded) { writeToStandardError(text) }
+        if case .interrupted = result, isTerminal {
+            writeToStandardError("\r")  // the message then covers the "^C" the terminal echoed
+        }
+        return result
+    }
+
+    static func writeToStandardError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import Handoff
+
+/// What a source keeps to serve: the last two revisions of at most 16 activities.
+@Suite("State shelf")
+struct StateShelfTests {
+    func put(_ shelf: StateShelf, _ id: String, _ revision: Int, _ byte: UInt8 = 0) {
+        shelf.put(activityID: id, revision: revision, digest: [byte, UInt8(revision)], bytes: [byte, UInt8(revision), 1, 2])
+    }
+
+    @Test("The last two revisions of an activity are kept, found by revision and digest")
+    func lastTwoRevisions() {
+        let shelf = StateShelf()
+        put(shelf, "A", 1)
+        put(shelf, "A", 2)
+        put(shelf, "A", 3)
+        #expect(shelf.revisions(of: "A") == [2, 3])
+        #expect(shelf.state(activityID: "A", revision: 1, digest: [0, 1]) == nil)
+        #expect(shelf.state(activityID: "A", revision: 2, digest: [0, 2]) == [0, 2, 1, 2])
+        #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 3]) == [0, 3, 1, 2])
+        #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 2]) == nil, "the digest must match too")
+        #expect(shelf.state(activityID: "B", revision: 3, digest: [0, 3]) == nil)
+    }
+
+    @Test("Putting a kept revision again replaces it and does not push out the other one")
+    func sameRevisionReplaces() {
+        let shelf = StateShelf()
+        put(shelf, "A", 1)
+        put(shelf, "A", 2)
+        put(shelf, "A", 2, 9)
+        #expect(shelf.revisions(of: "A") == [1, 2])
+        #expect(shelf.state(activityID: "A", revision: 2, digest: [0, 2]) == nil)
+        #expect(shelf.state(activityID: "A", revision: 2, digest: [9, 2]) == [9, 2, 1, 2])
+        #expect(shelf.byteCount == 8)
+    }
+
+    @Test("A 17th activity drops the one put least recently")
+    func sixteenActivities() {
+        let shelf = StateShelf()
+        for index in 0..<16 { put(shelf, "A\(index)", 1) }
+        put(shelf, "A0", 2)  // A0 is now the most recent; A1 the least
+        put(shelf, "B", 1)
+        #expect(shelf.activityIDs.count == 16)
+        #expect(!shelf.activityIDs.contains("A1"))
+        #expect(shelf.activityIDs.first == "A2" && shelf.activityIDs.last == "B")
+        #expect(shelf.revisions(of: "A0") == [1, 2])
+    }
+
+    @Test("remove forgets one activity, removeAll everything")
+    func removing() {
+        let shelf = StateShelf()
+        put(shelf, "A", 1)
+        put(shelf, "B", 1)
+        shelf.remove(activityID: "A")
+        #expect(shelf.activityIDs == ["B"])
+        #expect(shelf.state(activityID: "A", revision: 1, digest: [0, 1]) == nil)
+        shelf.removeAll()
+        #expect(shelf.activityIDs.isEmpty && shelf.byteCount == 0)
+        put(shelf, "C", 1)
+        #expect(shelf.state(activityID: "C", revision: 1, digest: [0, 1]) != nil)
+    }
+
+    @Test("Puts and reads from many tasks at once leave a consistent shelf")
+    func concurrentUse() async {
+        let shelf = StateShelf()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for revision in 1...200 {
+                        shelf.put(activityID: "T\(task)", revision: revision, digest: [UInt8(task)], bytes: [UInt8(revision % 256)])
+                        _ = shelf.state(activityID: "T\((task + 1) % 8)", revision: revision, digest: [UInt8((task + 1) % 8)])
+                    }
+                }
+            }
+        }
+        #expect(Set(shelf.activityIDs) == Set((0..<8).map { "T\($0)" }))
+        for task in 0..<8 { #expect(shelf.revisions(of: "T\(task)") == [199, 200]) }
+    }
+}
