@@ -15,8 +15,10 @@ struct BatonPeer: AsyncParsableCommand {
             It speaks the same protocol as `baton`, with the same key and network options, and no terminal UI.
             Examples:
               baton-peer announce --type dev.baton.counter --title Counting --user-info '{"count": 5}'
+              baton-peer announce --text-file notes.txt          (an editing session of that file)
               baton-peer listen --json
               baton-peer continue --type dev.baton.counter --wait 2
+              baton-peer continue --type dev.baton.editing --save-text copy.txt --no-user-info
             """,
         version: version,
         subcommands: [Announce.self, Listen.self, Continue.self])
@@ -75,14 +77,24 @@ extension BatonPeer {
 
         @OptionGroup var network: NetworkOptions
 
-        @Option(help: "Activity type, reverse-DNS. A type the registry does not declare is declared for this run.")
-        var type: String = "dev.baton.counter"
+        @Option(help: """
+            Activity type, reverse-DNS. A type the registry does not declare is declared for this run. \
+            Default: dev.baton.counter, or dev.baton.editing with --text-file.
+            """)
+        var type: String?
 
         @Option(help: "Title peers show.")
         var title: String?
 
         @Option(name: .customLong("user-info"), help: "userInfo as a JSON object, e.g. '{\"count\": 5}'.")
         var userInfo: String = "{}"
+
+        @Option(name: .customLong("text-file"), help: ArgumentHelp("""
+            Publish an editing session of this UTF-8 file, as `baton edit FILE` would: userInfo `text` is \
+            its contents byte for byte, `fileName` its base name, the cursor at the start (keys in --user-info win); \
+            the title "Editing NAME" unless --title says otherwise.
+            """, valueName: "path"))
+        var textFile: String?
 
         @Option(help: "Add 1 to this integer userInfo key every --every seconds (a changing activity).")
         var tick: String?
@@ -95,6 +107,7 @@ extension BatonPeer {
 
         @MainActor
         func run() async throws {
+            let type = type ?? (textFile == nil ? "dev.baton.counter" : "dev.baton.editing")
             guard ActivityTypeRegistry.isValidActivityType(type) else {
                 throw CommandFailure(HandoffError.invalidActivityType(type).description)
             }
@@ -104,21 +117,24 @@ extension BatonPeer {
             } catch {
                 throw CommandFailure("--user-info is not a JSON object of plist values: \(error)")
             }
-            guard case .dictionary(let dict) = info else { throw CommandFailure("--user-info must be a JSON object.") }
+            guard case .dictionary(var dict) = info else { throw CommandFailure("--user-info must be a JSON object.") }
+            if let textFile {
+                dict = try Self.editingUserInfo(textFile, over: dict)
+            }
             var registry = try network.loadRegistry()
             if !registry.isDeclared(type) {
                 registry = ActivityTypeRegistry(declaredTypes: registry.declaredTypes + [type], schemas: registry.schemas)
             }
             try await withPeerSession(network, registry: registry) { session in
                 let activity = UserActivity(activityType: type, center: session.center)
-                activity.title = title
+                activity.title = title ?? dict["fileName"]?.stringValue.map { "Editing \($0)" }
                 activity.userInfo = dict
                 let events = session.center.events()
                 let printer = Task { @MainActor in
                     for await event in events {
                         switch event {
                         case .published(let record):
-                            printLine("published \(record.activityID) revision \(record.revision) \(PropertyListValue.dictionary(record.userInfo).jsonText)")
+                            printLine("published \(record.activityID) revision \(record.revision) \(Self.shortJSON(record.userInfo))")
                         case .saveFailed(_, let error):
                             printLine("refused: \(error)")
                         case .continued(_, let peer):
@@ -148,6 +164,38 @@ extension BatonPeer {
                 printer.cancel()
             }
         }
+
+        /// userInfo for an editing session of the file at `path`: `text` (the file's bytes, which
+        /// must be UTF-8), `fileName` (its base name), `cursorLine` and `cursorColumn` 0; entries
+        /// already in `given` stay.
+        static func editingUserInfo(_ path: String, over given: [String: PropertyListValue]) throws
+            -> [String: PropertyListValue]
+        {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure("--text-file \(path): cannot read it.")
+            }
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw CommandFailure("--text-file \(path): not UTF-8 text.")
+            }
+            var info: [String: PropertyListValue] = [
+                "text": .string(text), "cursorLine": .integer(0), "cursorColumn": .integer(0),
+                "fileName": .string(URL(fileURLWithPath: path).lastPathComponent),
+            ]
+            info.merge(given) { _, new in new }
+            return info
+        }
+
+        /// userInfo as JSON, or, when that is long (a large text), each string over 200 bytes
+        /// shown as `"<N bytes>"`: one line per revision stays readable.
+        static func shortJSON(_ userInfo: [String: PropertyListValue]) -> String {
+            let full = PropertyListValue.dictionary(userInfo).jsonText
+            guard full.utf8.count > 1000 else { return full }
+            let short = userInfo.mapValues { value -> PropertyListValue in
+                if case .string(let text) = value, text.utf8.count > 200 { return .string("<\(text.utf8.count) bytes>") }
+                return value
+            }
+            return PropertyListValue.dictionary(short).jsonText
+        }
     }
 
     struct Listen: AsyncParsableCommand {
@@ -176,7 +224,13 @@ extension BatonPeer {
 
     struct Continue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Ask peers, continue the newest matching activity, and print it as JSON.")
+            abstract: "Ask peers, continue the newest matching activity, and print it as JSON.",
+            discussion: """
+                The JSON holds activityID, type, revision, title, peer and userInfo, and how long it took: \
+                continueMs (from asking peers to the record in hand, fetch included) and, when the record \
+                was too large for a datagram and came over the state stream, fetchedBytes, fetchMs and \
+                resumes (reconnections after a dropped connection).
+                """)
 
         @OptionGroup var network: NetworkOptions
 
@@ -189,23 +243,71 @@ extension BatonPeer {
         @Option(help: "Seconds to wait for an answer.")
         var wait: Double = 2
 
+        @Option(name: .customLong("save-text"), help: ArgumentHelp(
+            "Write userInfo `text` of what was continued to this file, byte for byte (an editing session).",
+            valueName: "path"))
+        var saveText: String?
+
+        @Flag(name: .customLong("no-user-info"), help: "Leave userInfo out of the JSON (for states of megabytes).")
+        var noUserInfo = false
+
+        @Flag(help: "Print the fetch's progress to standard error as it comes, one JSON object a line.")
+        var progress = false
+
         @MainActor
         func run() async throws {
             try await withPeerSession(network) { session in
+                var last: TransferProgress?
+                let printProgress = progress
+                let started = ContinuousClock.now
+                let activity: UserActivity
                 do {
-                    let activity = try await session.center.continueActivity(
-                        type: type, from: from, timeout: .milliseconds(Int(wait * 1000)))
-                    var out: [String: PropertyListValue] = [
-                        "activityID": .string(activity.activityID), "type": .string(activity.activityType),
-                        "revision": .integer(activity.revision), "userInfo": .dictionary(activity.userInfo),
-                        "peer": .string(activity.peer?.name ?? ""),
-                    ]
-                    if let title = activity.title { out["title"] = .string(title) }
-                    printLine(PropertyListValue.dictionary(out).jsonText)
+                    activity = try await session.center.continueActivity(
+                        type: type, from: from, timeout: .milliseconds(Int(wait * 1000))
+                    ) { report in
+                        last = report
+                        if printProgress {
+                            let line: [String: PropertyListValue] = [
+                                "event": .string("progress"), "received": .integer(report.received),
+                                "total": .integer(report.total), "ms": .integer(Self.milliseconds(report.elapsed)),
+                                "resumes": .integer(report.resumes),
+                            ]
+                            FileHandle.standardError.write(Data((PropertyListValue.dictionary(line).jsonText + "\n").utf8))
+                        }
+                    }
                 } catch {
                     throw CommandFailure("\(error)")
                 }
+                let elapsed = ContinuousClock.now - started
+                if let saveText {
+                    guard let text = activity.userInfo["text"]?.stringValue else {
+                        throw CommandFailure("--save-text: the continued activity has no string userInfo 'text'.")
+                    }
+                    do {
+                        try Data(text.utf8).write(to: URL(fileURLWithPath: saveText))
+                    } catch {
+                        throw CommandFailure("--save-text \(saveText): \(error.localizedDescription)")
+                    }
+                }
+                var out: [String: PropertyListValue] = [
+                    "activityID": .string(activity.activityID), "type": .string(activity.activityType),
+                    "revision": .integer(activity.revision), "peer": .string(activity.peer?.name ?? ""),
+                    "continueMs": .integer(Self.milliseconds(elapsed)),
+                ]
+                if !noUserInfo { out["userInfo"] = .dictionary(activity.userInfo) }
+                if let title = activity.title { out["title"] = .string(title) }
+                if let last {
+                    out["fetchedBytes"] = .integer(last.received)
+                    out["fetchMs"] = .integer(Self.milliseconds(last.elapsed))
+                    out["resumes"] = .integer(last.resumes)
+                }
+                printLine(PropertyListValue.dictionary(out).jsonText)
             }
+        }
+
+        static func milliseconds(_ duration: Duration) -> Int {
+            let (seconds, attoseconds) = duration.components
+            return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
         }
     }
 }

@@ -29,11 +29,20 @@ extension LabFaultTests {
         /// so 8 sends fall within 2 s of it and 14 within 5 s. A change is late only when all
         /// are lost: 0.3⁸ = 0.007 % at 30 % loss, 0.5¹⁴ = 0.006 % at 50 %. (With one send and
         /// a repeat a second it was 2.7 % and 1.6 %, over what a p99 allows.)
-        static func lossTrials(percent: Int, target: Double, announcers count: Int, every: Double) throws {
+        ///
+        /// With `perFrame`, h2 drops frames before IP reassembly (`netlab frameloss`) rather than
+        /// datagrams after it (`netlab loss`); a counter's ANNOUNCE is one frame, so the targets hold.
+        static func lossTrials(
+            percent: Int, target: Double, announcers count: Int, every: Double, perFrame: Bool = false
+        ) throws {
             let peer = try Binaries.peer()
             let lab = try Lab(hosts: 2)
             defer { lab.down() }
-            try lab.setLoss(host: 2, percent: percent)
+            if perFrame {
+                try lab.setFrameLoss(host: 2, percent: percent)
+            } else {
+                try lab.setLoss(host: 2, percent: percent)
+            }
             let listener = try LabFaultTests.listener(lab, host: 2, peer: peer)
             defer { listener.stop() }
             var announcers: [LabProcess] = []
@@ -84,7 +93,8 @@ extension LabFaultTests {
                 highest[event.activityID] = max(highest[event.activityID] ?? 0, event.revision)
             }
             let forgotten = events.filter { $0.event == "gone" }.count
-            let dropped = try lab.drops(host: 2)
+            let dropped = try perFrame ? lab.frameDrops(host: 2) : lab.drops(host: 2)
+            let what = perFrame ? "frame loss" : "loss"
             let accepted = listener.latestCounts?.accepted ?? 0
 
             let p50 = Figures.percentile(50, of: latencies)
@@ -92,10 +102,10 @@ extension LabFaultTests {
             let p99 = Figures.percentile(99, of: latencies)
             let late = latencies.filter { $0 > target }.count
             Figures.record(
-                "\(percent) % loss, change held by the listener, p99 of \(trials.count)", Figures.seconds(p99),
+                "\(percent) % \(what), change held by the listener, p99 of \(trials.count)", Figures.seconds(p99),
                 target: "≤ \(Figures.seconds(target))")
             print("[figure]   p50 \(Figures.seconds(p50)), p90 \(Figures.seconds(p90)), max \(Figures.seconds(latencies.max() ?? .nan)); "
-                + "\(late) of \(trials.count) over \(Figures.seconds(target)); loss rule dropped \(dropped) datagrams, "
+                + "\(late) of \(trials.count) over \(Figures.seconds(target)); \(what) rule dropped \(dropped) \(perFrame ? "frames" : "datagrams"), "
                 + "listener accepted \(accepted); \(forgotten) activities forgotten for silence meanwhile")
             print("[figure]   latencies: " + latencies.map { String(format: "%.2f", $0) }.joined(separator: " "))
 
@@ -104,7 +114,7 @@ extension LabFaultTests {
             #expect(unresolved.isEmpty, "never shown: \(unresolved.map { "\($0.id) r\($0.revision)" })")
             #expect(backwards.isEmpty, "older revisions after newer: \(backwards)")
             #expect(p99 <= target,
-                "p99 \(Figures.seconds(p99)) over the \(Figures.seconds(target)) target at \(percent) % loss; \(late) of \(trials.count) late")
+                "p99 \(Figures.seconds(p99)) over the \(Figures.seconds(target)) target at \(percent) % \(what); \(late) of \(trials.count) late")
         }
 
         // MARK: - Killed and orderly exits

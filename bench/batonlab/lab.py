@@ -109,6 +109,18 @@ class Lab:
                 ports[name] = (s["rx"]["packets"], s["rx"]["bytes"], s["tx"]["packets"], s["tx"]["bytes"])
         return ports
 
+    def frameloss(self, host, percent):
+        """Host `host` drops `percent` % of the IPv4 frames arriving on its v0, before reassembly
+        (`netlab frameloss`: each fragment and TCP segment on its own); 0 removes the rule."""
+        subprocess.run([NETLAB, "frameloss", self.name, str(host), str(percent)], check=True,
+                       preexec_fn=clean_child_signals)
+
+    def framedrops(self, host):
+        """How many frames host `host`'s frame-loss rule dropped so far."""
+        out = subprocess.run([NETLAB, "framedrops", self.name, str(host)], capture_output=True, text=True,
+                             check=True, preexec_fn=clean_child_signals).stdout
+        return int(out.strip() or 0)
+
     def down(self):
         subprocess.run([NETLAB, "down", self.name], check=False, preexec_fn=clean_child_signals)
 

@@ -16,6 +16,23 @@ extension Lab {
         return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
+    /// Makes host `host` drop `percent` % of the IPv4 frames arriving on its v0, before IP
+    /// reassembly (`netlab frameloss`: each fragment and each TCP segment on its own, as a radio
+    /// link loses them); 0 removes the rule. Skips the test (saying why) when `nft` is missing.
+    func setFrameLoss(host: Int, percent: Int) throws {
+        guard Command.which("nft") != nil else { try skip("nft is not installed (apt-get install -y nftables)") }
+        try Command.run([Lab.script, "frameloss", name, String(host), String(percent)])
+    }
+
+    /// How many frames host `host`'s frame-loss rule dropped so far.
+    func frameDrops(host: Int) throws -> Int {
+        let result = try Command.run([Lab.script, "framedrops", name, String(host)])
+        return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// The namespace of the lab's bridge (`br0`, whose port `pI` leads to host I).
+    var bridgeNamespace: String { "\(name)-lan" }
+
     /// Gives host `host` a second interface `interface` with address `cidr`, on a bridge with no peers.
     func addInterface(host: Int, _ interface: String, cidr: String) throws {
         try Command.run([Lab.script, "addif", name, String(host), interface, cidr])

@@ -25,7 +25,13 @@ final class LabProcess: @unchecked Sendable {
 
     /// Starts `arguments` in host `host` of `lab` with only `PATH`, `LANG`, `HOME`,
     /// `XDG_CONFIG_HOME` (a fresh folder), `BATON_KEY` (`E2E.key`) and `environment` set.
-    init(_ name: String, lab: Lab, host: Int, _ arguments: [String], environment: [String: String] = [:]) throws {
+    convenience init(_ name: String, lab: Lab, host: Int, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(name, namespace: lab.namespace(host: host), arguments, environment: environment)
+    }
+
+    /// Starts `arguments` in network namespace `namespace` (a lab host, or the lab's bridge),
+    /// with the environment described above.
+    init(_ name: String, namespace: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         self.name = name
         let home = NSTemporaryDirectory() + "baton-faults-\(name)-\(UInt32.random(in: 0...UInt32.max))"
         var variables = [
@@ -44,7 +50,7 @@ final class LabProcess: @unchecked Sendable {
         }
         do {
             child = try ChildProcess(
-                lab.command(host: host, arguments), environment: variables, output: out.write, error: err.write)
+                ["ip", "netns", "exec", namespace] + arguments, environment: variables, output: out.write, error: err.write)
         } catch {
             for fd in [out.read, out.write, err.read, err.write] { close(fd) }
             throw error

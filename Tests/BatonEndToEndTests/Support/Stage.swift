@@ -25,8 +25,13 @@ struct Stage {
         try body(Stage(baton: baton, peer: peer, lab: lab, tmux: tmux, listener: listener))
     }
 
-    /// Starts `baton ARGUMENTS` in a tmux session `name` on lab host `host`.
-    func baton(_ name: String, on host: Int, _ arguments: [String], width: Int = 80, height: Int = 24) throws -> TmuxSession {
-        try tmux.start(name, namespace: lab.namespace(host: host), command: [baton] + arguments, width: width, height: height)
+    /// Starts `baton ARGUMENTS` in a tmux session `name` on lab host `host` (in `workingDirectory`, when given).
+    func baton(
+        _ name: String, on host: Int, _ arguments: [String], width: Int = 80, height: Int = 24,
+        workingDirectory: String? = nil
+    ) throws -> TmuxSession {
+        try tmux.start(
+            name, namespace: lab.namespace(host: host), command: [baton] + arguments, width: width, height: height,
+            workingDirectory: workingDirectory)
     }
 }

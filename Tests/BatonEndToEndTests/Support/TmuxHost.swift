@@ -39,10 +39,11 @@ final class TmuxHost {
     ///
     /// The program's environment is only: `PATH`, `HOME` and `XDG_CONFIG_HOME` (in the session's
     /// folder), `TERM=xterm-256color`, `LANG=C.UTF-8`, `BATON_KEY` (`E2E.key`), then `environment`.
-    /// Before the program the pane shows one banner line, `e2e: NAME`.
+    /// Before the program the pane shows one banner line, `e2e: NAME`. With `workingDirectory`
+    /// the program starts there (where the editor saves a name without a path), else in tmux's.
     func start(
         _ name: String, namespace: String?, command: [String], environment: [String: String] = [:],
-        width: Int = 80, height: Int = 24
+        width: Int = 80, height: Int = 24, workingDirectory: String? = nil
     ) throws -> TmuxSession {
         let folder = directory.appendingPathComponent(name)
         try FileManager.default.createDirectory(
@@ -63,8 +64,8 @@ final class TmuxHost {
         // remain-on-exit keeps a pane whose runner died, so its screen can still be read.
         try tmux([
             "start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
-            "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height), "--",
-        ] + paneCommand)
+            "new-session", "-d", "-s", name, "-x", String(width), "-y", String(height),
+        ] + (workingDirectory.map { ["-c", $0] } ?? []) + ["--"] + paneCommand)
         E2E.trace("started \(name): \(command.joined(separator: " "))")
         let session = TmuxSession(name: name, program: command[0], directory: folder, host: self)
         sessions.append(session)
