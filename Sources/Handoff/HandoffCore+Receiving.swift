@@ -20,9 +20,8 @@ extension HandoffCore {
     /// Acts on one accepted message; true when the nearby list changed.
     private mutating func handle(_ arrival: ReceiveGate.Arrival, now: Date, actions: inout [Action]) -> Bool {
         switch arrival.message {
-        case .announce, .offer:
-            let (record, offer) = arrival.message.published!
-            switch directory.announce(record, offer: offer, from: arrival.sender, at: arrival.at, source: arrival.source) {
+        case .announce(let record), .offer(let record, _):
+            switch directory.announce(record, offer: arrival.message.stateOffer, from: arrival.sender, at: arrival.at, source: arrival.source) {
             case .added(let entry), .updated(let entry):
                 offerToFinds(entry)
                 return true

@@ -25,6 +25,11 @@ public enum HandoffMessage: Equatable, Sendable {
         }
     }
 
+    /// What an OFFER says to fetch; nil for every other kind.
+    public var stateOffer: StateOffer? {
+        if case .offer(_, let state) = self { state } else { nil }
+    }
+
     /// The record an ANNOUNCE or OFFER publishes, and for an OFFER what to fetch.
     public var published: (record: ActivityRecord, state: StateOffer?)? {
         switch self {

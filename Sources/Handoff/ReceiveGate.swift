@@ -102,8 +102,8 @@ final class ReceiveGate: Sendable {
             s.senders.accept(sender: header.senderID, sequence: header.sequence, at: now)
             s.pending.statistics.accepted += 1
             switch decoded.message {
-            case .announce, .offer:
-                let (record, offer) = decoded.message.published!
+            case .announce(let record), .offer(let record, _):
+                let offer = decoded.message.stateOffer
                 if let known = s.known[record.activityID], known.sender == header.senderID, known.record == record,
                     known.offer == offer,
                     now.timeIntervalSince(known.heard) < Self.silenceBeforeUrgent
