@@ -29,7 +29,7 @@ enum ContinuePanel {
         let left = (areaWidth - boxWidth) / 2
         let top = (areaHeight - boxHeight) / 2
         frame.fill(" ", x: left, y: top, width: boxWidth, height: boxHeight)
-        if bordered { drawBorder(x: left, y: top, width: boxWidth, height: boxHeight, into: &frame) }
+        if bordered { frame.drawBox(title: "─ Continuing ", x: left, y: top, width: boxWidth, height: boxHeight) }
         let innerLeft = left + (bordered ? 2 : 0)
         let innerTop = top + (bordered ? 1 : 0)
         for (offset, line) in lines.enumerated() {
@@ -72,19 +72,5 @@ enum ContinuePanel {
             lines.remove(at: drop)
         }
         return lines.map { ($0.text, $0.style) }
-    }
-
-    /// "┌─ Continuing ───┐", the sides and the bottom.
-    static func drawBorder(x: Int, y: Int, width: Int, height: Int, into frame: inout ScreenBuffer) {
-        let inner = width - 2
-        let title = "─ Continuing "
-        var top = title.columns <= inner ? title : ""
-        top += String(repeating: "─", count: max(0, inner - top.columns))
-        frame.put("┌" + top + "┐", x: x, y: y)
-        for row in (y + 1)..<(y + height - 1) {
-            frame.put("│", x: x, y: row)
-            frame.put("│", x: x + width - 1, y: row)
-        }
-        frame.put("└" + String(repeating: "─", count: inner) + "┘", x: x, y: y + height - 1)
     }
 }

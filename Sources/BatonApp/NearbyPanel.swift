@@ -31,7 +31,9 @@ enum NearbyPanel {
         let innerLeft = left + (bordered ? 1 : 0)
         let innerTop = top + (bordered ? 1 : 0)
         if bordered {
-            drawBorder(count: items.count, x: left, y: top, width: boxWidth, height: boxHeight, into: &frame)
+            frame.drawBox(
+                title: items.isEmpty ? "─ Nearby " : "─ Nearby (\(items.count)) ", x: left, y: top, width: boxWidth,
+                height: boxHeight)
         }
         if items.isEmpty {
             for (offset, line) in emptyLines.prefix(innerHeight).enumerated() {
@@ -47,20 +49,6 @@ enum NearbyPanel {
             drawItem(items[index], selected: index == selected, now: now,
                      x: innerLeft, y: innerTop + row, width: innerWidth, into: &frame)
         }
-    }
-
-    /// "┌─ Nearby (2) ───┐", the sides and the bottom.
-    static func drawBorder(count: Int, x: Int, y: Int, width: Int, height: Int, into frame: inout ScreenBuffer) {
-        let inner = width - 2
-        let title = count > 0 ? "─ Nearby (\(count)) " : "─ Nearby "
-        var top = title.columns <= inner ? title : ""
-        top += String(repeating: "─", count: max(0, inner - top.columns))
-        frame.put("┌" + top + "┐", x: x, y: y)
-        for row in (y + 1)..<(y + height - 1) {
-            frame.put("│", x: x, y: row)
-            frame.put("│", x: x + width - 1, y: row)
-        }
-        frame.put("└" + String(repeating: "─", count: inner) + "┘", x: x, y: y + height - 1)
     }
 
     /// One activity: "▸ Counter: 5 ……… bob@desk · 3s ago ", reversed when selected; a large

@@ -1,6 +1,20 @@
 import TerminalUI
 
 extension ScreenBuffer {
+    /// A box of `width` × `height` at (`x`, `y`) with `title` set into its top edge
+    /// ("┌─ Nearby (2) ───┐"); the title is left out when it does not fit.
+    mutating func drawBox(title: String, x: Int, y: Int, width: Int, height: Int) {
+        let inner = width - 2
+        var top = title.columns <= inner ? title : ""
+        top += String(repeating: "─", count: max(0, inner - top.columns))
+        put("┌" + top + "┐", x: x, y: y)
+        for row in (y + 1)..<(y + height - 1) {
+            put("│", x: x, y: row)
+            put("│", x: x + width - 1, y: row)
+        }
+        put("└" + String(repeating: "─", count: inner) + "┘", x: x, y: y + height - 1)
+    }
+
     /// Draws a line of text as seen from display column `left`, into `width` columns at
     /// (`x`, `y`). Tabs show as spaces to the next tab stop; a character cut by either edge
     /// shows as blanks, so a wide character is never split.

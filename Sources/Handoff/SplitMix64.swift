@@ -15,4 +15,18 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A double in 0..<1.
     public mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// `count` bytes, eight from each draw: data that is not all alike, so a cut, shifted or
+    /// swapped range of it cannot compare equal.
+    public mutating func bytes(_ count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        while out.count < count {
+            let word = next()
+            for shift in stride(from: 0, to: 64, by: 8) where out.count < count {
+                out.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
+        }
+        return out
+    }
 }

@@ -12,15 +12,7 @@ enum StreamTest {
     /// Bytes that are not all alike, so a cut, shifted or swapped range cannot compare equal.
     static func state(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
         var generator = SplitMix64(seed: seed)
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        while out.count < count {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) where out.count < count {
-                out.append(UInt8(truncatingIfNeeded: word >> shift))
-            }
-        }
-        return out
+        return generator.bytes(count)
     }
 
     /// A shelf holding `state` as revision 3, and the request for it.

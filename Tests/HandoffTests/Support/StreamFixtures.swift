@@ -10,15 +10,7 @@ enum StreamFixtures {
     /// Bytes that are not all alike, so a cut, shifted or swapped range cannot compare equal.
     static func state(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
         var generator = SplitMix64(seed: seed)
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        while out.count < count {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) where out.count < count {
-                out.append(UInt8(truncatingIfNeeded: word >> shift))
-            }
-        }
-        return out
+        return generator.bytes(count)
     }
 
     static func digest(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
