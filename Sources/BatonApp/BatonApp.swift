@@ -10,7 +10,7 @@ public enum BatonApp {
     /// userInfo, which includes the editor's cursor) changed.
     @discardableResult
     public static func update(_ model: inout AppModel, _ message: AppMessage) -> [AppCommand] {
-        // A session that is not handed off is not compared: its text may be tens of megabytes.
+        // A session that is not handed off publishes nothing, so there is nothing to compare.
         let before = model.handoffOff == nil ? PublishedState(model.session) : nil
         var commands: [AppCommand]
         var mayPublish = true

@@ -1,14 +1,26 @@
 import Handoff
 
-/// What peers see of a session; `BatonApp.update` publishes when it changes.
+/// What peers see of a session; `BatonApp.update` publishes when it changes. Compared on
+/// every message, so the editor's text stands in by its version: joining and comparing
+/// megabytes of text per key press would make a large file crawl.
 struct PublishedState: Equatable {
+    enum Content: Equatable {
+        case counter(Int)
+        case editor(textVersion: UInt64, cursor: TextPosition, fileName: String?)
+    }
+
     let activityType: String
     let title: String
-    let userInfo: [String: PropertyListValue]
+    let content: Content
 
     init(_ session: Session) {
         activityType = session.activityType
         title = session.title
-        userInfo = session.userInfo
+        switch session {
+        case .counter(let state):
+            content = .counter(state.count)
+        case .editor(let state):
+            content = .editor(textVersion: state.buffer.version, cursor: state.buffer.cursor, fileName: state.fileName)
+        }
     }
 }

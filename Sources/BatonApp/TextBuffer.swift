@@ -1,3 +1,4 @@
+import Synchronization
 import TerminalUI
 
 /// The text of an editing session and its cursor, edited by user-perceived character.
@@ -9,7 +10,13 @@ import TerminalUI
 /// `cursor.column` always counts the `Character`s a receiver will count.
 public struct TextBuffer: Equatable, Sendable {
     /// The lines, without their line breaks; never empty.
-    public private(set) var lines: [[Character]]
+    public private(set) var lines: [[Character]] {
+        didSet { version = Self.nextVersion() }
+    }
+    /// Changes whenever the text does, and is never the same for two different texts: what
+    /// the app compares to know the text changed, instead of megabytes of characters. (An
+    /// edit undone by hand gets a new version although the text is the same again.)
+    public private(set) var version: UInt64 = TextBuffer.nextVersion()
     /// Where the cursor is; always inside the text.
     public private(set) var cursor: TextPosition
     /// The display column vertical moves aim for; reset by any horizontal move or edit.
@@ -18,6 +25,17 @@ public struct TextBuffer: Equatable, Sendable {
     /// Columns per tab stop; Tab inserts spaces up to the next stop, and a tab character
     /// already in the text is shown as spaces up to the next stop.
     public static let tabWidth = 4
+
+    private static let versions = Atomic<UInt64>(0)
+
+    private static func nextVersion() -> UInt64 {
+        versions.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Equal text, cursor and goal column; the version is left out.
+    public static func == (a: TextBuffer, b: TextBuffer) -> Bool {
+        a.cursor == b.cursor && a.goalColumn == b.goalColumn && (a.version == b.version || a.lines == b.lines)
+    }
 
     /// A buffer holding `text` (split at `\n`, `\r\n` and `\r`), the cursor clamped into it.
     public init(text: String = "", cursor: TextPosition = TextPosition(line: 0, column: 0)) {
