@@ -40,12 +40,28 @@ public struct TextBuffer: Equatable, Sendable {
     /// A buffer holding `text` (split at `\n`, `\r\n` and `\r`), the cursor clamped into it.
     public init(text: String = "", cursor: TextPosition = TextPosition(line: 0, column: 0)) {
         lines = Self.split(text)
+        // Without a carriage return the text is exactly what `text` would join again.
+        if !text.utf8.contains(13) { textCache.keep(text, for: version) }
         self.cursor = TextPosition(line: 0, column: 0)
         move(to: cursor)
     }
 
-    /// The whole buffer, lines joined by `\n`.
-    public var text: String { lines.map { String($0) }.joined(separator: "\n") }
+    /// The whole buffer, lines joined by `\n`. Joining characters one by one is slow for a
+    /// large text, so the result is kept for as long as the version stands (copies of the
+    /// buffer share it; a version names one text, so sharing is safe).
+    public var text: String {
+        if let kept = textCache.text(for: version) { return kept }
+        var joined = ""
+        joined.reserveCapacity(lines.reduce(lines.count) { $0 + $1.count })
+        for (index, line) in lines.enumerated() {
+            if index > 0 { joined.append("\n") }
+            for character in line { joined.append(character) }
+        }
+        textCache.keep(joined, for: version)
+        return joined
+    }
+
+    private var textCache = TextCache()
     /// How many lines there are; at least 1.
     public var lineCount: Int { lines.count }
     /// The line the cursor is on.
@@ -250,15 +266,25 @@ public struct TextBuffer: Equatable, Sendable {
         return line.count
     }
 
+    /// The lines of `text`, found by their break bytes (LF, CR LF, CR: each a grapheme of its
+    /// own, so a break never falls inside a character) and then cut into characters.
     private static func split(_ text: String) -> [[Character]] {
-        var lines: [[Character]] = [[]]
-        for character in text {
-            if character == "\n" || character == "\r\n" || character == "\r" {
-                lines.append([])
-            } else {
-                lines[lines.count - 1].append(character)
+        var lines: [[Character]] = []
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            guard byte == 10 || byte == 13 else {
+                index = utf8.index(after: index)
+                continue
             }
+            lines.append(Array(text[start..<index]))
+            index = utf8.index(after: index)
+            if byte == 13, index != utf8.endIndex, utf8[index] == 10 { index = utf8.index(after: index) }
+            start = index
         }
+        lines.append(Array(text[start..<utf8.endIndex]))
         return lines
     }
 }
