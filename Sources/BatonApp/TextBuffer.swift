@@ -279,12 +279,13 @@ public struct TextBuffer: Equatable, Sendable {
                 index = utf8.index(after: index)
                 continue
             }
-            lines.append(Array(text[start..<index]))
+            // Through a String: its fast grapheme walk is twice as quick as a Substring's.
+            lines.append(Array(String(text[start..<index])))
             index = utf8.index(after: index)
             if byte == 13, index != utf8.endIndex, utf8[index] == 10 { index = utf8.index(after: index) }
             start = index
         }
-        lines.append(Array(text[start..<utf8.endIndex]))
+        lines.append(Array(String(text[start..<utf8.endIndex])))
         return lines
     }
 }
