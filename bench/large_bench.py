@@ -245,7 +245,7 @@ def throughput_phase(run, runs):
                    str(length)], dict(run.env, PYTHONPATH=os.path.dirname(os.path.abspath(__file__))), run.scratch,
                   stdout=subprocess.PIPE)
     try:
-        if server.process.stdout.readline().strip() != "ready":
+        if server.process.stdout.readline().strip() != b"ready":
             raise RuntimeError(f"tcp-serve did not start: {server.error_tail()}")
         stream, plain = [], []
         for _ in range(runs):
@@ -351,8 +351,8 @@ def main():
     parser.add_argument("--rss-seconds", type=float, default=15, help="sampling after every offer was heard (15)")
     parser.add_argument("--counter-trials", type=int, default=30, help="counter trials at 30 %% frame loss (30)")
     parser.add_argument("--counter-loss", type=int, default=30, help="frame loss for the counter (30)")
-    for phase in ("continue", "loss", "throughput", "memory", "counter"):
-        parser.add_argument(f"--skip-{phase}", action="store_true")
+    for name in ("continue", "loss", "throughput", "memory", "counter"):
+        parser.add_argument(f"--skip-{name}", action="store_true")
     parser.add_argument("--quiet-wait", type=float, default=600, help="seconds to wait for a quiet machine (600; 0: no wait)")
     parser.add_argument("--max-load", type=float, default=1.0, help="1-minute load average to wait for (1.0)")
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures as JSON")
@@ -373,78 +373,7 @@ def main():
     table = report.Table()
     try:
         run.lab.up()
-        if not args.skip_continue:
-            results["continue"] = []
-            wanted = {x.strip().upper() for x in args.sizes.split(",")}
-            for name, size, style in [s for s in SIZES if s[0].replace(" ", "") in wanted]:
-                print(f"continue: {name} × {args.runs}", file=sys.stderr)
-                c = continue_phase(run, name, size, style, args.runs, 30)
-                results["continue"].append(c)
-                target = {"1 MB": TARGETS["continue_1m_ms"], "16 MB": TARGETS["continue_16m_ms"]}.get(name)
-                median = statistics.median(c["baton_ms"]) if c["baton_ms"] else float("nan")
-                table.row(f"continue {name} ({c['bytes']:,} bytes), `baton --continue-activity` spawn → text on screen "
-                          f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
-                          f"median ≤ {target:g} ms" if target else "report",
-                          (median <= target) if target else None)
-                table.row(f"  same, `baton-peer continue` spawn → exit / its continueMs / fetchMs (medians)",
-                          f"{statistics.median(c['peer_ms']) if c['peer_ms'] else float('nan'):.0f} / "
-                          f"{statistics.median(c['continue_ms']) if c['continue_ms'] else float('nan'):.0f} / "
-                          f"{statistics.median(c['fetch_ms']) if c['fetch_ms'] else float('nan'):.0f} ms; "
-                          f"byte-exact: {'yes' if c['exact'] else 'NO'}", "", c["exact"])
-        if not args.skip_loss:
-            results["loss"] = []
-            for loss in [int(x) for x in args.loss.split(",") if x]:
-                name, size, style = LOSS_SIZE
-                print(f"loss: {name} at {loss} % × {args.loss_runs}", file=sys.stderr)
-                c = continue_phase(run, name, size, style, args.loss_runs, 60, loss=loss)
-                results["loss"].append(c)
-                p90 = report.percentile(c["baton_ms"], 0.9) if len(c["baton_ms"]) == c["attempts"] else float("inf")
-                ok = p90 <= TARGETS["loss10_p90_ms"] if loss == 10 else None
-                table.row(f"{name} at {loss} % frame loss, `baton --continue-activity` spawn → text "
-                          f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
-                          f"p90 ≤ {TARGETS['loss10_p90_ms']:g} ms" if loss == 10 else "report", ok)
-                tcp = c["tcp"]
-                n = max(1, 2 * c["attempts"] + 1)
-                table.row(f"  `baton-peer continue`: spawn → exit / continueMs / fetchMs",
-                          f"{fmt(c['peer_ms'])} / median {statistics.median(c['continue_ms']) if c['continue_ms'] else float('nan'):.0f}"
-                          f" / median {statistics.median(c['fetch_ms']) if c['fetch_ms'] else float('nan'):.0f} ms")
-                table.row("  what it waited for (per fetch, server side)",
-                          f"{tcp['Tcp.RetransSegs'] / n:.1f} segments retransmitted of {tcp['Tcp.OutSegs'] / n:.0f}, "
-                          f"{tcp['TcpExt.TCPTimeouts'] / n:.2f} RTO timeouts, {tcp['TcpExt.TCPSynRetrans'] / n:.2f} SYN-ACK "
-                          f"retransmits, {tcp['TcpExt.TCPLossProbes'] / n:.2f} loss probes; resumes "
-                          f"{sum(c['resumes'])} in {len(c['resumes'])} fetches; {c['frames_dropped']} frames dropped")
-        if not args.skip_throughput:
-            print(f"throughput: 16 MB × {args.throughput_runs}", file=sys.stderr)
-            t = results["throughput"] = throughput_phase(run, args.throughput_runs)
-            stream = [b / m / 1000 for b, m in t["stream"]]  # MB/s (bytes per ms / 1000)
-            plain = [b / m / 1000 for b, m in t["plain"]]
-            ratio = statistics.median(stream) / statistics.median(plain) if stream and plain else float("nan")
-            table.row(f"state stream, 16 MB fetch (connect → last byte), median of {len(stream)}",
-                      f"{statistics.median(stream) if stream else float('nan'):.0f} MB/s "
-                      f"({statistics.median([m for _, m in t['stream']]) if stream else float('nan'):.0f} ms)")
-            table.row(f"plain TCP, same bytes, same hosts (Python sockets), median of {len(plain)}",
-                      f"{statistics.median(plain) if plain else float('nan'):.0f} MB/s "
-                      f"({statistics.median([m for _, m in t['plain']]) if plain else float('nan'):.1f} ms)")
-            table.row("stream / plain TCP", f"{ratio * 100:.0f} %", f"≥ {TARGETS['throughput_ratio'] * 100:g} %",
-                      ratio >= TARGETS["throughput_ratio"])
-        if not args.skip_memory:
-            print(f"memory: {args.peers} peers offering 16 MB", file=sys.stderr)
-            m = results["memory"] = memory_phase(run, args.peers, args.rss_seconds)
-            peak = max(m["rss_kb"]) / 1024 if m["rss_kb"] else float("nan")
-            table.row(f"`baton` RSS with {m['heard']} of {m['peers']} peers each offering {m['bytes'] / 1e6:.0f} MB "
-                      f"(max VmRSS over {args.rss_seconds:g} s; VmHWM)",
-                      f"{peak:.1f} MB ({(m['hwm_kb'] or 0) / 1024:.1f} MB); {m['rows_shown']} offers on its screen",
-                      f"≤ {TARGETS['rss_mb']:g} MB, all heard", peak <= TARGETS["rss_mb"] and m["heard"] == m["peers"])
-            table.row("  one offering `baton-peer` (median VmRSS), for scale",
-                      f"{statistics.median(m['source_rss_kb']) / 1024 if m['source_rss_kb'] else float('nan'):.0f} MB")
-        if not args.skip_counter:
-            print(f"counter: {args.counter_trials} trials at {args.counter_loss} % frame loss", file=sys.stderr)
-            k = results["counter"] = counter_phase(run, args.counter_trials, args.counter_loss)
-            lat = [x * 1000 for x in k["latencies_s"]]
-            worst = max(lat) / 1000 if lat and not k["missed"] else float("inf")
-            table.row(f"counter at {k['loss']} % frame loss, last press → final count at the peer "
-                      f"({len(lat)} trials, {k['missed']} never; {k['frames_dropped']} frames dropped)", fmt(lat),
-                      f"≤ {TARGETS['counter_s']:g} s (max)", worst <= TARGETS["counter_s"])
+        phases(run, table, results, args)
     finally:
         run.lab.down()
         shutil.rmtree(run.scratch, ignore_errors=True)
@@ -459,6 +388,99 @@ def main():
     for failure in run.failures:
         print("failure:", failure)
     report.write_json(args.json, results)
+
+
+def phases(run, table, results, args):
+    """Every phase not skipped, each on its own: one that breaks is reported and the next one runs."""
+    for name, body in (("continue", continue_rows), ("loss", loss_rows), ("throughput", throughput_rows),
+                       ("memory", memory_rows), ("counter", counter_rows)):
+        if getattr(args, f"skip_{name}"):
+            continue
+        try:
+            body(run, table, results, args)
+        except Exception as error:  # noqa: BLE001 — a broken phase is a finding; the others still count
+            run.failures.append(f"{name} phase broke: {error!r}")
+            table.row(f"{name} phase", f"broke: {str(error)[:160]}", "", False)
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def continue_rows(run, table, results, args):
+    results["continue"] = []
+    wanted = {x.strip().upper() for x in args.sizes.split(",")}
+    for name, size, style in [s for s in SIZES if s[0].replace(" ", "") in wanted]:
+        print(f"continue: {name} × {args.runs}", file=sys.stderr)
+        c = continue_phase(run, name, size, style, args.runs, 30)
+        results["continue"].append(c)
+        target = {"1 MB": TARGETS["continue_1m_ms"], "16 MB": TARGETS["continue_16m_ms"]}.get(name)
+        complete = len(c["baton_ms"]) == c["attempts"]
+        table.row(f"continue {name} ({c['bytes']:,} bytes), `baton --continue-activity` spawn → text on screen "
+                  f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
+                  f"median ≤ {target:g} ms" if target else "report",
+                  (complete and median(c["baton_ms"]) <= target) if target else None)
+        table.row("  same, `baton-peer continue` spawn → exit / its continueMs / fetchMs (medians)",
+                  f"{median(c['peer_ms']):.0f} / {median(c['continue_ms']):.0f} / {median(c['fetch_ms']):.0f} ms; "
+                  f"byte-exact: {'yes' if c['exact'] else 'NO'}", "", c["exact"])
+
+
+def loss_rows(run, table, results, args):
+    results["loss"] = []
+    for loss in [int(x) for x in args.loss.split(",") if x]:
+        name, size, style = LOSS_SIZE
+        print(f"loss: {name} at {loss} % × {args.loss_runs}", file=sys.stderr)
+        c = continue_phase(run, name, size, style, args.loss_runs, 60, loss=loss)
+        results["loss"].append(c)
+        # A p90 over fewer runs than attempted is not claimed: a failed continue counts as over.
+        p90 = report.percentile(c["baton_ms"], 0.9) if len(c["baton_ms"]) == c["attempts"] else float("inf")
+        table.row(f"{name} at {loss} % frame loss, `baton --continue-activity` spawn → text "
+                  f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
+                  f"p90 ≤ {TARGETS['loss10_p90_ms']:g} ms" if loss == 10 else "report",
+                  p90 <= TARGETS["loss10_p90_ms"] if loss == 10 else None)
+        table.row("  `baton-peer continue`: spawn → exit; continueMs / fetchMs (medians)",
+                  f"{fmt(c['peer_ms'])}; {median(c['continue_ms']):.0f} / {median(c['fetch_ms']):.0f} ms")
+        tcp, n = c["tcp"], max(1, 2 * c["attempts"] + 1)  # fetches in the phase: both programs, and the check
+        table.row("  what it waited for (per fetch, server side)",
+                  f"{tcp['Tcp.RetransSegs'] / n:.1f} segments retransmitted of {tcp['Tcp.OutSegs'] / n:.0f}, "
+                  f"{tcp['TcpExt.TCPTimeouts'] / n:.2f} RTO timeouts, {tcp['TcpExt.TCPSynRetrans'] / n:.2f} SYN-ACK "
+                  f"retransmits, {tcp['TcpExt.TCPLossProbes'] / n:.2f} loss probes; resumes "
+                  f"{sum(c['resumes'])} in {len(c['resumes'])} fetches; {c['frames_dropped']} frames dropped")
+
+
+def throughput_rows(run, table, results, args):
+    print(f"throughput: 16 MB × {args.throughput_runs}", file=sys.stderr)
+    t = results["throughput"] = throughput_phase(run, args.throughput_runs)
+    stream = [b / m / 1000 for b, m in t["stream"]]  # MB/s: bytes per ms / 1000
+    plain = [b / m / 1000 for b, m in t["plain"]]
+    ratio = median(stream) / median(plain) if stream and plain else float("nan")
+    table.row(f"state stream, 16 MB fetch (connect → last byte), median of {len(stream)}",
+              f"{median(stream):.0f} MB/s ({median([m for _, m in t['stream']]):.0f} ms)")
+    table.row(f"plain TCP, same bytes, same hosts (Python sockets), median of {len(plain)}",
+              f"{median(plain):.0f} MB/s ({median([m for _, m in t['plain']]):.1f} ms)")
+    table.row("stream / plain TCP", f"{ratio * 100:.0f} %", f"≥ {TARGETS['throughput_ratio'] * 100:g} %",
+              ratio >= TARGETS["throughput_ratio"])
+
+
+def memory_rows(run, table, results, args):
+    print(f"memory: {args.peers} peers offering 16 MB", file=sys.stderr)
+    m = results["memory"] = memory_phase(run, args.peers, args.rss_seconds)
+    peak = max(m["rss_kb"]) / 1024 if m["rss_kb"] else float("nan")
+    table.row(f"`baton` RSS with {m['heard']} of {m['peers']} peers each offering {m['bytes'] / 1e6:.0f} MB "
+              f"(max VmRSS over {args.rss_seconds:g} s; VmHWM)",
+              f"{peak:.1f} MB ({(m['hwm_kb'] or 0) / 1024:.1f} MB); {m['rows_shown']} offers on its screen",
+              f"≤ {TARGETS['rss_mb']:g} MB, all heard", peak <= TARGETS["rss_mb"] and m["heard"] == m["peers"])
+    table.row("  one offering `baton-peer` (median VmRSS), for scale", f"{median(m['source_rss_kb']) / 1024:.0f} MB")
+
+
+def counter_rows(run, table, results, args):
+    print(f"counter: {args.counter_trials} trials at {args.counter_loss} % frame loss", file=sys.stderr)
+    k = results["counter"] = counter_phase(run, args.counter_trials, args.counter_loss)
+    lat = [x * 1000 for x in k["latencies_s"]]
+    worst = max(lat) / 1000 if lat and not k["missed"] else float("inf")
+    table.row(f"counter at {k['loss']} % frame loss, last press → final count at the peer "
+              f"({len(lat)} trials, {k['missed']} never; {k['frames_dropped']} frames dropped)", fmt(lat),
+              f"≤ {TARGETS['counter_s']:g} s (max)", worst <= TARGETS["counter_s"])
 
 
 if __name__ == "__main__":
