@@ -208,6 +208,12 @@ def continue_phase(run, name, size, style, runs, timeout, loss=0):
         _, check = peer_continue(run, who, timeout, save=copy)  # before the loss: is it byte-exact?
         with open(path, "rb") as f, open(copy, "rb") as g:
             exact = check is not None and f.read() == g.read()
+        idle = None
+        if not loss:  # what holding the text costs the source while nobody asks
+            ticks = meters.cpu_ticks(a.pid)
+            time.sleep(3)  # the measuring period
+            idle = {"cpu_percent": 100 * (meters.cpu_ticks(a.pid) - ticks) / meters.HZ / 3,
+                    "rss_mb": (meters.status_kb(a.pid) or 0) / 1024}
         if loss:
             run.lab.frameloss(2, loss)
         before = tcp_counters(run.netns(1))
@@ -230,7 +236,29 @@ def continue_phase(run, name, size, style, runs, timeout, loss=0):
                 "fetched": [d["fetchedBytes"] for d in details if "fetchedBytes" in d],
                 "resumes": [d.get("resumes", 0) for d in details],
                 "tcp": {k: after[k] - before[k] for k in after}, "frames_dropped": drops,
-                "attempts": runs}
+                "attempts": runs, "source_idle": idle}
+    finally:
+        a.stop()
+        listener.stop()
+
+
+def library_phase(run, name, size, style, runs, timeout):
+    """The library alone: `baton-peer announce --text-file` on host 1, `runs` `baton-peer continue` on host 2."""
+    path, _, length = run.text_file(name, size, style)
+    who = "bench-lib-" + name.replace(" ", "").lower()
+    listener = Listener("bench-listener", run.netns(2), run.peer, run.env, run.scratch, duration=3600)
+    a = Proc("announce", who, run.netns(1), [run.peer, "announce", "--text-file", path, "--name", who], run.env, run.scratch)
+    try:
+        if not listener.wait_all([who], time.monotonic() + 60):
+            raise RuntimeError(f"host 2 never heard {who}'s offer of {name}: {a.error_tail()}")
+        peer_ms, details = [], []
+        for _ in range(runs):
+            elapsed, out = peer_continue(run, who, timeout)
+            if elapsed is not None:
+                peer_ms.append(elapsed)
+                details.append(out)
+        return {"peer_ms": peer_ms, "continue_ms": [d["continueMs"] for d in details if "continueMs" in d],
+                "fetch_ms": [d["fetchMs"] for d in details if "fetchMs" in d], "attempts": runs}
     finally:
         a.stop()
         listener.stop()
@@ -420,9 +448,15 @@ def continue_rows(run, table, results, args):
                   f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
                   f"median ≤ {target:g} ms" if target else "report",
                   (complete and median(c["baton_ms"]) <= target) if target else None)
-        table.row("  same, `baton-peer continue` spawn → exit / its continueMs / fetchMs (medians)",
+        table.row("  same source, `baton-peer continue` spawn → exit / its continueMs / fetchMs (medians)",
                   f"{median(c['peer_ms']):.0f} / {median(c['continue_ms']):.0f} / {median(c['fetch_ms']):.0f} ms; "
                   f"byte-exact: {'yes' if c['exact'] else 'NO'}", "", c["exact"])
+        table.row("  the source `baton edit`, idle 3 s before the runs: CPU, VmRSS",
+                  f"{c['source_idle']['cpu_percent']:.0f} % of a core, {c['source_idle']['rss_mb']:.0f} MB")
+        c["library"] = lib = library_phase(run, name, size, style, args.runs, 30)
+        table.row(f"  library alone, source `baton-peer announce`: `baton-peer continue` spawn → exit / continueMs / "
+                  f"fetchMs (medians, {len(lib['peer_ms'])} of {lib['attempts']})",
+                  f"{median(lib['peer_ms']):.0f} / {median(lib['continue_ms']):.0f} / {median(lib['fetch_ms']):.0f} ms")
 
 
 def loss_rows(run, table, results, args):
