@@ -185,11 +185,11 @@ extension BatonPeer {
             return info
         }
 
-        /// userInfo as JSON, or, when that is long (a large text), each string over 200 bytes
-        /// shown as `"<N bytes>"`: one line per revision stays readable.
+        /// userInfo as JSON, each string over 200 bytes shown as `"<N bytes>"`: one line per
+        /// revision stays readable when the text is large.
+        /// (The long strings are replaced before any JSON is made: writing 16 MB of text as JSON
+        /// on the main actor would hold up the answers to QUERY for most of a second.)
         static func shortJSON(_ userInfo: [String: PropertyListValue]) -> String {
-            let full = PropertyListValue.dictionary(userInfo).jsonText
-            guard full.utf8.count > 1000 else { return full }
             let short = userInfo.mapValues { value -> PropertyListValue in
                 if case .string(let text) = value, text.utf8.count > 200 { return .string("<\(text.utf8.count) bytes>") }
                 return value
