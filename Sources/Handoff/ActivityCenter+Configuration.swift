@@ -28,6 +28,10 @@ extension ActivityCenter {
         /// How long after our QUERY answers are gathered before the newest is picked (an answer
         /// that comes later is taken at once).
         public var queryGatherWindow: Duration = .milliseconds(30)
+        /// A find that has heard nothing asks again after this long, then after twice as long
+        /// each time (0.1, 0.3, 0.7, 1.5 s … after the first QUERY): on a lossy link the first
+        /// QUERY or its answer may be lost, and the next repeat may be a second away.
+        public var queryRetryInterval: Duration = .milliseconds(100)
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60
         public var directoryLimits = PeerDirectory.Limits()

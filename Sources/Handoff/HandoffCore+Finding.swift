@@ -11,7 +11,8 @@ extension HandoffCore {
         var pending = PendingFind(
             type: type, peer: peer,
             gatherUntil: now.addingTimeInterval(configuration.queryGatherWindow.seconds),
-            deadline: now.addingTimeInterval(timeout.seconds))
+            deadline: now.addingTimeInterval(timeout.seconds),
+            retryInterval: configuration.queryRetryInterval.seconds, now: now)
         for entry in directory.activities { pending.consider(entry) }
         finds[id] = pending
         actions += checkFinds(now: now)
@@ -35,9 +36,14 @@ extension HandoffCore {
             if now >= pending.deadline || (pending.gathered && best != nil) {
                 finds[id] = nil
                 actions.append(.found(id, best))
-            } else {
-                finds[id] = pending
+                continue
             }
+            if best == nil, let due = pending.queryAgainAt, due <= now {
+                // Nothing heard yet: the QUERY or every answer may have been lost. Ask again.
+                pending.askedAgain(at: now)
+                actions += send(.query(types: pending.type.map { [$0] }), now: now)
+            }
+            finds[id] = pending
         }
         return actions
     }
@@ -54,15 +60,32 @@ struct PendingFind: Equatable, Sendable {
     var gathered = false
     private var candidates: [String: NearbyActivity] = [:]
 
-    init(type: String?, peer: String?, gatherUntil: Date, deadline: Date) {
+    /// When to send the QUERY again if nothing has been heard; nil when retries are off.
+    private(set) var queryAgainAt: Date?
+    private var retryInterval: TimeInterval
+
+    init(type: String?, peer: String?, gatherUntil: Date, deadline: Date, retryInterval: TimeInterval = 0, now: Date? = nil) {
         self.type = type
         self.peer = peer
         self.gatherUntil = gatherUntil
         self.deadline = deadline
+        self.retryInterval = retryInterval
+        if retryInterval > 0, let now { queryAgainAt = now.addingTimeInterval(retryInterval) }
     }
 
-    /// When this find next needs a look: the end of gathering, then its deadline.
-    var nextDeadline: Date { gathered ? deadline : min(gatherUntil, deadline) }
+    /// The QUERY went out again at `now`: the next one waits twice as long.
+    mutating func askedAgain(at now: Date) {
+        retryInterval *= 2
+        queryAgainAt = now.addingTimeInterval(retryInterval)
+    }
+
+    /// When this find next needs a look: the end of gathering, then its deadline, and the next
+    /// QUERY while nothing has been heard.
+    var nextDeadline: Date {
+        let window = gathered ? deadline : min(gatherUntil, deadline)
+        guard candidates.isEmpty, let again = queryAgainAt else { return window }
+        return min(window, again)
+    }
 
     /// Keeps `entry` if it is of the type and peer asked for.
     mutating func consider(_ entry: NearbyActivity) {

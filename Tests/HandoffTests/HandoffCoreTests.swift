@@ -142,8 +142,30 @@ struct HandoffCoreTests {
 
         var empty = Self.core()
         _ = empty.find(2, type: nil, from: nil, timeout: .seconds(2), now: Self.t0)
-        #expect(empty.tick(now: Self.at(1.999)).isEmpty)
+        #expect(!empty.tick(now: Self.at(1.999)).contains { if case .found = $0 { true } else { false } })
         #expect(empty.tick(now: Self.at(2)).contains(.found(2, nil)))
+    }
+
+    @Test("find: while nothing is heard, the QUERY goes out again at 0.1, 0.3, 0.7 and 1.5 s; not once something is")
+    func findAsksAgain() throws {
+        var core = Self.core()
+        _ = core.find(1, type: "dev.baton.counter", from: nil, timeout: .seconds(2), now: Self.t0)
+        var queries: [Double] = []
+        while let next = core.nextDeadline, next < Self.at(2) {
+            for case .send(.query(let types), _, let at) in core.tick(now: next) {
+                #expect(types == ["dev.baton.counter"])
+                queries.append((at.timeIntervalSince(Self.t0) * 1000).rounded() / 1000)
+            }
+        }
+        #expect(queries == [0.1, 0.3, 0.7, 1.5])
+
+        var heard = Self.core()
+        _ = heard.find(2, type: nil, from: nil, timeout: .seconds(2), now: Self.t0)
+        var batch = ReceiveGate.Batch()
+        batch.arrivals = [.init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.at(0.05))]
+        let actions = heard.receive(batch, now: Self.at(0.05))
+        #expect(actions.contains { if case .found(2, _) = $0 { true } else { false } })
+        #expect(!heard.tick(now: Self.at(0.2)).contains { if case .send(.query, _, _) = $0 { true } else { false } })
     }
 
     @Test("Resigning a published activity sends WITHDRAW and stops its repeats")
