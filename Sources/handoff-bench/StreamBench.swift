@@ -24,7 +24,8 @@ enum StreamBench {
         if !fetchOnly { try pieces(state: state, groupKey: groupKey, shelf: shelf, request: request, rounds: rounds) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await TCPStateServer.start(shelf: shelf, groupKey: groupKey, host: "127.0.0.1", group: group)
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: TCPStreamDialer(group: group))
+        let dialer = CountingDialer(TCPStreamDialer(group: group))
+        let fetcher = StateFetcher(groupKey: groupKey, dialer: dialer)
         var timings: [Double] = []
         var before = Usage()
         for round in 0..<(rounds + 1) {
@@ -37,8 +38,9 @@ enum StreamBench {
         let used = Usage() - before
         printLine("state stream (TCPStateServer → StateFetcher)", size, Array(timings.dropFirst()))
         print(String(
-            format: "  best %.1f ms; per fetch, both sides: %.1f ms CPU, %.0f page faults",
-            timings.dropFirst().min()! * 1000, used.cpu * 1000 / Double(rounds), Double(used.faults) / Double(rounds)))
+            format: "  best %.1f ms; per fetch, both sides: %.1f ms CPU, %.0f page faults, %.0f reads",
+            timings.dropFirst().min()! * 1000, used.cpu * 1000 / Double(rounds), Double(used.faults) / Double(rounds),
+            Double(dialer.reads.load(ordering: .relaxed)) / Double(rounds + 1)))
         await server.close()
         try await group.shutdownGracefully()
     }
