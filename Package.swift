@@ -88,7 +88,11 @@ let package = Package(
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench`.
         .executableTarget(
-            name: "handoff-bench", dependencies: ["Handoff", .product(name: "Crypto", package: "swift-crypto")]),
+            name: "handoff-bench",
+            dependencies: [
+                "Handoff", "HandoffMulticast", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "HandoffTests",
             dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],

@@ -36,8 +36,9 @@ extension ActivityCenter {
     }
 
     /// Continues an activity from the nearby list, fetching its record first when it was too
-    /// large for a datagram (`nearby.offer`): `progress` hears how far the fetch has come, and
-    /// cancelling the task stops it with `.cancelled`. Nothing is restored unless the whole
+    /// large for a datagram (`nearby.offer`): `progress` hears how far the fetch has come (the
+    /// first frame, then every 15 ms at most, and the last byte), and cancelling the task stops
+    /// it with `.cancelled`. Nothing is restored unless the whole
     /// record arrived and its digest matched.
     @discardableResult
     public func continueActivity(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a center needs of the state stream: the shelf its server serves from, the TCP port
 /// peers reach it on, and a dialer for fetching from others. The server itself runs beside
@@ -40,7 +41,9 @@ extension ActivityCenter {
         limits.maximumSize = configuration.stateLimit
         let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
         let started = ContinuousClock.now
+        let gate = ProgressGate()
         let report: @Sendable (Int, Int) -> Void = { received, resumes in
+            guard gate.isDue(last: received == offer.size) else { return }
             let update = TransferProgress(
                 activityID: described.activityID, peerName: peer, received: received, total: offer.size,
                 elapsed: ContinuousClock.now - started, resumes: resumes)
@@ -103,5 +106,21 @@ extension Task where Failure == Never {
     /// The task's value; cancelling the waiting task cancels this one.
     func valueCancellingWith() async -> Success {
         await withTaskCancellationHandler { await value } onCancel: { cancel() }
+    }
+}
+
+/// Lets through the fetcher's first report, then one every 15 ms at most, and always the last:
+/// a DATA frame is 64 KiB, so a fast fetch has thousands a second, each of which would be a
+/// task on the main actor.
+private final class ProgressGate: Sendable {
+    private let lastReport = Mutex<ContinuousClock.Instant?>(nil)
+
+    func isDue(last: Bool) -> Bool {
+        let now = ContinuousClock.now
+        return lastReport.withLock { previous in
+            if !last, let previous, now - previous < .milliseconds(15) { return false }
+            previous = now
+            return true
+        }
     }
 }

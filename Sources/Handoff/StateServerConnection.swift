@@ -58,6 +58,8 @@ public struct StateServerConnection: Sendable {
     private var sealer = StreamFrameSealer(key: [])
     private var state: [UInt8] = []
     private var position = 0
+    /// The plaintext of the DATA frame being sealed, its room kept from frame to frame.
+    private var plaintext: [UInt8] = []
 
     /// A connection just accepted. `nonce` is the server nonce: 32 fresh random bytes unless a test fixes it.
     public init(groupKey: GroupKey, shelf: StateShelf, nonce: [UInt8] = StateStream.randomNonce()) {
@@ -129,13 +131,17 @@ public struct StateServerConnection: Sendable {
     public mutating func nextSealedDataFrame() -> StreamFrameSealer.Sealed? {
         guard case .streaming = phase, position < state.count else { return nil }
         let end = min(state.count, position + StateStream.maximumDataLength)
-        var plaintext: [UInt8] = []
-        plaintext.reserveCapacity(1 + end - position)
+        plaintext.removeAll(keepingCapacity: true)
+        plaintext.reserveCapacity(StateStream.maximumPlaintext)
         plaintext.append(StreamMessage.dataType)
         plaintext.append(contentsOf: state[position..<end])
         position = end
-        if position == state.count { state = [] }
-        return sealer.sealParts(plaintext)
+        let sealed = sealer.sealParts(plaintext)
+        if position == state.count {
+            state = []
+            plaintext = []
+        }
+        return sealed
     }
 
     private mutating func handshake(_ outputs: inout [Output]) {
@@ -214,6 +220,7 @@ public struct StateServerConnection: Sendable {
     private mutating func close(_ reason: CloseReason, _ outputs: inout [Output]) {
         phase = .closed
         state = []
+        plaintext = []
         pending = []
         outputs.append(.close(reason))
     }

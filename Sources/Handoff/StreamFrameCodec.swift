@@ -19,12 +19,17 @@ public enum StreamFrameError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 /// The nonce of frame `counter`: four zero bytes, then the counter as a 64-bit big-endian integer.
-func streamNonce(_ counter: UInt64) -> ChaChaPoly.Nonce {
+func streamNonceBytes(_ counter: UInt64) -> [UInt8] {
     var bytes: [UInt8] = [0, 0, 0, 0]
     bytes.reserveCapacity(12)
     StreamMessage.appendBigEndian(counter, to: &bytes)
+    return bytes
+}
+
+/// The nonce of frame `counter`, as the AEAD takes it.
+func streamNonce(_ counter: UInt64) -> ChaChaPoly.Nonce {
     // 12 bytes are always a valid ChaChaPoly nonce.
-    return try! ChaChaPoly.Nonce(data: bytes)
+    try! ChaChaPoly.Nonce(data: streamNonceBytes(counter))
 }
 
 /// Seals the frames of one direction: `L ‖ ChaCha20-Poly1305(plaintext)`, with the 4 length
@@ -67,8 +72,7 @@ public struct StreamFrameSealer: Sendable {
         var length: [UInt8] = []
         StreamMessage.appendBigEndian(UInt32(plaintext.count + StateStream.tagLength), to: &length)
         // A 12-byte nonce and a 32-byte key cannot be refused.
-        let box = try! ChaChaPoly.seal(
-            plaintext, using: SymmetricKey(data: key), nonce: streamNonce(counter), authenticating: length)
+        let box = try! ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key), nonce: streamNonce(counter), authenticating: length)
         counter += 1
         return Sealed(length: length, ciphertext: box.ciphertext, tag: box.tag)
     }
@@ -81,39 +85,75 @@ public struct StreamFrameSealer: Sendable {
 /// whole frame, in order. A length outside 17–65,552 is refused as soon as its 4 bytes are
 /// in, before the body is waited for; after any error the deframer is spent.
 ///
-/// Whole frames are opened where they lie in the chunk handed in; only a frame cut by the end
-/// of a chunk is kept over for the next one, so a large transfer is not copied on the way in.
+/// Whole frames are opened where they lie in the chunk handed in. A frame cut by the end of a
+/// chunk is kept over, and only the bytes that complete it are copied from the next chunk,
+/// whose other frames are again opened where they lie: a large transfer is not copied on the
+/// way in, whatever the sizes of its chunks.
 public struct StreamDeframer: Sendable {
     private let key: [UInt8]
+    /// The bytes being read: a chunk as handed in, or a frame kept over and completed.
     private var buffer: [UInt8] = []
     private var start = 0
+    /// The chunk that completed a kept-over frame, read from `queuedStart` once `buffer` is.
+    private var queued: [UInt8] = []
+    private var queuedStart = 0
     /// The number the next frame must have been sealed with.
     public private(set) var counter: UInt64 = 0
 
     public init(key: [UInt8]) { self.key = key }
 
     /// Bytes held that do not yet make a whole frame.
-    public var bufferedCount: Int { buffer.count - start }
+    public var bufferedCount: Int { buffer.count - start + queued.count - queuedStart }
 
     /// Adds bytes as they arrived.
     public mutating func append(_ bytes: [UInt8]) {
-        if start == buffer.count {
+        guard !bytes.isEmpty else { return }
+        if start == buffer.count, queued.isEmpty {
             buffer = bytes  // nothing held over: use the chunk itself
             start = 0
-        } else {
-            compact()
-            buffer.append(contentsOf: bytes)
+            return
         }
+        if !queued.isEmpty {
+            // Appended again before the last chunk was read: join them (not the usual path).
+            compact()
+            buffer.append(contentsOf: queued[queuedStart...])
+            queued = []
+            queuedStart = 0
+            buffer.append(contentsOf: bytes)
+            return
+        }
+        compact()
+        // Complete the kept-over frame from the head of the chunk; the rest of the chunk is read in place.
+        let needed = bytesToComplete(after: bytes)
+        guard needed > 0, needed < bytes.count else { return buffer.append(contentsOf: bytes) }
+        buffer.append(contentsOf: bytes[..<needed])
+        queued = bytes
+        queuedStart = needed
     }
 
     /// Adds bytes as they arrived.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
-        compact()
-        buffer.append(contentsOf: bytes)
+    public mutating func append(_ bytes: some Collection<UInt8>) { append(Array(bytes)) }
+
+    /// How many bytes of `next` make the frame begun in `buffer` whole: 0 when `buffer` holds
+    /// a whole frame already, all of `next` when its length prefix is not yet in or is out of
+    /// range (to be refused by `next()`).
+    private func bytesToComplete(after next: [UInt8]) -> Int {
+        let held = buffer.count
+        guard held + next.count >= 4 else { return next.count }
+        var length = 0
+        for index in 0..<4 { length = length << 8 | Int(index < held ? buffer[index] : next[index - held]) }
+        guard (StateStream.minimumFrameLength...StateStream.maximumFrameLength).contains(length) else { return next.count }
+        return max(0, 4 + length - held)
     }
 
     /// The plaintext of the next whole frame, or nil until more bytes arrive.
     public mutating func next() throws(StreamFrameError) -> [UInt8]? {
+        if start == buffer.count, !queued.isEmpty {
+            buffer = queued
+            start = queuedStart
+            queued = []
+            queuedStart = 0
+        }
         let available = buffer.count - start
         guard available >= 4 else { return nil }
         var length = 0
@@ -123,14 +163,18 @@ public struct StreamDeframer: Sendable {
         }
         guard available >= 4 + length else { return nil }
         let sealedStart = start + 4
-        let tagStart = sealedStart + length - StateStream.tagLength
         let plaintext: [UInt8]
         do {
-            let box = try ChaChaPoly.SealedBox(
-                nonce: streamNonce(counter), ciphertext: buffer[sealedStart..<tagStart],
-                tag: buffer[tagStart..<(sealedStart + length)])
-            plaintext = Array(
-                try ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: buffer[start..<sealedStart]))
+            // nonce ‖ ciphertext ‖ tag in one buffer of its exact size: the AEAD's own joining of
+            // the three parts copies the frame twice, growing the buffer.
+            var combined = Data(capacity: 12 + length)
+            combined.append(contentsOf: streamNonceBytes(counter))
+            buffer.withUnsafeBufferPointer {
+                combined.append(UnsafeBufferPointer(rebasing: $0[sealedStart..<(sealedStart + length)]))
+            }
+            let opened = try ChaChaPoly.open(
+                ChaChaPoly.SealedBox(combined: combined), using: SymmetricKey(data: key), authenticating: buffer[start..<sealedStart])
+            plaintext = opened.withUnsafeBytes { Array($0) }
         } catch {
             throw .doesNotOpen(counter: counter)
         }

@@ -6,7 +6,7 @@ import Handoff
 /// userInfo is about 100 B, 1 KB and 50 KB; then the state of large editing records (1 MB and
 /// 16 MB of mixed-script text): what a save costs the source (encode + SHA-256) and what a
 /// continue costs the receiver once the bytes are in (SHA-256 + read + decode).
-/// Run: `swift run -c release handoff-bench`.
+/// Run: `swift run -c release handoff-bench` (`handoff-bench stream` for the state stream).
 @main
 struct HandoffBench {
     static func record(userInfoBytes: Int) -> ActivityRecord {
@@ -36,7 +36,15 @@ struct HandoffBench {
         return results.sorted()[results.count / 2]
     }
 
-    static func main() throws {
+    static func main() async throws {
+        // `handoff-bench stream [megabytes] [rounds] [fetch]`: the state stream against plain TCP
+        // and its pieces; with `fetch`, the state stream alone.
+        if CommandLine.arguments.dropFirst().first == "stream" {
+            let arguments = CommandLine.arguments.dropFirst(2)
+            let numbers = arguments.compactMap { Int($0) }
+            return try await StreamBench.run(
+                megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 9, fetchOnly: arguments.contains("fetch"))
+        }
         let codec = DatagramCodec(groupKey: GroupKey.random())
         let sender = SenderID.random()
         var sink = 0

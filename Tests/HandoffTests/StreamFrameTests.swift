@@ -58,6 +58,32 @@ struct StreamFrameTests {
         #expect(deframer.bufferedCount == 0)
     }
 
+    @Test("Chunks cut twice, read after each or only after all, give the same frames; nothing is left over")
+    func cutTwiceDrainedOrNot() throws {
+        var sealer = StreamFrameSealer(key: StreamFixtures.keys.server)
+        let small: [StreamMessage] = [
+            .start(size: 900, offset: 0), .data(StreamFixtures.state(300)[...]), .data(StreamFixtures.state(500)[...]),
+            .error(.badRequest, message: "bye"),
+        ]
+        let stream = small.flatMap { sealer.seal($0) }
+        for first in stride(from: 0, through: stream.count, by: 13) {
+            for second in stride(from: first, through: stream.count, by: 29) {
+                let pieces = [Array(stream[..<first]), Array(stream[first..<second]), Array(stream[second...])]
+                for drainEachTime in [true, false] {
+                    var deframer = StreamDeframer(key: StreamFixtures.keys.server)
+                    var out: [StreamMessage] = []
+                    for (index, piece) in pieces.enumerated() {
+                        deframer.append(piece)
+                        guard drainEachTime || index == pieces.count - 1 else { continue }
+                        while let plaintext = try deframer.next() { out.append(try StreamMessage(plaintext: plaintext[...])) }
+                    }
+                    #expect(out == small, "cut at \(first) and \(second), drained each time: \(drainEachTime)")
+                    #expect(deframer.bufferedCount == 0)
+                }
+            }
+        }
+    }
+
     @Test("A length under 17 or over 65,552 is refused from its 4 bytes alone", arguments: [0, 1, 16, 65_553, 1 << 20, Int(UInt32.max)])
     func lengthOutOfRange(_ length: Int) {
         var deframer = StreamDeframer(key: StreamFixtures.keys.server)
