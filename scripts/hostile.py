@@ -16,7 +16,7 @@ KIND is one of:
   truncated-tag  a valid datagram missing 1-15 bytes of its tag         -> authenticationFailed
   short          1-57 bytes (shorter than header and tag)               -> tooShort
   bad-magic      a valid-length datagram whose magic is not BTN1        -> badMagic
-  unknown-kind   a sealed datagram whose kind byte is not 1-4           -> unknownKind
+  unknown-kind   a sealed datagram whose kind byte is not 1-5           -> unknownKind
   replay         one valid WITHDRAW (of an activity nobody has) sealed once, sent N times
                  verbatim: the first is accepted, the others            -> replay
   skew           valid ANNOUNCEs whose sentAt is two minutes off        -> clockSkew
@@ -62,7 +62,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 MAGIC = b"BTN1"
-ANNOUNCE, WITHDRAW, QUERY, CONTINUED = 1, 2, 3, 4
+ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER = 1, 2, 3, 4, 5
 HEADER = 42
 TAG = 16
 MINIMUM = HEADER + TAG
@@ -136,7 +136,7 @@ def flipped_reason(position: int, flipped_byte: int) -> str:
     """The rule a sealed ANNOUNCE breaks once its byte `position` became `flipped_byte`."""
     if position < 4:
         return "badMagic"
-    if position == 4 and flipped_byte not in (ANNOUNCE, WITHDRAW, QUERY, CONTINUED):
+    if position == 4 and flipped_byte not in (ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER):
         return "unknownKind"
     return "authenticationFailed"
 
@@ -185,7 +185,7 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random):
 
     elif kind == "unknown-kind":
         for i in range(count):
-            bad = rng.choice([0] + list(range(5, 256)))
+            bad = rng.choice([0] + list(range(6, 256)))
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
             yield seal(aead, bad, sender, i + 1, body, rng), "unknownKind"
 
