@@ -4,22 +4,29 @@ import Foundation
 extension ActivityCenter {
     /// Continues an activity from the nearby list: checks it, asks the application delegate
     /// to continue it (its responders restore the state), then tells the source with CONTINUED.
-    @discardableResult
     /// An activity offered for fetching (`nearby.offer`) is refused here: its record must be
     /// fetched first, which the async `continueActivity(_:progress:)` does.
+    @discardableResult
     public func continueActivity(_ nearby: NearbyActivity) throws(HandoffError) -> UserActivity {
         let record = nearby.record
-        let type = record.activityType
         do throws(HandoffError) {
             guard nearby.offer == nil else {
                 throw HandoffError.transferFailed(
                     peer: record.peer.name, reason: "the activity is large and must be fetched first (continueActivity(_:progress:))")
             }
-            try check(record, fetching: false)
+            try check(record)
+            try validate(record)
         } catch {
-            applicationDelegate?.didFailToContinue(activityType: type, error: error)
+            applicationDelegate?.didFailToContinue(activityType: record.activityType, error: error)
             throw error
         }
+        return try restore(record)
+    }
+
+    /// Hands a checked, whole record to the application delegate's responders, then tells the
+    /// source with CONTINUED.
+    private func restore(_ record: ActivityRecord) throws(HandoffError) -> UserActivity {
+        let type = record.activityType
         let activity = UserActivity(record: record, center: self)
         if let delegate = applicationDelegate {
             let handled = delegate.continue(activity) { responders in
@@ -45,32 +52,36 @@ extension ActivityCenter {
         _ nearby: NearbyActivity, progress: @escaping @MainActor (TransferProgress) -> Void
     ) async throws(HandoffError) -> UserActivity {
         guard let offer = nearby.offer else { return try continueActivity(nearby) }
-        var whole = nearby
+        let record: ActivityRecord
         do throws(HandoffError) {
             // The cheap refusals first: nothing is fetched for a type this program cannot take.
-            try check(nearby.record, fetching: true)
-            whole.record = try await fetchRecord(nearby, offer: offer, progress: progress)
-            whole.offer = nil
+            try check(nearby.record)
+            guard registry.isDeclared(nearby.record.activityType) else {
+                throw HandoffError.undeclaredType(type: nearby.record.activityType, declared: registry.declaredTypes)
+            }
+            record = try await fetchRecord(nearby, offer: offer, progress: progress)
+            try validate(record)
         } catch {
             applicationDelegate?.didFailToContinue(activityType: nearby.record.activityType, error: error)
             throw error
         }
-        return try continueActivity(whole)
+        return try restore(record)
     }
 
-    /// What is checked before continuing: the app takes the type, the activity has not expired,
-    /// and (for a whole record, not yet for an OFFER's summary) the registry accepts it.
-    private func check(_ record: ActivityRecord, fetching: Bool) throws(HandoffError) {
+    /// What is checked before anything is fetched or restored: the app takes the type, and the
+    /// activity has not expired.
+    private func check(_ record: ActivityRecord) throws(HandoffError) {
         let type = record.activityType
         if let delegate = applicationDelegate, !delegate.willContinue(activityType: type) {
             throw HandoffError.declined(type: type)
         }
         if record.isExpired(at: clock.now), let at = record.expiresAt { throw HandoffError.expired(type: type, at: at) }
-        if fetching {
-            guard registry.isDeclared(type) else { throw HandoffError.undeclaredType(type: type, declared: registry.declaredTypes) }
-        } else {
-            try registry.validate(type: type, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
-        }
+    }
+
+    /// The whole record fits its declared type's schema and has its required keys.
+    private func validate(_ record: ActivityRecord) throws(HandoffError) {
+        try registry.validate(
+            type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
     }
 
     /// Asks peers with QUERY, waits up to `timeout` for a matching activity (of `type`, from a

@@ -79,6 +79,8 @@ struct LargeStateTests {
         #expect(continued.userInfo["text"] == .string(text))
         #expect(continued.userInfo["cursorLine"] == 7)
         #expect(pair.appB.restored.first?.userInfo["text"] == .string(text))
+        // The app is asked once, before anything is fetched.
+        #expect(pair.appB.log == ["willContinue", "continue", "restore"])
         #expect(await waitUntil { pair.appA.continuedBy.map(\.name) == ["bob@b"] })
         #expect(await waitUntil { reports.last?.received == entry.stateSize })
         #expect(reports.allSatisfy { $0.total == entry.stateSize && $0.peerName == "alice@a" })
