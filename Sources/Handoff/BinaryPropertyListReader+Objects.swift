@@ -4,19 +4,20 @@ import Foundation
 extension BinaryPropertyListReader.Parser {
     /// The value of object `object`, found inside `parentDepth` containers.
     mutating func decodeObject(_ object: Int, parentDepth: Int) throws(PropertyListReadError) -> PropertyListValue {
-        if let value = decoded[object] {
-            guard parentDepth + heights[object] <= limits.maxDepth else {
+        if let value = objects[object].value {
+            guard parentDepth + objects[object].height <= limits.maxDepth else {
                 throw .tooDeep(limit: limits.maxDepth)
             }
             return value
         }
-        guard !onPath[object] else { throw .cycle(object: object) }
+        guard !objects[object].onPath else { throw .cycle(object: object) }
 
         let start = offsets[object]
         let marker = bytes[start]
         let low = Int(marker & 0x0F)
         var height = 0
         var expandedSize = 1
+        var expandedBytes = 0
         let value: PropertyListValue
 
         switch marker >> 4 {
@@ -45,15 +46,19 @@ extension BinaryPropertyListReader.Parser {
         case 0x4:
             let (count, contentStart) = try length(object, low: low, at: start)
             value = .data(Data(bytes[try extent(object, from: contentStart, count: count, unit: 1)]))
+            expandedBytes = count
         case 0x5:
             let (count, contentStart) = try length(object, low: low, at: start)
             let content = bytes[try extent(object, from: contentStart, count: count, unit: 1)]
             guard content.allSatisfy({ $0 < 0x80 }) else { throw .invalidString(object: object) }
             value = .string(String(decoding: content, as: UTF8.self))
+            expandedBytes = count
         case 0x6:
             let (count, contentStart) = try length(object, low: low, at: start)
             let content = try extent(object, from: contentStart, count: count, unit: 2)
-            value = .string(try utf16String(object, in: content))
+            let string = try utf16String(object, in: content)
+            value = .string(string)
+            expandedBytes = string.utf8.count
         case 0xA:
             let (count, contentStart) = try length(object, low: low, at: start)
             let references = try self.references(object, from: contentStart, count: count)
@@ -62,10 +67,12 @@ extension BinaryPropertyListReader.Parser {
             elements.reserveCapacity(count)
             for reference in references {
                 elements.append(try decodeObject(reference, parentDepth: depth))
-                height = max(height, heights[reference])
-                expandedSize = try grow(expandedSize, by: expandedSizes[reference])
+                let element = objects[reference]
+                height = max(height, element.height)
+                expandedSize = try grow(expandedSize, by: element.expandedSize)
+                expandedBytes = try growBytes(expandedBytes, by: element.expandedBytes)
             }
-            onPath[object] = false
+            objects[object].onPath = false
             height += 1
             value = .array(elements)
         case 0xD:
@@ -83,25 +90,29 @@ extension BinaryPropertyListReader.Parser {
                 guard case .string(let key) = try decodeObject(keyReference, parentDepth: depth) else {
                     throw .nonStringKey(object: object)
                 }
-                expandedSize = try grow(expandedSize, by: expandedSizes[keyReference])
+                expandedSize = try grow(expandedSize, by: objects[keyReference].expandedSize)
+                expandedBytes = try growBytes(expandedBytes, by: objects[keyReference].expandedBytes)
                 let valueReference = references[count + index]
                 let element = try decodeObject(valueReference, parentDepth: depth)
-                height = max(height, heights[valueReference])
-                expandedSize = try grow(expandedSize, by: expandedSizes[valueReference])
+                let valueObject = objects[valueReference]
+                height = max(height, valueObject.height)
+                expandedSize = try grow(expandedSize, by: valueObject.expandedSize)
+                expandedBytes = try growBytes(expandedBytes, by: valueObject.expandedBytes)
                 guard entries.updateValue(element, forKey: key) == nil else {
                     throw .duplicateKey(key, object: object)
                 }
             }
-            onPath[object] = false
+            objects[object].onPath = false
             height += 1
             value = .dictionary(entries)
         default:
             throw .unsupportedObject(marker: marker, object: object)
         }
 
-        decoded[object] = value
-        heights[object] = height
-        expandedSizes[object] = expandedSize
+        // A lone string or data object over the budget is caught here; containers add up as they go.
+        guard expandedBytes <= byteBudget else { throw .tooManyExpandedBytes(limit: byteBudget) }
+        objects[object] = Decoded(
+            value: value, height: height, expandedSize: expandedSize, expandedBytes: expandedBytes, onPath: false)
         return value
     }
 
@@ -109,7 +120,7 @@ extension BinaryPropertyListReader.Parser {
     mutating func enter(_ object: Int, parentDepth: Int) throws(PropertyListReadError) -> Int {
         let depth = parentDepth + 1
         guard depth <= limits.maxDepth else { throw .tooDeep(limit: limits.maxDepth) }
-        onPath[object] = true
+        objects[object].onPath = true
         return depth
     }
 
@@ -118,6 +129,12 @@ extension BinaryPropertyListReader.Parser {
         guard !overflow, total <= limits.maxExpandedObjects else {
             throw .tooManyExpandedObjects(limit: limits.maxExpandedObjects)
         }
+        return total
+    }
+
+    func growBytes(_ size: Int, by added: Int) throws(PropertyListReadError) -> Int {
+        let (total, overflow) = size.addingReportingOverflow(added)
+        guard !overflow, total <= byteBudget else { throw .tooManyExpandedBytes(limit: byteBudget) }
         return total
     }
 

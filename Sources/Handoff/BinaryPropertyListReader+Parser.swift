@@ -15,14 +15,24 @@ extension BinaryPropertyListReader {
         let objectAreaEnd: Int
         let offsets: [Int]
 
-        /// Decoded objects by object number, so shared objects are decoded once.
-        var decoded: [PropertyListValue?]
-        /// For each decoded object: how many containers deep its own tree goes (0 for a scalar).
-        var heights: [Int]
-        /// For each decoded object: how many values its tree unfolds to.
-        var expandedSizes: [Int]
-        /// The containers being expanded right now, from the top object down.
-        var onPath: [Bool]
+        /// How many string and data bytes the result may unfold to (``Limits/expandedByteBudget(forInputOf:)``).
+        let byteBudget: Int
+
+        /// What the reader knows of one object, by object number.
+        struct Decoded {
+            /// The value, once decoded: shared objects are decoded once.
+            var value: PropertyListValue?
+            /// How many containers deep its own tree goes (0 for a scalar).
+            var height = 0
+            /// How many values its tree unfolds to.
+            var expandedSize = 0
+            /// How many string and data bytes its tree unfolds to.
+            var expandedBytes = 0
+            /// Whether it is a container being expanded right now, on the path from the top object.
+            var onPath = false
+        }
+
+        var objects: [Decoded]
 
         init(bytes: [UInt8], limits: Limits) throws(PropertyListReadError) {
             self.bytes = bytes
@@ -87,10 +97,8 @@ extension BinaryPropertyListReader {
             self.topObject = Int(topObject64)
             self.objectAreaEnd = objectAreaEnd
             self.offsets = offsets
-            self.decoded = Array(repeating: nil, count: objectCount)
-            self.heights = Array(repeating: 0, count: objectCount)
-            self.expandedSizes = Array(repeating: 0, count: objectCount)
-            self.onPath = Array(repeating: false, count: objectCount)
+            self.byteBudget = limits.expandedByteBudget(forInputOf: count)
+            self.objects = Array(repeating: Decoded(), count: objectCount)
         }
 
         mutating func readTop() throws(PropertyListReadError) -> PropertyListValue {

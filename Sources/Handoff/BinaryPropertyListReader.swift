@@ -7,7 +7,10 @@ import Foundation
 /// `PropertyListDecoder`), so Baton reads every received payload with this type.
 /// It checks the header, every trailer field, the offset table, every object's
 /// offset and extent (with overflow-checked arithmetic), every reference, the
-/// nesting depth and the object count before it trusts them, and it throws a
+/// nesting depth and the object count before it trusts them. It also budgets what
+/// the result holds: values and string/data bytes, counted once per use of a shared
+/// object, so that a small input cannot unfold into a huge tree (see
+/// ``Limits/expandedByteBudget(forInputOf:)``). It throws a
 /// ``PropertyListReadError`` for anything else: it never traps.
 ///
 /// Accepted are only the eight plist types: booleans, integers (1-, 2- and 4-byte
@@ -34,13 +37,39 @@ public struct BinaryPropertyListReader: Sendable {
         /// Sharing lets a small file describe an enormous tree (an array holding the
         /// same array twice, 30 levels deep); this bounds the tree handed to callers.
         public var maxExpandedObjects: Int
+        /// How many bytes of strings and data the result may hold at most, whatever the input's size,
+        /// when shared objects are counted once per use (see ``expandedByteBudget(forInputOf:)``).
+        public var maxExpandedBytes: Int
 
-        /// Limits with the protocol's defaults; `maxExpandedObjects` defaults to four times `maxObjects`.
-        public init(maxDepth: Int = 32, maxObjects: Int = 65_536, maxBytes: Int = 60_000, maxExpandedObjects: Int? = nil) {
+        /// Limits with the protocol's defaults; `maxExpandedObjects` defaults to four times `maxObjects`,
+        /// `maxExpandedBytes` to the budget of an input of `maxBytes`.
+        public init(
+            maxDepth: Int = 32, maxObjects: Int = 65_536, maxBytes: Int = 60_000, maxExpandedObjects: Int? = nil,
+            maxExpandedBytes: Int? = nil
+        ) {
             self.maxDepth = maxDepth
             self.maxObjects = maxObjects
             self.maxBytes = maxBytes
             self.maxExpandedObjects = maxExpandedObjects ?? Self.fourTimes(maxObjects)
+            self.maxExpandedBytes = maxExpandedBytes ?? Self.allowance(forInputOf: maxBytes)
+        }
+
+        /// The byte budget of one read: the string and data bytes a plist of `size` bytes may
+        /// unfold to, counted as decoded (UTF-8 for strings) and once per use of a shared object,
+        /// dictionary keys included. It is twice the input's size plus 4,096 bytes, and never
+        /// more than `maxExpandedBytes`.
+        ///
+        /// Without sharing a plist's strings and data take at most 1.5 times its size once decoded
+        /// (UTF-16 text that becomes 3-byte UTF-8), so honest plists fit with room for the equal
+        /// values writers share; a small plist whose references name one long string thousands
+        /// of times does not.
+        public func expandedByteBudget(forInputOf size: Int) -> Int {
+            min(maxExpandedBytes, Self.allowance(forInputOf: size))
+        }
+
+        private static func allowance(forInputOf size: Int) -> Int {
+            let (doubled, overflow) = max(size, 0).multipliedReportingOverflow(by: 2)
+            return overflow ? Int.max : doubled.addingReportingOverflow(4_096).overflow ? Int.max : doubled + 4_096
         }
 
         private static func fourTimes(_ count: Int) -> Int {

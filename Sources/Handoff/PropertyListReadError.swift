@@ -33,6 +33,8 @@ public enum PropertyListReadError: Error, Hashable, Sendable, CustomStringConver
     case tooDeep(limit: Int)
     /// Shared objects expand to more values than the limit (a small file that would unfold enormously).
     case tooManyExpandedObjects(limit: Int)
+    /// Strings and data, counted once per use of a shared object, come to more bytes than the read's budget.
+    case tooManyExpandedBytes(limit: Int)
     /// An object has a marker this reader does not accept: null, fill, UID, set, ordered set, or an unknown one.
     case unsupportedObject(marker: UInt8, object: Int)
     /// A dictionary has a key that is not a string.
@@ -79,6 +81,8 @@ public enum PropertyListReadError: Error, Hashable, Sendable, CustomStringConver
             "Containers are nested more than \(limit) deep."
         case .tooManyExpandedObjects(let limit):
             "Shared objects expand to more than \(limit) values."
+        case .tooManyExpandedBytes(let limit):
+            "Strings and data, counted once per use of a shared object, come to more than \(limit) bytes."
         case .unsupportedObject(let marker, let object):
             "Object \(object) has marker 0x\(String(marker, radix: 16, uppercase: true)), "
                 + "which is not one of the eight property-list types (sets, UIDs and null are not accepted)."
