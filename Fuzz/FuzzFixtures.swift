@@ -14,8 +14,9 @@ enum FuzzFixtures {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let peer = PeerInfo(name: "alice@laptop", host: "laptop.local", app: "baton", appVersion: "1.0.0")
     /// Stands for the fuzz center's own current activity ID (a random UUID of the same length),
-    /// which the datagram target substitutes before sealing, so a CONTINUED can name it.
-    static let currentActivityPlaceholder = "FUZZCURR-ENT0-ACTI-VITY-ID0000000000"
+    /// which the datagram target substitutes before sealing, so a CONTINUED can name it. It is
+    /// itself UUID-shaped, so that receivers take it where no substitution is made.
+    static let currentActivityPlaceholder = "F0220000-C0DE-4000-8000-00000000C0DE"
 
     /// The kind an input's kind byte names: 1…4 as on the wire, anything else folded onto them.
     static func kind(_ byte: UInt8) -> DatagramKind {

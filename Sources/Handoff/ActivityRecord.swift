@@ -34,6 +34,29 @@ public struct ActivityRecord: Equatable, Sendable {
         self.peer = peer
     }
 
+    /// Whether `id` is a UUID string: 36 characters, hexadecimal digits in either case in
+    /// groups of 8-4-4-4-12 separated by `-`. Baton writes upper case.
+    public static func isValidActivityID(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            switch index {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+                else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `url` is an absolute `http` or `https` URL with a host, as ``UserActivity/setWebpageURL(_:)`` requires.
+    public static func isValidWebpageURL(_ url: String) -> Bool {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && !(parsed.host ?? "").isEmpty
+    }
+
     /// True when `expiresAt` is set and not after `date`.
     public func isExpired(at date: Date) -> Bool {
         guard let expiresAt else { return false }

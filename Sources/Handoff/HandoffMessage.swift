@@ -84,21 +84,40 @@ public enum HandoffMessage: Equatable, Sendable {
         let sentAt = try p.required("sentAt", \.dateValue)
         switch kind {
         case .announce:
-            return (.announce(try p.record(userInfoKey: "userInfo")), sentAt)
+            let record = try p.record(userInfoKey: "userInfo")
+            try checkValues(of: record)
+            return (.announce(record), sentAt)
         case .offer:
             let record = try p.record(userInfoKey: "summary")
             let size = try p.required("size", \.intValue)
             let digest = try p.required("digest", \.dataValue)
             let port = try p.required("port", \.intValue)
+            try checkValues(of: record)
             guard size >= 1, digest.count == 32, (1...65_535).contains(port) else { throw .invalidValue }
             return (.offer(record, state: StateOffer(size: size, digest: Array(digest), port: port)), sentAt)
         case .withdraw:
-            return (.withdraw(activityID: try p.required("activityID", \.stringValue)), sentAt)
+            let id = try p.required("activityID", \.stringValue)
+            guard ActivityRecord.isValidActivityID(id) else { throw .invalidValue }
+            return (.withdraw(activityID: id), sentAt)
         case .query:
             return (.query(types: try p.optionalStrings("types")), sentAt)
         case .continued:
-            return (.continued(activityID: try p.required("activityID", \.stringValue), peer: try p.peer()), sentAt)
+            let id = try p.required("activityID", \.stringValue)
+            let peer = try p.peer()
+            guard ActivityRecord.isValidActivityID(id) else { throw .invalidValue }
+            return (.continued(activityID: id, peer: peer), sentAt)
         }
+    }
+
+    /// The value rules of a record that arrives (docs/PROTOCOL.md section 7, step 9a): a UUID
+    /// for `activityID`, a reverse-DNS `type`, a `revision` of 1 or more, and an http(s)
+    /// `webpageURL`. Nothing that breaks them reaches the directory, a log line or a screen.
+    static func checkValues(of record: ActivityRecord) throws(RejectionReason) {
+        guard ActivityRecord.isValidActivityID(record.activityID),
+            ActivityTypeRegistry.isValidActivityType(record.activityType),
+            record.revision >= 1,
+            record.webpageURL.map(ActivityRecord.isValidWebpageURL) ?? true
+        else { throw .invalidValue }
     }
 }
 

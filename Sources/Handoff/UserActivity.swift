@@ -81,7 +81,7 @@ public final class UserActivity {
     /// Sets `webpageURL`; anything but http or https is refused.
     public func setWebpageURL(_ url: URL?) throws(HandoffError) {
         if let url {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            guard ActivityRecord.isValidWebpageURL(url.absoluteString) else {
                 throw .invalidWebpageURL(url.absoluteString)
             }
         }

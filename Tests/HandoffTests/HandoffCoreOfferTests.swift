@@ -156,7 +156,7 @@ struct HandoffCoreOfferTests {
     @Test("An OFFER with a size, digest or port out of range is refused as invalidValue")
     func offerValues() {
         let codec = DatagramCodec(groupKey: Fixtures.key)
-        let described = Self.editing(characters: 0)
+        let described = Self.editing(characters: 0, revision: 1)
         let bad = [
             StateOffer(size: 0, digest: Array(repeating: 1, count: 32), port: 1),
             StateOffer(size: 10, digest: Array(repeating: 1, count: 31), port: 1),

@@ -25,20 +25,20 @@ struct ReceiveGateTests {
     @Test("A new revision asks for the main actor at once; repeats of it only lazily, once per batch")
     func repeatsWaitForTheNextBatch() {
         let gate = gate()
-        let record = Fixtures.counterRecord(count: 1, id: "A")
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
         // Already asked: later arrivals ride on the same wake-up.
         #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now) == nil)
         var batch = gate.take()
         #expect(batch.arrivals.count == 1)
-        #expect(batch.refreshes.keys.sorted() == ["A"])
+        #expect(batch.refreshes.keys.sorted() == ["0000000A-0000-4000-8000-000000000000"])
         #expect(batch.statistics.accepted == 2)
 
         #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now + 0.5) == .soon)
         #expect(gate.offer(datagram(.announce(record), sequence: 4), now: now + 0.6) == nil)
         batch = gate.take()
         #expect(batch.arrivals.isEmpty)
-        #expect(batch.refreshes["A"]?.at == now + 0.6, "the newest hearing is kept")
+        #expect(batch.refreshes["0000000A-0000-4000-8000-000000000000"]?.at == now + 0.6, "the newest hearing is kept")
 
         var next = record
         next.revision += 1
@@ -49,7 +49,7 @@ struct ReceiveGateTests {
     @Test("A repeat after a silence long enough that the activity may be forgotten is urgent")
     func repeatAfterSilenceIsUrgent() {
         let gate = gate()
-        let record = Fixtures.counterRecord(count: 1, id: "A")
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
         _ = gate.take()
         #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now + 3.6) == .now)
@@ -58,7 +58,7 @@ struct ReceiveGateTests {
     @Test("Rejected, replayed and own datagrams are only counted: no wake-up")
     func rejectionsNeverWake() {
         let gate = gate()
-        let record = Fixtures.counterRecord(count: 1, id: "A")
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         let first = datagram(.announce(record), sequence: 5)
         #expect(gate.offer(first, now: now) == .now)
         _ = gate.take()
@@ -81,10 +81,10 @@ struct ReceiveGateTests {
     @Test("After a WITHDRAW, the same revision announced again is news")
     func withdrawForgetsTheRevision() {
         let gate = gate()
-        let record = Fixtures.counterRecord(count: 1, id: "A")
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
         _ = gate.take()
-        #expect(gate.offer(datagram(.withdraw(activityID: "A"), sequence: 2), now: now) == .now)
+        #expect(gate.offer(datagram(.withdraw(activityID: "0000000A-0000-4000-8000-000000000000"), sequence: 2), now: now) == .now)
         _ = gate.take()
         #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now) == .now)
         #expect(gate.take().arrivals.count == 1)
@@ -96,7 +96,7 @@ struct ReceiveGateTests {
         var random = SplitMix64(seed: 3)
         for i in 0..<200 {
             let id = SenderID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
-            _ = gate.offer(datagram(.announce(Fixtures.counterRecord(count: i, id: "f\(i)")), sequence: 1, from: id), now: now)
+            _ = gate.offer(datagram(.announce(Fixtures.counterRecord(count: i, id: String(format: "%08X-0000-4000-8000-000000000000", i))), sequence: 1, from: id), now: now)
         }
         let batch = gate.take()
         #expect(batch.statistics.accepted == 200)

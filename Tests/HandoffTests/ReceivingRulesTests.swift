@@ -97,6 +97,33 @@ struct ReceivingRulesTests {
         #expect(verdict(sealRaw(payload(replacing: ("unknownKey", "ignored")))) == "accepted")
     }
 
+    @Test("An activity id that is no UUID, a type that is no reverse-DNS, a revision below 1 or a non-http URL is invalidValue")
+    func valueRules() {
+        let invalid: [(String, PropertyListValue)] = [
+            ("activityID", "1F0C"), ("activityID", ""), ("activityID", "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A1G"),
+            ("activityID", "6F1C3B1E_3E0B-4C7A-9E43-2B7D8B1F0A11"), ("activityID", "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11\u{1B}"),
+            ("type", "counter"), ("type", "dev..counter"), ("type", "dev.baton.\u{1B}]52;c;SGk=\u{07}"),
+            ("type", .string("dev." + String(repeating: "a", count: 252))),
+            ("revision", 0), ("revision", -1), ("revision", .integer(.min)),
+            ("webpageURL", "ftp://example.com/"), ("webpageURL", "javascript:alert(1)"), ("webpageURL", "/relative"),
+            ("webpageURL", "https://"),
+        ]
+        for (key, value) in invalid {
+            #expect(verdict(sealRaw(payload(replacing: (key, value)))) == "invalidValue", "\(key) = \(value)")
+        }
+        let valid: [(String, PropertyListValue)] = [
+            ("activityID", "6f1c3b1e-3e0b-4c7a-9e43-2b7d8b1f0a11"), ("type", "a.b"), ("type", "dev.baton-x.counter_2"),
+            ("revision", .integer(.max)), ("webpageURL", "HTTPS://example.com/a?b#c"), ("webpageURL", "http://10.0.0.1:8080"),
+        ]
+        for (key, value) in valid {
+            #expect(verdict(sealRaw(payload(replacing: (key, value)))) == "accepted", "\(key) = \(value)")
+        }
+        for message in [HandoffMessage.withdraw(activityID: "A"), .continued(activityID: "A", peer: Fixtures.peer)] {
+            let plaintext = DatagramCodec.plaintext(message, sentAt: now)
+            #expect(verdict(sealRaw(plaintext, kind: message.kind)) == "invalidValue", "\(message.kind)")
+        }
+    }
+
     @Test("A sequence not above the highest accepted is a replay; sentAt more than 60 s off is skew")
     func statefulRules() {
         let center = receiver()
