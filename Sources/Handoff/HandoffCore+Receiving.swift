@@ -21,7 +21,11 @@ extension HandoffCore {
     private mutating func handle(_ arrival: ReceiveGate.Arrival, now: Date, actions: inout [Action]) -> Bool {
         switch arrival.message {
         case .announce(let record), .offer(let record, _):
-            switch directory.announce(record, offer: arrival.message.stateOffer, from: arrival.sender, at: arrival.at, source: arrival.source) {
+            let latestSavedAt = arrival.at.addingTimeInterval(configuration.allowedClockSkew)
+            switch directory.announce(
+                record, offer: arrival.message.stateOffer, from: arrival.sender, at: arrival.at, source: arrival.source,
+                digest: arrival.digest, latestSavedAt: latestSavedAt)
+            {
             case .added(let entry), .updated(let entry):
                 offerToFinds(entry)
                 return true
@@ -31,7 +35,7 @@ extension HandoffCore {
         case .withdraw(let id):
             return directory.withdraw(activityID: id, from: arrival.sender) != nil
         case .query(let types):
-            answerQuery(types: types, now: now)
+            answerQuery(types: types, from: arrival.sender, now: now)
         case .continued(let id, let peer):
             actions.append(.continued(activityID: id, by: peer))
         }
@@ -40,10 +44,12 @@ extension HandoffCore {
 
     /// Schedules a repeat of the current ANNOUNCE after a random delay of up to
     /// `queryAnswerDelay`, so that peers answering one QUERY do not all send at once. One
-    /// answer is pending at a time; a QUERY for other types is not answered.
-    private mutating func answerQuery(types: [String]?, now: Date) {
-        guard queryAnswerDue == nil, let record = lastPublished else { return }
+    /// answer is pending at a time; a QUERY for other types is not answered; answers are
+    /// limited per asker and in all (`QueryAnswerLimit`).
+    private mutating func answerQuery(types: [String]?, from asker: SenderID, now: Date) {
+        guard let record = lastPublished else { return }
         if let types, !types.contains(record.activityType) { return }
+        guard queryAnswers.allows(asker, at: now, pending: queryAnswerDue != nil), queryAnswerDue == nil else { return }
         let maxDelay = max(0, configuration.queryAnswerDelay.nanoseconds)
         let delay = Int64.random(in: 0...maxDelay, using: &random)
         queryAnswerDue = now.addingTimeInterval(TimeInterval(delay) / 1e9)

@@ -63,7 +63,9 @@ extension HandoffCore {
     mutating func saveFinished(_ record: ActivityRecord, now: Date) -> [Action] {
         guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
         var record = record
-        record.revision += 1
+        // Saturating: an activity continued from a peer keeps the revision it arrived with, and
+        // receivers accept any revision up to Int.max. (Equal revisions still replace each other.)
+        record.revision = record.revision < .max ? record.revision + 1 : .max
         record.savedAt = now
         let publication: Publication
         do throws(HandoffError) {

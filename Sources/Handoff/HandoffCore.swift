@@ -72,6 +72,8 @@ struct HandoffCore: Sendable {
     var repeats: RepeatClock?
     /// When the pending QUERY answer is due.
     var queryAnswerDue: Date?
+    /// How often QUERYs are answered, per asker and in all.
+    var queryAnswers = QueryAnswerLimit()
     var finds: [FindID: PendingFind] = [:]
 
     init(configuration: ActivityCenter.Configuration, registry: ActivityTypeRegistry, seed: UInt64 = .random(in: 0...UInt64.max)) {

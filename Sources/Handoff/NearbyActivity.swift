@@ -15,4 +15,6 @@ public struct NearbyActivity: Identifiable, Equatable, Sendable {
     public var offer: StateOffer?
     /// How many accepted ANNOUNCEs carried it; a genuine peer repeats every second.
     public internal(set) var timesHeard = 1
+    /// The record's digest, as it arrived (before `savedAt` was clamped), to tell a change from a repeat.
+    var digest: RecordDigest?
 }

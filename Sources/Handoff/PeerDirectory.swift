@@ -46,17 +46,31 @@ public struct PeerDirectory: Sendable {
     /// Distinct peers (by name) with an activity nearby.
     public var peerNames: Set<String> { Set(entries.values.map(\.record.peer.name)) }
 
-    /// Takes an ANNOUNCE. An older revision never replaces a newer one; the same revision
-    /// only refreshes when it was heard.
+    /// Takes an ANNOUNCE (or OFFER). The activity belongs to the sender that announced it:
+    /// another sender's ANNOUNCE of it is ignored while it is listed. An older revision never
+    /// replaces a newer one; the same revision only refreshes when it was heard.
+    ///
+    /// A `savedAt` later than `latestSavedAt` (the arrival time plus the allowed clock skew) is
+    /// clamped to it when the revision is first heard, and repeats keep that, so a forged date
+    /// far in the future cannot make a record the newest for longer than the skew.
+    /// `digest` is the record's (``ActivityRecord/digest``), computed here when not given.
     public mutating func announce(
-        _ record: ActivityRecord, offer: StateOffer? = nil, from sender: SenderID, at now: Date, source: String? = nil
+        _ record: ActivityRecord, offer: StateOffer? = nil, from sender: SenderID, at now: Date, source: String? = nil,
+        digest: RecordDigest? = nil, latestSavedAt: Date? = nil
     ) -> Change? {
+        let digest = digest ?? record.digest
+        var record = record
+        if let latestSavedAt, record.savedAt > latestSavedAt {
+            let existing = entries[record.activityID]
+            record.savedAt = existing?.digest == digest ? min(existing!.record.savedAt, latestSavedAt) : latestSavedAt
+        }
         if var existing = entries[record.activityID] {
+            guard existing.senderID == sender else { return nil }
             if record.revision < existing.record.revision { return nil }
-            let changed = record != existing.record || offer != existing.offer
+            let changed = digest != existing.digest || offer != existing.offer
             existing.record = record
+            existing.digest = digest
             existing.offer = offer
-            existing.senderID = sender
             // Repeats may be taken in after news that arrived before them: never back in time.
             existing.lastHeard = max(existing.lastHeard, now)
             existing.source = source
@@ -65,7 +79,8 @@ public struct PeerDirectory: Sendable {
             return changed ? .updated(existing) : nil
         }
         if entries.count >= limits.maxActivities { makeRoom() }
-        let entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source, offer: offer)
+        var entry = NearbyActivity(record: record, senderID: sender, lastHeard: now, source: source, offer: offer)
+        entry.digest = digest
         entries[record.activityID] = entry
         return .added(entry)
     }

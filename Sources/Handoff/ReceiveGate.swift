@@ -25,6 +25,8 @@ final class ReceiveGate: Sendable {
         var sender: SenderID
         var source: String?
         var at: Date
+        /// The record's digest, for an ANNOUNCE or OFFER.
+        var digest: RecordDigest?
     }
 
     /// What the center takes in one go.
@@ -45,10 +47,12 @@ final class ReceiveGate: Sendable {
         case soon
     }
 
-    /// The last revision handed on for one activity.
+    /// The last revision handed on for one activity: what is needed to compare, not the record.
+    /// The sender it came from owns the activity while this is remembered.
     private struct Known {
         var sender: SenderID
-        var record: ActivityRecord
+        var revision: Int
+        var digest: RecordDigest
         var offer: StateOffer?
         var heard: Date
     }
@@ -64,13 +68,18 @@ final class ReceiveGate: Sendable {
     private let codec: DatagramCodec
     private let ownSender: SenderID
     private let knownLimit: Int
+    /// How long replay state and revision memory last after their sender was last heard:
+    /// twice the allowed clock skew, after which every datagram they guard against fails the
+    /// skew check anyway.
+    let memoryLifetime: TimeInterval
     private let state: Mutex<State>
 
     init(codec: DatagramCodec, ownSender: SenderID, limits: PeerDirectory.Limits) {
         self.codec = codec
         self.ownSender = ownSender
         knownLimit = max(1, limits.maxActivities * 4)
-        state = Mutex(State(senders: SenderTable(limit: limits.maxSenders)))
+        memoryLifetime = 2 * codec.allowedClockSkew
+        state = Mutex(State(senders: SenderTable(limit: limits.maxSenders, lifetime: memoryLifetime)))
     }
 
     /// Applies every stateless rule and replay to one datagram and queues the result;
@@ -93,19 +102,44 @@ final class ReceiveGate: Sendable {
                 return nil
             }
         }
-        let arrival = Arrival(message: decoded.message, sender: header.senderID, source: datagram.source, at: now)
+        let digest = decoded.message.published?.record.digest
+        let arrival = Arrival(
+            message: decoded.message, sender: header.senderID, source: datagram.source, at: now, digest: digest)
+        let lifetime = memoryLifetime
         return state.withLock { s in
-            guard s.senders.isFresh(sender: header.senderID, sequence: header.sequence) else {
+            switch s.senders.verdict(sender: header.senderID, sequence: header.sequence, source: datagram.source, at: now) {
+            case .fresh: break
+            case .replay:
                 s.pending.statistics.count(.replay)
                 return nil
+            case .wrongSource:
+                s.pending.statistics.count(.wrongSource)
+                return nil
             }
-            s.senders.accept(sender: header.senderID, sequence: header.sequence, at: now)
-            s.pending.statistics.accepted += 1
+            // The remembered revision of an activity, while it lasts; an expired one is forgotten.
+            func remembered(_ id: String) -> Known? {
+                guard let known = s.known[id] else { return nil }
+                guard now.timeIntervalSince(known.heard) < lifetime else {
+                    s.known[id] = nil
+                    return nil
+                }
+                return known
+            }
+            func accept() {
+                s.senders.accept(sender: header.senderID, sequence: header.sequence, source: datagram.source, at: now)
+                s.pending.statistics.accepted += 1
+            }
             switch decoded.message {
             case .announce(let record), .offer(let record, _):
+                let known = remembered(record.activityID)
+                if let known, known.sender != header.senderID {
+                    // The activity belongs to the sender that announced it, until it withdraws or falls silent.
+                    s.pending.statistics.count(.notOwner)
+                    return nil
+                }
+                accept()
                 let offer = decoded.message.stateOffer
-                if let known = s.known[record.activityID], known.sender == header.senderID, known.record == record,
-                    known.offer == offer,
+                if let known, known.digest == digest, known.offer == offer,
                     now.timeIntervalSince(known.heard) < Self.silenceBeforeUrgent
                 {
                     s.known[record.activityID]?.heard = now
@@ -114,21 +148,27 @@ final class ReceiveGate: Sendable {
                     s.lazyWakeAsked = true
                     return .soon
                 }
-                if s.known[record.activityID] == nil, s.known.count >= knownLimit {
+                if known == nil, s.known.count >= knownLimit {
                     // Half at a time, the least recently heard: one sort per many newcomers in a flood.
                     for (id, _) in s.known.sorted(by: { $0.value.heard < $1.value.heard }).prefix(knownLimit / 2) {
                         s.known[id] = nil
                     }
                 }
-                if let known = s.known[record.activityID], record.revision < known.record.revision {
+                if let known, record.revision < known.revision {
                     // Older than what was handed on: the directory would ignore it anyway.
                     return nil
                 }
-                s.known[record.activityID] = Known(sender: header.senderID, record: record, offer: offer, heard: now)
+                s.known[record.activityID] = Known(
+                    sender: header.senderID, revision: record.revision, digest: digest!, offer: offer, heard: now)
             case .withdraw(let id):
-                if s.known[id]?.sender == header.senderID { s.known[id] = nil }
+                if let known = remembered(id), known.sender != header.senderID {
+                    s.pending.statistics.count(.notOwner)
+                    return nil
+                }
+                accept()
+                s.known[id] = nil
             case .query, .continued:
-                break
+                accept()
             }
             s.pending.arrivals.append(arrival)
             guard !s.urgentWakeAsked else { return nil }

@@ -4,7 +4,7 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
     case tooShort
     /// The first four bytes are not `BTN1`.
     case badMagic
-    /// The kind byte is not 1–4.
+    /// The kind byte is not 1–5.
     case unknownKind
     /// The ciphertext is longer than the largest plaintext allows; dropped before decrypting.
     case tooLarge
@@ -18,11 +18,18 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
     case missingKey
     /// A payload key has the wrong plist type.
     case wrongType
+    /// A value is outside what the protocol allows: an activity id that is not a UUID, a type that
+    /// is not reverse-DNS, a revision below 1, a webpage URL that is not http(s), an OFFER's size,
+    /// digest or port.
     case invalidValue
     /// The sequence is not above the highest already accepted from that sender.
     case replay
     /// `sentAt` is too far from this machine's clock.
     case clockSkew
+    /// The sender id is bound to another source address (see `SenderTable`).
+    case wrongSource
+    /// An ANNOUNCE, OFFER or WITHDRAW for an activity that another sender announced and still owns.
+    case notOwner
 
     public var description: String {
         switch self {
@@ -38,6 +45,8 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
         case .invalidValue: "a value is out of its range"
         case .replay: "replayed or reordered (old sequence)"
         case .clockSkew: "sentAt too far from this clock"
+        case .wrongSource: "sender id used from another address"
+        case .notOwner: "activity belongs to another sender"
         }
     }
 }

@@ -1,45 +1,68 @@
 import Foundation
 
-/// Per-sender replay state: the highest sequence accepted from each sender id.
+/// Per-sender replay state: the highest sequence accepted from each sender id, and the
+/// address that id speaks from.
 ///
-/// Bounded: at most `limit` senders are tracked; a new one past the limit pushes out the
-/// quarter heard least recently (a sender pushed out starts afresh if it speaks again).
+/// - A sender id belongs to the source address of its first accepted datagram. Another
+///   address using it is refused (`wrongSource`), so a peer on another host cannot push a
+///   victim's sequence to 2⁶⁴−1 and silence it.
+/// - An entry expires `lifetime` after the sender's last accepted datagram (twice the
+///   allowed clock skew: by then every datagram it had sent fails the skew check, so a
+///   replay needs no memory). A sender that was silenced by a forgery is heard again then.
+/// - At most `limit` senders are tracked; a new one past the limit pushes out the quarter
+///   heard least recently (a sender pushed out starts afresh if it speaks again).
 public struct SenderTable: Sendable {
+    /// What the table says of one datagram.
+    public enum Verdict: Equatable, Sendable {
+        case fresh
+        /// The sequence is not above the highest accepted from this sender (replay or reorder).
+        case replay
+        /// The sender id is bound to another source address.
+        case wrongSource
+    }
+
     private struct State {
         var highestSequence: UInt64
-        var lastHeard: Date
+        var lastAccepted: Date
+        var source: String?
     }
 
     public let limit: Int
+    /// How long an entry lives after its sender's last accepted datagram.
+    public let lifetime: TimeInterval
     private var senders: [SenderID: State] = [:]
 
-    public init(limit: Int = PeerDirectory.Limits().maxSenders) {
+    public init(limit: Int = PeerDirectory.Limits().maxSenders, lifetime: TimeInterval = 120) {
         self.limit = max(1, limit)
+        self.lifetime = lifetime
     }
 
-    /// How many senders are tracked.
+    /// How many senders are tracked (expired ones included until they are pushed out or replaced).
     public var count: Int { senders.count }
 
-    /// False when `sequence` is not above the highest accepted from `sender` (replay or reorder).
-    public func isFresh(sender: SenderID, sequence: UInt64) -> Bool {
-        guard let state = senders[sender] else { return true }
-        return sequence > state.highestSequence
+    /// Whether a datagram from `sender` with `sequence`, from `source`, may be accepted at `now`.
+    /// A transport that gives no source address is not checked for it.
+    public func verdict(sender: SenderID, sequence: UInt64, source: String?, at now: Date) -> Verdict {
+        guard let state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime else { return .fresh }
+        if let source, let bound = state.source, source != bound { return .wrongSource }
+        return sequence > state.highestSequence ? .fresh : .replay
     }
 
-    /// Records that a datagram from `sender` with `sequence` was accepted.
-    public mutating func accept(sender: SenderID, sequence: UInt64, at now: Date) {
-        if var state = senders[sender] {
+    /// Records that a datagram from `sender` with `sequence` was accepted at `now`.
+    public mutating func accept(sender: SenderID, sequence: UInt64, source: String?, at now: Date) {
+        if var state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime {
             state.highestSequence = max(state.highestSequence, sequence)
-            state.lastHeard = now
+            state.lastAccepted = now
+            state.source = state.source ?? source
             senders[sender] = state
             return
         }
-        if senders.count >= limit {
+        if senders[sender] == nil, senders.count >= limit {
             // A quarter at a time, so that a flood of new ids costs one sort per many of them
             // rather than a scan of the whole table for each.
-            let oldest = senders.sorted { $0.value.lastHeard < $1.value.lastHeard }.prefix(max(1, limit / 4))
+            let oldest = senders.sorted { $0.value.lastAccepted < $1.value.lastAccepted }.prefix(max(1, limit / 4))
             for (id, _) in oldest { senders[id] = nil }
         }
-        senders[sender] = State(highestSequence: sequence, lastHeard: now)
+        senders[sender] = State(highestSequence: sequence, lastAccepted: now, source: source)
     }
 }

@@ -57,7 +57,7 @@ struct ActivityLifeTests {
         var random = SplitMix64(seed: 9)
         for i in 0..<5_000 {
             let sender = SenderID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
-            senders.accept(sender: sender, sequence: 1, at: now.addingTimeInterval(Double(i) / 1000))
+            senders.accept(sender: sender, sequence: 1, source: nil, at: now.addingTimeInterval(Double(i) / 1000))
             _ = directory.announce(
                 Fixtures.counterRecord(count: i, id: "id-\(i)"), from: sender, at: now.addingTimeInterval(Double(i) / 1000))
         }
