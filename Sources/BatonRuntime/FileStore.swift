@@ -2,6 +2,12 @@ import Foundation
 import Handoff
 
 /// Reads and writes the editor's files; writes are atomic (temporary file, fsync, rename).
+///
+/// Only regular files are edited: a FIFO, a socket, a device or a directory at the path is
+/// refused, on opening and on saving, with a message that says what it is. A symbolic link is
+/// followed, as editors do: reading reads its target, and saving replaces the target (in the
+/// target's folder, keeping its mode) and leaves the link in place. A link that points at
+/// nothing is saved by creating its target, as vim does.
 public struct FileStore: Sendable {
     /// What a save did.
     public enum Outcome: Equatable, Sendable {
@@ -15,41 +21,116 @@ public struct FileStore: Sendable {
         public var description: String
     }
 
-    public init() {}
+    /// The largest file the editor opens: 64 MiB. A larger one is refused before a byte of it is
+    /// read (the editor keeps every character apart, at about 16 bytes each, so this is already
+    /// a gigabyte of memory). Files up to 16 MiB are also handed off; between the two limits a
+    /// file is edited here only (`BatonApp.fileTooLargeToHandOff`).
+    public static let defaultSizeLimit = 64 * 1024 * 1024
 
-    /// The text of a file, or nil when there is none.
+    /// The largest file `read` opens, in bytes.
+    public let sizeLimit: Int
+
+    public init(sizeLimit: Int = FileStore.defaultSizeLimit) {
+        self.sizeLimit = sizeLimit
+    }
+
+    /// The text of a file, or nil when there is none. Refuses anything but a regular file, a
+    /// file over `sizeLimit` (from its size, before reading), and text that is not UTF-8.
     public func read(path: String) throws(Failure) -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
-            }
-            return text
-        } catch let failure as Failure {
-            throw failure
+        let bytes: [UInt8]
+        do throws(RegularFile.Problem) {
+            let file = try RegularFile(openingForReading: path)
+            bytes = try file.readAll(limit: sizeLimit)
+        } catch .missing {
+            return nil
         } catch {
-            throw Failure(description: "Cannot read \(path): \(Self.reason(error)).")
+            throw failure(error, path: path, doing: "read")
         }
+        guard let text = String(data: Data(bytes), encoding: .utf8) else {
+            throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
+        }
+        return text
     }
 
     /// Writes `text` to `path` atomically (`AtomicFile`): a replaced file keeps its mode, a
     /// new one gets 0644. Unless `replaceExisting`, an existing file with other contents is
-    /// left alone and `.needsConfirmation` returned.
+    /// left alone and `.needsConfirmation` returned. When `path` is a symbolic link, its final
+    /// target is written (and created when missing); the link stays. Anything at the target
+    /// that is not a regular file is refused and left as it was.
     public func save(path: String, text: String, replaceExisting: Bool) throws(Failure) -> Outcome {
         let bytes = Array(text.utf8)
-        if !replaceExisting, let existing = FileManager.default.contents(atPath: path), Array(existing) != bytes {
+        let target: String
+        do {
+            target = try RegularFile.finalTarget(of: path)
+        } catch {
+            throw failure(error, path: path, doing: "save")
+        }
+        var info = stat()
+        if lstat(target, &info) == 0, let kind = RegularFile.kind(of: info.st_mode) {
+            throw failure(.notRegular(kind: kind), path: path, doing: "save")
+        }
+        if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
             return .needsConfirmation
         }
         do {
-            try AtomicFile.write(bytes, to: path)
+            try AtomicFile.write(bytes, to: target)
         } catch {
             throw Failure(description: "Cannot save \(path): \(error.reason).")
         }
         return .saved
     }
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    /// Whether nothing is at `target` or it holds exactly `bytes`; compared without reading a
+    /// byte more than `bytes.count` + 1. A file that cannot be read counts as different, so the
+    /// person is asked before it is replaced.
+    private func isAbsentOrHolds(_ bytes: [UInt8], target: String, path: String) throws(Failure) -> Bool {
+        do throws(RegularFile.Problem) {
+            let file = try RegularFile(openingForReading: target)
+            guard file.size == bytes.count else { return false }
+            return try file.readAll(limit: bytes.count) == bytes
+        } catch .missing {
+            return true
+        } catch .notRegular(let kind) {
+            throw failure(.notRegular(kind: kind), path: path, doing: "save")
+        } catch {
+            return false
+        }
+    }
+
+    /// The message for a file that could not be read or saved, naming the link's target
+    /// when `path` is a link: "notes.txt (a link to /dev/zero) is a character device; …".
+    private func failure(_ problem: RegularFile.Problem, path: String, doing verb: String) -> Failure {
+        switch problem {
+        case .notRegular(let kind):
+            let target = (try? RegularFile.finalTarget(of: path)) ?? path
+            let shown = target == path ? path : "\(path) (a link to \(target))"
+            return Failure(description: "\(shown) is \(kind); Baton edits regular files only.")
+        case .tooLarge(let size):
+            let (sizeText, limitText) = Self.sizes(size, sizeLimit)
+            return Failure(description: "\(path) is \(sizeText); Baton opens files up to \(limitText).")
+        case .missing:
+            return Failure(description: "Cannot \(verb) \(path): \(RegularFile.Problem.reason(ENOENT)).")
+        case .system(let code):
+            return Failure(description: "Cannot \(verb) \(path): \(RegularFile.Problem.reason(code)).")
+        }
+    }
+
+    /// Two sizes as people read them ("80 MB", "64 MB"), or in bytes when rounding would make
+    /// them look the same ("67,108,865 bytes", "67,108,864 bytes").
+    static func sizes(_ size: Int, _ limit: Int) -> (String, String) {
+        let (a, b) = (HandoffError.size(size), HandoffError.size(limit))
+        guard a == b else { return (a, b) }
+        return ("\(grouped(size)) bytes", "\(grouped(limit)) bytes")
+    }
+
+    /// 67108864 as "67,108,864".
+    private static func grouped(_ value: Int) -> String {
+        var digits = Array(String(value))
+        var index = digits.count - 3
+        while index > 0 {
+            digits.insert(",", at: index)
+            index -= 3
+        }
+        return String(digits)
     }
 }

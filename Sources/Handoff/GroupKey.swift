@@ -1,10 +1,18 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The 32-byte secret that machines which should see each other share.
 ///
 /// Written as standard base64 (44 characters). Found, in order: an explicit key file
 /// (`--key-file`), `BATON_KEY`, then `$XDG_CONFIG_HOME/baton/group.key`
 /// (default `~/.config/baton/group.key`), which is created with mode 0600 on first use.
+///
+/// A key file is read only when it is a regular file of this user (the effective uid) that
+/// nobody else may read or change (no group or other bits), as ssh treats a private key; the
+/// refusal gives the `chmod` or `chown` that fixes it. Baton's own folder (`…/baton`) is made
+/// 0700 and put back to 0700 whenever Baton reads or writes the default key there.
 public struct GroupKey: Equatable, Sendable {
     public let bytes: [UInt8]
 
@@ -30,15 +38,61 @@ public struct GroupKey: Equatable, Sendable {
         case malformed(source: String, reason: String)
         case unreadable(path: String, reason: String)
         case cannotCreate(path: String, reason: String)
+        /// The key file may be read or changed by others: its permission bits are `mode`.
+        case exposed(path: String, mode: UInt32)
+        /// The key file belongs to `owner`, not to the effective user `user`; `mode` as above.
+        case foreignOwner(path: String, owner: UInt32, user: UInt32, mode: UInt32)
 
         public var description: String {
             switch self {
             case .malformed(let source, let reason):
-                "The group key in \(source) is not usable: \(reason). A key is 32 random bytes in standard base64 (44 characters); make one with `baton key --new` or copy another machine's with `baton key --import KEY`."
+                "The group key in \(source) is not usable: \(reason). A key is 32 random bytes in standard base64 (44 characters); make one with `baton key --new`, or copy another machine's: paste what `baton key` prints there into `baton key --import -` here."
             case .unreadable(let path, let reason):
                 "Cannot read the group key file \(path): \(reason)."
             case .cannotCreate(let path, let reason):
                 "Cannot create the group key file \(path): \(reason); set BATON_KEY or pass --key-file."
+            case .exposed(let path, let mode):
+                "The group key file \(path) is \(Self.exposure(mode)) (mode \(Self.octal(mode))); run: chmod 600 \(Self.quoted(path))"
+            case .foreignOwner(let path, let owner, let user, let mode):
+                "The group key file \(path) belongs to another user (\(Self.name(owner))), not to you (\(Self.name(user))); run: "
+                    + (user == 0 ? "" : "sudo ") + "chown \(Self.userName(user) ?? String(user)) \(Self.quoted(path))"
+                    + (mode & 0o077 == 0 ? "" : " && chmod 600 \(Self.quoted(path))")
+            }
+        }
+
+        /// Who besides the owner may do what: "readable by others", "writable by others".
+        private static func exposure(_ mode: UInt32) -> String {
+            if mode & 0o044 != 0 { return "readable by others" }
+            if mode & 0o022 != 0 { return "writable by others" }
+            return "open to others"
+        }
+
+        /// 0o644 as "0644".
+        private static func octal(_ mode: UInt32) -> String {
+            let digits = String(mode & 0o7777, radix: 8)
+            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        }
+
+        /// A path as one shell word: in single quotes, any single quote in it spelled '\''.
+        static func quoted(_ path: String) -> String {
+            "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+
+        /// "uid 1000, bob", or "uid 1234" for a uid without a name.
+        private static func name(_ uid: UInt32) -> String {
+            "uid \(uid)" + (userName(uid).map { ", \($0)" } ?? "")
+        }
+
+        /// The login name of `uid` (getpwuid_r: other threads may look users up too), or nil.
+        private static func userName(_ uid: UInt32) -> String? {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            return buffer.withUnsafeMutableBufferPointer { storage -> String? in
+                var entry = passwd()
+                var found: UnsafeMutablePointer<passwd>?
+                guard let base = storage.baseAddress, getpwuid_r(uid_t(uid), &entry, base, storage.count, &found) == 0,
+                    found != nil, let name = entry.pw_name
+                else { return nil }
+                return String(cString: name)
             }
         }
     }
@@ -71,14 +125,22 @@ public struct GroupKey: Equatable, Sendable {
 
     /// The default key file: `$XDG_CONFIG_HOME/baton/group.key` or `~/.config/baton/group.key`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        (defaultFolder(environment: environment) as NSString).appendingPathComponent("group.key")
+    }
+
+    /// Baton's own folder, which holds the default key and is kept at 0700:
+    /// `$XDG_CONFIG_HOME/baton`, or `~/.config/baton` when `XDG_CONFIG_HOME` is unset, empty or
+    /// relative (the XDG Base Directory spec calls a relative one invalid: it would name a
+    /// different folder in every working directory).
+    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let config: String
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             config = xdg
         } else {
             let home = environment["HOME"] ?? NSHomeDirectory()
             config = (home as NSString).appendingPathComponent(".config")
         }
-        return ((config as NSString).appendingPathComponent("baton") as NSString).appendingPathComponent("group.key")
+        return (config as NSString).appendingPathComponent("baton")
     }
 
     /// Finds the key as docs/PROTOCOL.md orders it, creating the default file on first use.
@@ -91,13 +153,15 @@ public struct GroupKey: Equatable, Sendable {
         if let text = environment["BATON_KEY"], !text.isEmpty {
             return (try GroupKey(base64: text, source: "BATON_KEY"), .environment)
         }
-        let path = defaultPath(environment: environment)
-        if FileManager.default.fileExists(atPath: path) {
-            return (try read(path: path), .file(path))
+        let folder = defaultFolder(environment: environment)
+        let path = (folder as NSString).appendingPathComponent("group.key")
+        if let key = try readIfPresent(path: path) {
+            _ = try? Self.keepPrivate(folder: folder, for: path)  // reading stays safe without it
+            return (key, .file(path))
         }
         let key = GroupKey.random()
         do {
-            try key.write(to: path, replace: false)
+            try key.write(to: path, replace: false, privateFolder: true)
         } catch LoadError.cannotCreate(_, let reason) where reason.contains("exists") {
             // Another process created it first: use theirs.
             return (try read(path: path), .file(path))
@@ -105,28 +169,67 @@ public struct GroupKey: Equatable, Sendable {
         return (key, .created(path))
     }
 
-    /// Reads a key file.
+    /// Reads a key file: a regular file of the effective user that no one else may read or
+    /// change, checked on the open descriptor (`fstat`), so the file checked is the file read.
     public static func read(path: String) throws(LoadError) -> GroupKey {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw .unreadable(path: path, reason: Self.reason(error))
+        guard let key = try readIfPresent(path: path) else {
+            throw .unreadable(path: path, reason: RegularFile.Problem.reason(ENOENT))
         }
-        return try GroupKey(base64: text, source: path)
+        return key
     }
 
-    /// Writes the key with mode 0600 (its folder 0700), atomically: a reader never sees half
-    /// a key. Without `replace`, an existing file is left alone and `cannotCreate` says
-    /// "it already exists" (two processes creating the default key race, and one wins).
+    /// `read(path:)`, or nil when nothing is at `path`.
+    private static func readIfPresent(path: String) throws(LoadError) -> GroupKey? {
+        let file: RegularFile
+        do throws(RegularFile.Problem) {
+            file = try RegularFile(openingForReading: path)
+        } catch {
+            if error == .missing { return nil }
+            throw loadError(error, path: path)
+        }
+        let user = geteuid()
+        if file.owner != user {
+            throw .foreignOwner(path: path, owner: file.owner, user: user, mode: file.permissions)
+        }
+        if file.permissions & 0o077 != 0 { throw .exposed(path: path, mode: file.permissions) }
+        let bytes: [UInt8]
+        do throws(RegularFile.Problem) {
+            bytes = try file.readAll(limit: 4096)  // a key file is 45 bytes; no need to read a big one
+        } catch {
+            throw loadError(error, path: path)
+        }
+        return try GroupKey(base64: String(decoding: bytes, as: UTF8.self), source: path)
+    }
+
+    private static func loadError(_ problem: RegularFile.Problem, path: String) -> LoadError {
+        switch problem {
+        case .missing: .unreadable(path: path, reason: RegularFile.Problem.reason(ENOENT))
+        case .notRegular(let kind): .unreadable(path: path, reason: "it is \(kind), not a regular file")
+        case .tooLarge: .malformed(source: path, reason: "the file is over 4 KB")
+        case .system(let code): .unreadable(path: path, reason: RegularFile.Problem.reason(code))
+        }
+    }
+
+    /// Writes the key with mode 0600, atomically: a reader never sees half a key. Without
+    /// `replace`, an existing file is left alone and `cannotCreate` says "it already exists"
+    /// (two processes creating the default key race, and one wins). A missing folder is made
+    /// 0700; Baton's own folder (`defaultFolder()`) is also put back to 0700 when it is not.
     public func write(to path: String, replace: Bool) throws(LoadError) {
         let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .cannotCreate(path: path, reason: Self.reason(error))
+        try write(to: path, replace: replace, privateFolder: folder == Self.defaultFolder())
+    }
+
+    private func write(to path: String, replace: Bool, privateFolder: Bool) throws(LoadError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .cannotCreate(path: path, reason: Self.reason(error))
+            }
         }
+        if privateFolder { try Self.keepPrivate(folder: folder, for: path) }
         do {
             try AtomicFile.write(Array((base64 + "\n").utf8), to: path, mode: 0o600, replace: replace)
         } catch {
@@ -134,6 +237,22 @@ public struct GroupKey: Equatable, Sendable {
             case .incompleteWrite: throw .cannotCreate(path: path, reason: "the write did not complete")
             default: throw .cannotCreate(path: path, reason: error.reason)
             }
+        }
+    }
+
+    /// Makes `folder` 0700 when it is this user's and has any group or other bit; refuses one
+    /// that belongs to someone else, who could swap the key file in it.
+    private static func keepPrivate(folder: String, for path: String) throws(LoadError) {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
+        guard info.st_uid == geteuid() else {
+            throw .cannotCreate(path: path, reason: "its folder \(folder) belongs to another user (uid \(info.st_uid))")
+        }
+        if info.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
+            throw .cannotCreate(path: path, reason: "cannot make its folder \(folder) private: \(RegularFile.Problem.reason(errno))")
         }
     }
 

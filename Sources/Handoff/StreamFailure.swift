@@ -33,7 +33,7 @@ public enum StreamFailure: Error, Equatable, Hashable, Sendable, CustomStringCon
         case .invalidRequest(let reason):
             return "The offer cannot be fetched: \(reason)."
         case .authenticationFailed:
-            return "The source did not prove that it has this machine's group key: both machines need the same key (copy it with `baton key --import KEY`)."
+            return "The source did not prove that it has this machine's group key: both machines need the same key: paste what `baton key` prints on one into `baton key --import -` on the other."
         case .notFound:
             return "The source no longer keeps this revision of the activity (it was saved again since, or stopped being offered); continue it again to fetch the latest."
         case .refused(let code, let message):

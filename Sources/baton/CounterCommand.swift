@@ -43,7 +43,9 @@ struct EditCommand: AsyncParsableCommand {
             Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
             Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
             A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
-            name in the current folder, asking before replacing a different file.
+            name in the current folder, asking before replacing a different file. Only regular \
+            files up to 64 MB are opened (a FIFO, socket or device is refused); a symbolic link is \
+            followed, and saving writes its target, keeping the link.
             """)
 
     @OptionGroup var session: SessionOptions

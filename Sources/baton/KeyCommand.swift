@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Handoff
+import HandoffCLI
 
 /// `baton key`: show, import or renew the group key.
 struct KeyCommand: ParsableCommand {
@@ -10,16 +11,25 @@ struct KeyCommand: ParsableCommand {
         discussion: """
             Baton encrypts every datagram with a key derived from this group key, and ignores \
             datagrams sealed with any other. The key lives in ~/.config/baton/group.key (or \
-            $XDG_CONFIG_HOME/baton/group.key, mode 0600), made on first use.
+            $XDG_CONFIG_HOME/baton/group.key, mode 0600, in a folder kept at 0700), made on first use.
 
               baton key                    print this machine's key
-              baton key --import KEY       use another machine's key here
+              baton key --import -         use another machine's key: paste it, or pipe it
               baton key --new              make a fresh key (others must import it again)
 
-            Copy the key over a channel you trust: anyone who has it can read and send activities.
+            `baton key` prints the key alone on standard output (its hints go to standard \
+            error), so one pipe copies it from this machine to another:
+
+              baton key | ssh OTHER baton key --import -
+
+            Copy the key over a channel you trust: anyone who has it can read and send activities. \
+            `--import KEY` also works, but leaves the key in your shell history. A key file that \
+            others may read, or that belongs to another user, is refused with the command that fixes it.
             """)
 
-    @Option(name: .customLong("import"), help: ArgumentHelp("Use this key (44 characters of base64).", valueName: "key"))
+    @Option(name: .customLong("import"), help: ArgumentHelp(
+        "Use another machine's key: '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
+        valueName: "-|key"))
     var importKey: String?
 
     @Flag(help: "Replace the key with a fresh random one.")
@@ -35,7 +45,15 @@ struct KeyCommand: ParsableCommand {
     func run() throws {
         let path = keyFile ?? GroupKey.defaultPath()
         if let importKey {
-            let key = try GroupKey(base64: importKey, source: "--import")
+            let key: GroupKey
+            if importKey == "-" {
+                if isatty(STDIN_FILENO) == 1 {
+                    hint("Paste the group key (44 characters of base64) and press Enter:")
+                }
+                key = try KeyInput.read()
+            } else {
+                key = try GroupKey(base64: importKey, source: "--import")
+            }
             try key.write(to: path, replace: true)
             print("Imported. \(path) now holds the shared key; baton here will see peers that use it.")
             return
@@ -44,17 +62,23 @@ struct KeyCommand: ParsableCommand {
             let key = GroupKey.random()
             try key.write(to: path, replace: true)
             print(key.base64)
-            print("A new key is in \(path). On each machine that should see this one, run:\n  baton key --import \(key.base64)")
+            hint("A new key is in \(path). On each machine that should see this one, \(KeyInput.howToCopy)")
             return
         }
         if keyFile == nil, let env = ProcessInfo.processInfo.environment["BATON_KEY"], !env.isEmpty {
             let key = try GroupKey(base64: env, source: "BATON_KEY")
             print(key.base64)
-            print("(from BATON_KEY, which takes the place of \(path))")
+            hint("(from BATON_KEY, which takes the place of \(path))")
             return
         }
         let (key, source) = try GroupKey.load(keyFile: keyFile)
         print(key.base64)
-        print("(\(source)) To let another machine see this one, run there:\n  baton key --import \(key.base64)")
+        hint("(\(source)) To let another machine see this one, \(KeyInput.howToCopy)")
+    }
+
+    /// A line for the person, on standard error: standard output is the key alone, to pipe.
+    private func hint(_ text: String) {
+        fflush(nil)  // the key first, also where both streams go to one file
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
