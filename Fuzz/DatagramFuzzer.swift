@@ -17,7 +17,11 @@
 //
 // Besides "no trap", each mode checks what an accepted input promises: a decoded message
 // re-encodes to a canonical payload that decodes to the same bytes; a read plist's
-// canonical bytes read back to the same value; the center counts every datagram once.
+// canonical bytes read back to the same value; what a plist or payload decodes to holds no
+// more string and data bytes, counted at every use, than the reader's budget for its size
+// (the memory a datagram can cost a receiver); the center counts every datagram once.
+// `scripts/fuzz` also runs this target with a per-allocation limit (`-malloc_limit_mb`), so
+// an input that makes any one buffer balloon stops the run.
 import Foundation
 import Handoff
 
@@ -76,6 +80,9 @@ private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
         _ = error.description
         return
     }
+    if let record = decoded.message.published?.record {
+        checkBudget(.dictionary(record.userInfo), input: plaintext.count)
+    }
     guard decoded.message.kind == kind, decoded.header.kind == kind else {
         fatalError("decoded a \(decoded.message.kind) message from a \(kind) datagram")
     }
@@ -101,6 +108,7 @@ private func readPlist(_ bytes: [UInt8]) {
         _ = error.description
         return
     }
+    checkBudget(value, input: bytes.count)
     // What was accepted is within the limits, so its canonical bytes (when small enough) read back the same.
     let canonical = writer.write(value)
     guard canonical.count <= reader.limits.maxBytes else { return }
@@ -110,6 +118,26 @@ private func readPlist(_ bytes: [UInt8]) {
         }
     } catch {
         fatalError("accepted \(value), but its canonical bytes are refused: \(error)")
+    }
+}
+
+/// Fails when `value`, read from `input` bytes, unfolds to more string and data bytes than the reader allows.
+private func checkBudget(_ value: PropertyListValue, input: Int) {
+    let budget = reader.limits.expandedByteBudget(forInputOf: input)
+    let unfolded = unfoldedBytes(value)
+    guard unfolded <= budget else {
+        fatalError("\(input) bytes decoded to \(unfolded) bytes of strings and data, over the budget of \(budget)")
+    }
+}
+
+/// The UTF-8 bytes of every string (dictionary keys included) and the bytes of every data in `value`, at every use.
+private func unfoldedBytes(_ value: PropertyListValue) -> Int {
+    switch value {
+    case .string(let string): string.utf8.count
+    case .data(let data): data.count
+    case .array(let elements): elements.reduce(0) { $0 + unfoldedBytes($1) }
+    case .dictionary(let entries): entries.reduce(0) { $0 + $1.key.utf8.count + unfoldedBytes($1.value) }
+    case .integer, .real, .boolean, .date: 0
     }
 }
 
