@@ -83,10 +83,10 @@ struct PeerTextTests {
         #expect(PeerText.visible(shown) == shown)
     }
 
-    @Test("The blocks answered without a property lookup agree with the properties, over all of Unicode")
+    @Test("The blocks answered without a property lookup agree with the properties, across the BMP (where they all are)")
     func fastPathAgrees() {
         var disagreements: [String] = []
-        for value in UInt32(0)...0x10FFFF {
+        for value in UInt32(0)...0xFFFF {
             guard let scalar = Unicode.Scalar(value) else { continue }
             if PeerText.hazard(of: scalar) != PeerText.classify(scalar) { disagreements.append(String(value, radix: 16)) }
         }
