@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "HandoffCLI",
             dependencies: [
-                "Handoff", "HandoffMulticast", "BatonResources", "TerminalUI",
+                "Handoff", "HandoffMulticast", "BatonResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,8 +107,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff"]),
-        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "TerminalUI"]),
+        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff", "HandoffTesting"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",
             dependencies: [

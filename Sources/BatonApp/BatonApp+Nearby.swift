@@ -1,3 +1,4 @@
+import Handoff
 import TerminalUI
 
 extension BatonApp {
@@ -7,10 +8,17 @@ extension BatonApp {
     }
 
     /// Takes a new list of nearby activities, newest first, keeping the list's selection on the
-    /// same activity, or at the same place when that one left.
+    /// same activity, or at the same place when that one left. Titles and peer names are kept
+    /// made visible (`PeerText.visible`).
     static func replaceNearby(with items: [NearbyItem], _ model: inout AppModel) {
         let old = model.nearby
-        model.nearby = items.sorted { a, b in
+        let visible = items.map { item in
+            var item = item
+            item.title = PeerText.visible(item.title)
+            item.peerName = PeerText.visible(item.peerName)
+            return item
+        }
+        model.nearby = visible.sorted { a, b in
             if a.savedAt != b.savedAt { return a.savedAt > b.savedAt }
             return a.id < b.id
         }

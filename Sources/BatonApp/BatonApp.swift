@@ -1,3 +1,4 @@
+import Handoff
 import TerminalUI
 
 /// The app as model / message / update / view, in the manner of Bubble Tea: `update` changes
@@ -8,6 +9,11 @@ public enum BatonApp {
     ///
     /// `.publish` comes first whenever the session's published state (type, title or
     /// userInfo, which includes the editor's cursor) changed.
+    ///
+    /// Peer text enters the model here, through `PeerText.visible`: the nearby items' titles and
+    /// peer names, the names in `.continued` and `.continuedElsewhere` (and `Session`'s
+    /// `continuedFrom`), so what the panels and the message line draw shows every invisible
+    /// and bidi character; `ScreenBuffer` still makes controls inert in whatever it draws.
     @discardableResult
     public static func update(_ model: inout AppModel, _ message: AppMessage) -> [AppCommand] {
         // A session that is not handed off publishes nothing, so there is nothing to compare.
@@ -41,7 +47,7 @@ public enum BatonApp {
             model.publishProblem = problem
             commands = []
         case .continuedElsewhere(let peerName):
-            model.show("Continued on \(peerName)")
+            model.show("Continued on \(PeerText.visible(peerName))")
             commands = []
         case .continued(let session, let peerName):
             model.session = session
@@ -49,7 +55,7 @@ public enum BatonApp {
             model.pendingSave = nil
             model.handoffOff = nil  // a new session, handed off like any other
             model.publishProblem = nil
-            model.show("Continued from \(peerName)")
+            model.show("Continued from \(PeerText.visible(peerName))")
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             commands = [.startActivity]
         case .continueFailed(let reason):

@@ -1,3 +1,4 @@
+import Handoff
 import TerminalUI
 
 /// Draws the progress of a continue over the session, once it has taken long enough to show:
@@ -62,7 +63,7 @@ enum ContinuePanel {
         if width < percentColumns + 4 { bar = TransferText.percent(state.progress?.fraction ?? 0) }
         // (keep: lower stays longer, text, style), in the order drawn.
         var lines: [(keep: Int, text: String, style: Style)] = [
-            (3, state.title.sanitizedForTerminal, Style(bold: true)),
+            (3, PeerText.visible(state.title), Style(bold: true)),
             (2, TransferText.source(state.peerName), .plain),
             (0, bar, .plain),
             (1, amounts, .plain),

@@ -6,7 +6,9 @@ public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible
     case containsSlash(String)
     /// `.` and `..` name directories, not files.
     case reserved(String)
-    /// The name contains a control character, which no file name should.
+    /// The name contains a control, bidi or invisible character (a `PeerText.Hazard` that
+    /// `PeerText.visible` would show), which no file name should: `notes\u{200B}.txt` would
+    /// look like `notes.txt`.
     case containsControlCharacter
     /// The name is longer than a file name may be.
     case tooLong(bytes: Int, limit: Int)
@@ -21,7 +23,7 @@ public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible
         case .reserved(let name):
             "“\(name)” is a directory name."
         case .containsControlCharacter:
-            "No control characters in a name."
+            "No control or invisible characters in a name."
         case .tooLong(let bytes, let limit):
             "The name is \(bytes) bytes, over the \(limit)-byte limit."
         }

@@ -1,4 +1,4 @@
-import TerminalUI
+import Handoff
 
 /// Rules for the file names the editor saves to.
 ///
@@ -16,8 +16,8 @@ public enum FileNames {
     }
 
     /// The base name of a name that came from a peer: everything up to the last `/` or `\`
-    /// removed; nil for an empty result, `.`, `..`, a name with control characters, or one
-    /// too long. `"../../etc/passwd"` → `"passwd"`.
+    /// removed; nil for an empty result, `.`, `..`, a name with control, bidi or invisible
+    /// characters, or one too long. `"../../etc/passwd"` → `"passwd"`.
     public static func safeBaseName(of name: String) -> String? {
         let parts = name.split(omittingEmptySubsequences: true) { $0 == "/" || $0 == "\\" }
         guard let last = parts.last.map(String.init) else { return nil }
@@ -35,7 +35,7 @@ public enum FileNames {
         if name.allSatisfy(\.isWhitespace) { return .empty }
         if name.contains("/") { return .containsSlash(name) }
         if name == "." || name == ".." { return .reserved(name) }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || TerminalSanitizer.isUnsafe($0) }) {
+        if PeerText.visible(name) != name {
             return .containsControlCharacter
         }
         let bytes = name.utf8.count

@@ -47,7 +47,8 @@ extension Session {
     /// reduced to a safe base name (`"../../etc/passwd"` → `"passwd"`; `""`, `"."`, `".."` → none),
     /// `filePath` stays nil, so Ctrl-S saves to that base name in the current directory (asking
     /// first when a different file is there) or asks for a name. The continued buffer counts as
-    /// unsaved here unless it is empty.
+    /// unsaved here unless it is empty. `peer`, the name shown as where it came from, is kept
+    /// made visible (`PeerText.visible`).
     public init?(activityType: String, userInfo: [String: PropertyListValue], from peer: String?) {
         switch activityType {
         case Self.counterActivityType:
@@ -64,7 +65,7 @@ extension Session {
                 filePath: nil,
                 fileName: userInfo["fileName"]?.stringValue.flatMap(FileNames.safeBaseName(of:)),
                 isDirty: !buffer.isEmpty,
-                continuedFrom: peer))
+                continuedFrom: peer.map(PeerText.visible)))
         default:
             return nil
         }

@@ -35,9 +35,9 @@ public enum TransferText {
         return HandoffError.size(Int(bytesPerSecond)) + "/s"
     }
 
-    /// "from alice@laptop", the name made inert and kept to `maximum` columns.
+    /// "from alice@laptop", the name made visible (`PeerText.visible`) and kept to `maximum` columns.
     public static func source(_ peerName: String, maximum: Int = 32) -> String {
-        "from " + peerName.sanitizedForTerminal.truncated(toColumns: maximum)
+        "from " + PeerText.visible(peerName).truncated(toColumns: maximum)
     }
 
     /// "resumed 2×" after dropped connections; nil when none was dropped.

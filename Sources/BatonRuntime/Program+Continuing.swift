@@ -46,13 +46,13 @@ extension Program {
         let task = Task { [weak self, inbox, logger] in
             do {
                 let activity = try await fetch(entry, report)
-                logger.info("continued \(activity.activityType) from \(activity.peer?.name ?? "?")")
+                logger.info("continued \(PeerText.visible(activity.activityType)) from \(PeerText.visible(activity.peer?.name ?? "?"))")
             } catch {
                 let cancelled = Task.isCancelled || self?.continuing?.cancelled == true
                 if cancelled {
-                    logger.info("continue of \(id) cancelled")
+                    logger.info("continue of \(PeerText.visible(id)) cancelled")
                 } else {
-                    logger.warning("continue of \(id) failed: \(error)")
+                    logger.warning("continue of \(PeerText.visible(id)) failed: \(error)")
                     inbox.yield(.continueFailed((error as? HandoffError)?.description ?? "\(error)"))
                 }
             }
@@ -69,7 +69,7 @@ extension Program {
     /// Stops the continue under way, if any; its task ends with nothing restored and nothing posted.
     func cancelContinue() {
         guard var run = continuing, !run.cancelled else { return }
-        logger.info("cancelling the continue of \(run.id)")
+        logger.info("cancelling the continue of \(PeerText.visible(run.id))")
         run.cancelled = true
         run.task.cancel()
         run.waiter.cancel()

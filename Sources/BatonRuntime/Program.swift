@@ -157,7 +157,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     private func continuableItems() -> [NearbyItem] {
-        center.continuable.map(NearbyItem.init)
+        NearbyItem.items(center.continuable)
     }
 
     // MARK: Commands
@@ -236,14 +236,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// `continueActivity`, which the Program calls while performing a command, so changing
     /// the model here would run update inside update.
     public func restoreUserActivityState(_ activity: UserActivity) {
-        guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
+        let peerName = activity.peer.map { PeerText.visible($0.name) }
+        guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
         else { return }
-        inbox.yield(.continued(session, from: activity.peer?.name ?? "a peer"))
+        inbox.yield(.continued(session, from: peerName ?? "a peer"))
     }
 
     public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {
-        logger.info("continued on \(peer.name)")
-        inbox.yield(.continuedElsewhere(peerName: peer.name))
+        let name = PeerText.visible(peer.name)
+        logger.info("continued on \(name)")
+        inbox.yield(.continuedElsewhere(peerName: name))
     }
 
     // MARK: ApplicationDelegate
@@ -257,7 +259,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     public func didFailToContinue(activityType: String, error: HandoffError) {
-        logger.warning("continue of \(activityType) failed: \(error)")
+        logger.warning("continue of \(PeerText.visible(activityType)) failed: \(error)")
         // A continue of ours reports its own end, once (Program+Continuing).
         guard continuing == nil else { return }
         inbox.yield(.continueFailed(error.description))

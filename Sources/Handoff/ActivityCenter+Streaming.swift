@@ -49,7 +49,7 @@ extension ActivityCenter {
                 elapsed: ContinuousClock.now - started, resumes: resumes)
             Task { @MainActor in progress(update) }
         }
-        logger.info("fetching \(offer.size) bytes of \(described.activityID) from \(host):\(offer.port)")
+        logger.info("fetching \(offer.size) bytes of \(PeerText.visible(described.activityID)) from \(host):\(offer.port)")
         let limit = configuration.stateLimit
         let outcome: Result<ActivityRecord, HandoffError> = await Task.detached {
             // Off the main actor: the bytes arrive, are hashed and decoded here.
@@ -64,10 +64,10 @@ extension ActivityCenter {
         }.valueCancellingWith()
         switch outcome {
         case .success(let record):
-            logger.info("fetched \(described.activityID) revision \(record.revision)")
+            logger.info("fetched \(PeerText.visible(described.activityID)) revision \(record.revision)")
             return record
         case .failure(let error):
-            logger.warning("fetching \(described.activityID) failed: \(error)")
+            logger.warning("fetching \(PeerText.visible(described.activityID)) failed: \(error)")
             throw error
         }
     }

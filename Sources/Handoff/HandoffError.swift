@@ -3,7 +3,9 @@ import Foundation
 /// Why an activity could not be published or continued.
 ///
 /// Every case carries what a person needs to fix the problem, and `description`
-/// says it in one sentence.
+/// says it in one sentence. Many cases carry text a peer chose (its activity type, required
+/// keys, name, a refusal's message); the case keeps it as it came, and `description` shows it
+/// through `PeerText.visible`, so the sentence carries no control, bidi or invisible scalar.
 public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The activity type is not reverse-DNS (`dev.baton.counter`).
     case invalidActivityType(String)
@@ -34,7 +36,10 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The application delegate declined to continue the activity.
     case declined(type: String)
 
-    public var description: String {
+    public var description: String { PeerText.visible(sentence) }
+
+    /// The sentence, with the cases' text as it came.
+    private var sentence: String {
         switch self {
         case .invalidActivityType(let type):
             return "'\(type)' is not a valid activity type: use reverse-DNS, such as dev.baton.counter."

@@ -21,16 +21,19 @@ extension PropertyListValue {
         }
     }
 
-    /// This value as compact JSON text with sorted keys.
+    /// This value as compact JSON text with sorted keys, on one line, carrying no control,
+    /// bidi or invisible scalar: those (DEL, C1, U+2028, U+200B, tags, … — every
+    /// `PeerText.Hazard`) are written as `\uXXXX` escapes, as JSONSerialization already writes
+    /// C0. Read back, every string is exactly the one written.
     public var jsonText: String {
         let object = jsonObject
         guard JSONSerialization.isValidJSONObject(object) else {
             // A bare scalar: wrap, encode, unwrap.
             let data = (try? JSONSerialization.data(withJSONObject: [object], options: [.sortedKeys])) ?? Data("[]".utf8)
-            return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+            return PeerText.escapingHazards(inJSON: String(decoding: data.dropFirst().dropLast(), as: UTF8.self))
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        return PeerText.escapingHazards(inJSON: String(decoding: data, as: UTF8.self))
     }
 }
 

@@ -28,7 +28,10 @@ public enum StreamFailure: Error, Equatable, Hashable, Sendable, CustomStringCon
         return false
     }
 
-    public var description: String {
+    /// What happened, with text from the source (a refusal's message) shown through `PeerText.visible`.
+    public var description: String { PeerText.visible(sentence) }
+
+    private var sentence: String {
         switch self {
         case .invalidRequest(let reason):
             return "The offer cannot be fetched: \(reason)."

@@ -1,10 +1,11 @@
 import Foundation
 import Handoff
-import TerminalUI
 
 /// Turns an activity center's directory into lines: what appears, changes and goes (with the
 /// size of records fetched over the state stream), and the receive counters — as text for
-/// people or JSON lines for scripts.
+/// people or JSON lines for scripts. Peer text reaches a text line through `PeerText.visible`
+/// (a name that looks like another sender's gets the start of its sender ID, see
+/// `PeerText.nameLabels`), and a JSON line through `jsonText`, which escapes it.
 @MainActor
 public final class NearbyMonitor {
     public enum Format: Sendable { case text, json }
@@ -44,18 +45,25 @@ public final class NearbyMonitor {
         printStatisticsIfChanged()
     }
 
-    /// Compares the directory with what was printed, and prints the differences.
+    /// Compares the directory with what was printed, and prints the differences. Names are
+    /// told apart among what is nearby now and what just left: a newcomer whose name looks like
+    /// another sender's is printed with the start of its sender ID, and so is the other one
+    /// from its next line on.
     public func refresh() {
         let now = center.nearby
         let current = Dictionary(now.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let gone = known.values.filter { current[$0.id] == nil }.sorted { $0.id < $1.id }
+        let shown = now + gone
+        let names = PeerText.nameLabels(shown.map { ($0.record.peer.name, $0.senderID) })
+        let labels = Dictionary(zip(shown.map(\.id), names), uniquingKeysWith: { a, _ in a })
         for entry in now.reversed() {
             if let old = known[entry.id] {
-                if old.record != entry.record { emit("changed", entry) }
+                if old.record != entry.record { emit("changed", entry, label: labels[entry.id]) }
             } else {
-                emit("appeared", entry)
+                emit("appeared", entry, label: labels[entry.id])
             }
         }
-        for (id, old) in known where current[id] == nil { emit("gone", old) }
+        for old in gone { emit("gone", old, label: labels[old.id]) }
         known = current
     }
 
@@ -79,26 +87,29 @@ public final class NearbyMonitor {
         }
     }
 
-    private func emit(_ what: String, _ entry: NearbyActivity) {
+    private func emit(_ what: String, _ entry: NearbyActivity, label: String?) {
         write(Self.line(
             what, record: entry.record, sender: entry.senderID, source: entry.source, stateSize: entry.stateSize,
-            format: format, at: Date()))
+            format: format, at: Date(), peerLabel: label))
     }
 
     /// The line for an activity that `what` ("appeared", "changed" or "gone") at `time`.
     /// A record too large for a datagram shows its size: "(12 MB)" after the revision in
-    /// text, `"size": <bytes>` in JSON; its userInfo is then the OFFER's summary.
+    /// text, `"size": <bytes>` in JSON; its userInfo is then the OFFER's summary. The text
+    /// shows the peer as `peerLabel` (from `PeerText.nameLabels`), or its name made visible;
+    /// JSON always holds the name as sent, escaped.
     public nonisolated static func line(
         _ what: String, record r: ActivityRecord, sender: SenderID, source: String?, stateSize: Int?,
-        format: Format, at time: Date
+        format: Format, at time: Date, peerLabel: String? = nil
     ) -> String {
         switch format {
         case .text:
             let mark = what == "appeared" ? "+" : what == "changed" ? "~" : "-"
-            let title = r.title.map { " \"\(Self.inert($0))\"" } ?? ""
+            let title = r.title.map { " \"\(PeerText.visible($0))\"" } ?? ""
             let size = stateSize.map { " (\(HandoffError.size($0)))" } ?? ""
-            let info = what == "gone" ? "" : " " + Self.inert(PropertyListValue.dictionary(r.userInfo).jsonText)
-            return "\(Self.clock(time)) \(mark) \(r.activityType)\(title) from \(Self.inert(r.peer.name)) rev \(r.revision)\(size)\(info)"
+            let info = what == "gone" ? "" : " " + PeerText.visible(PropertyListValue.dictionary(r.userInfo).jsonText)
+            let peer = peerLabel ?? PeerText.visible(r.peer.name)
+            return "\(Self.clock(time)) \(mark) \(PeerText.visible(r.activityType))\(title) from \(peer) rev \(r.revision)\(size)\(info)"
         case .json:
             var fields: [String: PropertyListValue] = [
                 "event": .string(what), "time": .date(time), "activityID": .string(r.activityID),
@@ -116,9 +127,6 @@ public final class NearbyMonitor {
             return PropertyListValue.dictionary(fields).jsonText
         }
     }
-
-    /// Text from peers with control characters shown inert (␛, ␀, �), as the UI shows them.
-    nonisolated static func inert(_ text: String) -> String { text.sanitizedForTerminal }
 
     /// "10:04:05.123" (UTC).
     nonisolated static func clock(_ time: Date) -> String {

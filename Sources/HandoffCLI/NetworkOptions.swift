@@ -109,7 +109,12 @@ public struct NetworkOptions: ParsableArguments {
 }
 
 /// A failure to report in one sentence and exit with status 1.
+/// A command's failure, as the one message printed to stderr. Each line of it goes through
+/// `PeerText.visible`, so peer text in it (a type, a name) cannot act on the terminal.
 public struct CommandFailure: Error, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String) {
+        self.description = description.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { PeerText.visible(String($0)) }.joined(separator: "\n")
+    }
 }

@@ -138,7 +138,7 @@ extension BatonPeer {
                         case .saveFailed(_, let error):
                             printLine("refused: \(error)")
                         case .continued(_, let peer):
-                            printLine("continued by \(peer.name)")
+                            printLine("continued by \(PeerText.visible(peer.name))")
                         case .sendFailed(let reason):
                             printLine("send failed: \(reason)")
                         case .nearbyChanged:

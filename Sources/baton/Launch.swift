@@ -78,15 +78,15 @@ struct Launch {
                 center: center, type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
             switch outcome {
             case .continued(let activity):
-                guard let restored = Session(
-                    activityType: activity.activityType, userInfo: activity.userInfo, from: activity.peer?.name)
+                let peerName = activity.peer.map { PeerText.visible($0.name) }
+                guard let restored = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
                 else {
                     await center.shutdown()
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
                 session = restored
-                opening = [.continued(restored, from: activity.peer?.name ?? "a peer")]
-                logger.info("continued \(activity.activityType) from \(activity.peer?.name ?? "?")")
+                opening = [.continued(restored, from: peerName ?? "a peer")]
+                logger.info("continued \(PeerText.visible(activity.activityType)) from \(peerName ?? "?")")
             case .failed(let error):
                 await center.shutdown()
                 throw CommandFailure("\(error)")

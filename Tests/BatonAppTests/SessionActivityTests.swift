@@ -56,6 +56,11 @@ struct SessionActivityTests {
         ("a/..", nil),
         ("///", nil),
         ("bad\u{1B}[31m.txt", nil),
+        ("notes\u{200B}.txt", nil),
+        ("\u{202E}txt.exe", nil),
+        ("\u{3164}", nil),
+        ("tag\u{E0041}.txt", nil),
+        ("👨\u{200D}👩\u{200D}👧 ❤\u{FE0F}.txt", "👨\u{200D}👩\u{200D}👧 ❤\u{FE0F}.txt"),
         (String(repeating: "n", count: 300), nil),
     ] as [(String, String?)])
     func hostileFileNames(name: String, expected: String?) throws {
