@@ -39,14 +39,19 @@ public struct ActivityRecord: Equatable, Sendable {
     public static func isValidActivityID(_ id: String) -> Bool {
         let utf8 = id.utf8
         guard utf8.count == 36 else { return false }
-        for (index, byte) in utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
+        var index = 0
+        for byte in utf8 {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return false }
-            default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
-                else { return false }
+            } else {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    break
+                default:
+                    return false
+                }
             }
+            index += 1
         }
         return true
     }

@@ -48,6 +48,26 @@ struct HandoffBench {
         let codec = DatagramCodec(groupKey: GroupKey.random())
         let sender = SenderID.random()
         var sink = 0
+        // `handoff-bench decode [N]`: N opens+decodes of the 1 KB datagram, then N plist reads of
+        // its plaintext, and nothing else: short enough to count instructions under
+        // `valgrind --tool=callgrind`, which is repeatable on a busy machine where timings are not.
+        if CommandLine.arguments.dropFirst().first == "decode" {
+            let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
+            let message = HandoffMessage.announce(record(userInfoBytes: 1_000))
+            let now = Date()
+            let datagram = try codec.encode(message, senderID: sender, sequence: 1, sentAt: now)
+            let plaintext = DatagramCodec.plaintext(message, sentAt: now)
+            let reader = BinaryPropertyListReader()
+            let decode = measure(iterations: count, rounds: 1) {
+                if case .announce(let r)? = try? codec.decode(datagram, now: now).message { sink &+= r.revision }
+            }
+            let read = measure(iterations: count, rounds: 1) {
+                if case .dictionary(let d)? = try? reader.read(plaintext) { sink &+= d.count }
+            }
+            print(String(format: "1 KB datagram, %d times: open+decode %.2f µs, plist read alone %.2f µs", count, decode, read))
+            if sink == 42 { print("") }
+            return
+        }
         #if DEBUG
         let build = "DEBUG build (figures for BENCHMARKS.md come from -c release)"
         #else
