@@ -34,11 +34,13 @@ Kinds of a key holder (issue 9: an insider, or a buggy peer). Each states the re
 that follows issue 9 gives; the tests of issue 9 check what the victim still does, not only counts:
 
   expand-shared  ANNOUNCEs of dev.baton.counter whose userInfo holds an array of 7,500
-                 references to ONE 29,000-byte string: a 36.6 KB plaintext that unfolds into
-                 217.5 MB of string bytes. A new activity id each.   -> malformedPayload
+                 references to ONE 29,000-byte string: a 36.9 KB plaintext that unfolds into
+                 217.5 MB of string bytes. Each activity id twice in a row: news, then an
+                 identical repeat (which receivers compare with what they hold)
+                                                                      -> malformedPayload
                  (the reader's byte budget; before it: accepted)
   expand-nested  the same with 500 references to one array of 500 references to one
-                 40,000-byte string: a 41 KB plaintext, 250,000 values, 10 GB unfolded
+                 40,000-byte string: a 41.4 KB plaintext, 250,000 values, 10 GB unfolded
                                                                       -> malformedPayload
   forge-sender   WITHDRAWs of nothing that carry the VICTIM's sender id and sequence 2^64-1:
                  the first is accepted, the others (same sequence)  -> replay
@@ -448,7 +450,10 @@ def insider_datagrams(kind: str, count: int, aead: ChaCha20Poly1305, rng: random
         template = plist(announce_payload(placeholder, "dev.baton.counter", 1, {"count": 1, "blob": blob},
                                           title=f"{kind}"))
         assert len(template) <= MAX_PLAINTEXT, len(template)
-        for i, body in enumerate(patched(template, placeholder, count, lambda _: new_id(rng))):
+        # Each activity twice in a row: the first is news (held, listed, printed), the second an
+        # identical repeat, which a receiver compares with what it holds.
+        ids = [new_id(rng) for _ in range((count + 1) // 2)]
+        for i, body in enumerate(patched(template, placeholder, count, lambda i: ids[i // 2])):
             yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "malformedPayload"
 
     elif kind == "forge-sender":
