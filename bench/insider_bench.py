@@ -308,6 +308,15 @@ def nearby_continue(b, a, count):
     if not listed or any("Nothing nearby" in line for line in b.lines()):
         b.write(b"\x1b")
         return False, f"b's nearby list: {shown or 'nothing'}"
+    # The selected row is marked ▸: down to bench-a's, when it is listed (else the first row, as a
+    # person would take what stands in its place).
+    for _ in range(5):
+        if not any("bench-a" in line for line in b.lines()) or any(
+                "▸" in line and "bench-a" in line for line in b.lines()):
+            break
+        before = b.lines()
+        b.write(b"\x1b[B")
+        wait_for(lambda: b.lines() != before, 1)
     b.write(b"\r")
     got = wait_for(lambda: shows_count(b.lines(), count), 3)
     told = got and wait_for(lambda: any("Continued on bench-b" in line for line in a.lines()), 3)
