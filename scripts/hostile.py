@@ -30,6 +30,60 @@ KIND is one of:
                  key (-> authenticationFailed), or, with --key, valid ANNOUNCEs of
                  com.evil.flood (-> accepted; undeclared, so never continuable)
 
+Kinds of a key holder (issue 9: an insider, or a buggy peer). Each states the reason a receiver
+that follows issue 9 gives; the tests of issue 9 check what the victim still does, not only counts:
+
+  expand-shared  ANNOUNCEs of dev.baton.counter whose userInfo holds an array of 7,500
+                 references to ONE 29,000-byte string: a 36.9 KB plaintext that unfolds into
+                 217.5 MB of string bytes. Each activity id twice in a row: news, then an
+                 identical repeat (which receivers compare with what they hold)
+                                                                      -> malformedPayload
+                 (the reader's byte budget; before it: accepted)
+  expand-nested  the same with 500 references to one array of 500 references to one
+                 40,000-byte string: a 41.4 KB plaintext, 250,000 values, 10 GB unfolded
+                                                                      -> malformedPayload
+  forge-sender   WITHDRAWs of nothing that carry the VICTIM's sender id and sequence 2^64-1:
+                 the first is accepted, the others (same sequence)  -> replay
+                 Before issue 9 the receivers then drop every datagram the victim sends as a
+                 replay; after it the victim is still heard and can still hand off.
+  hijack-revision ANNOUNCEs from another sender that carry the VICTIM's activity id: first a
+                 takeover (the victim's revision + 1; 10 datagrams, or half of a smaller count),
+                 then revision 2^63-1 (Int64.max) for the rest; userInfo count 666, peer
+                 mallory@evil, title Hijacked                       -> accepted
+                 After issue 9 the entry stays the owner's: the victim's own revisions are
+                 still heard, and its WITHDRAW still removes it.
+  future-savedat ANNOUNCEs of dev.baton.counter (count 666) whose savedAt is 365 days ahead,
+                 sentAt now (within the skew)                        -> accepted
+                 After issue 9 savedAt is clamped to arrival + the allowed skew (60 s).
+  query-flood    QUERYs (no types: every peer with a published activity answers), from a new
+                 sender id each, or from --senders N ids in turn      -> accepted
+                 After issue 9 answers are rate-limited per asker and in total.
+  escapes-all    ESC ] 52 (clipboard), CSI, 8-bit CSI U+009B, NUL, DEL, C1, CR LF TAB, bidi
+                 overrides and isolates, U+2028/2029, U+200B, U+2060, U+FEFF, tag characters
+                 (U+E0041) and the Hangul filler U+3164 in EVERY peer-controlled field, one
+                 sender and activity per field, taking turns:
+                   type         the activity type                   -> invalidValue (not reverse-DNS)
+                   title        the title                          -> accepted
+                   peer         peer name, host, app, appVersion   -> accepted
+                   activityID   the activity id                    -> invalidValue (not a UUID)
+                   userInfo     userInfo keys and values, nested   -> accepted
+                   required     requiredUserInfoKeys, keywords     -> accepted
+                   webpageURL   a javascript: URL                  -> invalidValue (not http(s))
+                   offer        an OFFER's title, summary and peer name (port 1: a fetch fails)
+                                                                   -> accepted
+                   impostor     a counter whose peer name is --victim-name + U+200B -> accepted
+                   continued    with --victim-activity: a CONTINUED of it from a hostile
+                                peer name                          -> accepted
+                 (The three invalidValue ones are accepted before issue 9's receive checks.)
+                 Names that `--from` must match carry no NUL (an argument cannot).
+
+The victim of forge-sender and hijack-revision is named with --victim-sender HEX,
+--victim-activity ID and --victim-revision N; whatever is not given is sniffed: hostile.py
+listens on the group (with the key) and takes the first ANNOUNCE or OFFER it hears (from
+--victim-name NAME, when given), for up to --sniff-timeout seconds, before sending.
+escapes-all sniffs the activity of --victim-name when it is given without --victim-activity.
+SIGTERM or SIGINT end the sending early; the JSON line then counts what was sent.
+
 Kinds that need a valid seal take the group key from --key or BATON_KEY. Datagrams go
 out with multicast TTL 1 and loop off, on --interface (default v0, the lab interface;
 SO_BINDTODEVICE and IP_MULTICAST_IF). It refuses to run outside a named network namespace
@@ -40,17 +94,22 @@ At the end it prints one JSON line on stdout, e.g.
     {"kind": "bit-flip", "sent": 10000, "seconds": 5.0, "expected": {"authenticationFailed": 9812, ...},
      "accepted": 0, "senders": 1}
 where "expected" counts the receiving rule each datagram breaks (or "accepted"), and a
-sentence on stderr. As a library: `datagrams(kind, count, key, rng)` yields
-(bytes, expected reason) and `Sender(...).send(iterable, rate)` sends them.
+sentence on stderr. With a sniffed victim the line also has "victim": {"sender", "activityID",
+"name", "type", "revision"}. As a library: `datagrams(kind, count, key, rng, victim=None,
+senders=0)` yields (bytes, expected reason), `sniff(...)` finds a victim, and
+`Sender(...).send(iterable, rate)` sends them.
 """
 import argparse
 import base64
+import dataclasses
 import datetime
 import errno
 import json
 import os
 import plistlib
 import random
+import select
+import signal
 import socket
 import struct
 import sys
@@ -73,11 +132,31 @@ PORT = 47788
 FLOOD_SENDERS = 100_000
 
 ACCEPTED = "accepted"
+INSIDER_KINDS = ["expand-shared", "expand-nested", "forge-sender", "hijack-revision", "future-savedat", "query-flood",
+                 "escapes-all"]
 KINDS = ["wrong-key", "bit-flip", "truncated-tag", "short", "bad-magic", "unknown-kind", "replay", "skew",
-         "oversize", "not-dict", "wrong-types", "undeclared", "escapes", "flood"]
+         "oversize", "not-dict", "wrong-types", "undeclared", "escapes", "flood"] + INSIDER_KINDS
 # Kinds whose datagrams must be sealed with the group key.
 NEEDS_KEY = {"bit-flip", "truncated-tag", "bad-magic", "unknown-kind", "replay", "skew", "oversize", "not-dict",
-             "wrong-types", "undeclared", "escapes"}
+             "wrong-types", "undeclared", "escapes"} | set(INSIDER_KINDS)
+# Kinds that act on a victim: what is not given is sniffed (see `sniff`).
+NEEDS_VICTIM = {"forge-sender": ("sender",), "hijack-revision": ("activity", "revision")}
+INT64_MAX = (1 << 63) - 1
+HIJACK_TAKEOVERS = 10  # hijack-revision's takeover datagrams before those of Int64.max
+UINT64_MAX = (1 << 64) - 1
+
+# expand-shared: 7,500 references to one 29,000-byte string (H1 of issue 9: 37 KB that took a
+# monitor from 31 to 100 MB); expand-nested: 500 references to one array of 500 references to
+# one 40,000-byte string (250,000 values: under the reader's 262,144 expanded values).
+SHARED_REFERENCES, SHARED_STRING = 7_500, 29_000
+NESTED_OUTER, NESTED_INNER, NESTED_STRING = 500, 500, 40_000
+
+# escapes-all: every kind of character a peer could use against a terminal, a log or a reader.
+OSC52 = "\x1b]52;c;SGVsbG8=\x07"            # sets the clipboard of whoever shows it
+HOSTILE_NO_NUL = (OSC52 + "osc" + "\x1b[2J\x1b[31mcsi" + "\x9b31mc1csi" + "\x7fdel" + "\x85\x9d0;t\x9cc1"
+                  + "\u202eedir\u202c" + "\u2066iso\u2069" + "ls\u2028ps\u2029" + "z\u200bw\u2060j\ufeff"
+                  + "tag\U000E0041\U000E007F" + "hangul\u3164" + "\r\n\tend")
+HOSTILE = HOSTILE_NO_NUL + "\x00nul"
 
 # Hostile text for the escapes kind: each is a title, a peer name and a userInfo string.
 ESCAPES = [
@@ -132,6 +211,76 @@ def plist(value) -> bytes:
     return plistlib.dumps(value, fmt=plistlib.FMT_BINARY, sort_keys=True)
 
 
+@dataclasses.dataclass
+class Victim:
+    """Who forge-sender and hijack-revision aim at: given on the command line, or sniffed."""
+    sender: bytes | None = None
+    activity: str | None = None
+    name: str | None = None
+    type: str = "dev.baton.counter"
+    revision: int | None = None
+
+    def summary(self) -> dict:
+        return {"sender": self.sender.hex() if self.sender else None, "activityID": self.activity,
+                "name": self.name, "type": self.type, "revision": self.revision}
+
+
+def new_id(rng: random.Random) -> str:
+    return str(uuid.UUID(bytes=rng.randbytes(16), version=4)).upper()
+
+
+def patched(template: bytes, placeholder: str, count: int, make_id):
+    """`count` copies of `template` with `placeholder` (same length as every id) replaced by make_id(i)."""
+    body = bytearray(template)
+    at = body.index(placeholder.encode())
+    for i in range(count):
+        body[at:at + len(placeholder)] = make_id(i).encode()
+        yield bytes(body)
+
+
+def escapes_specimens(rng: random.Random, victim: Victim | None):
+    """escapes-all: (label, kind, sender, payload, expected reason) for each peer-controlled field."""
+    saved = utc_now()
+    victim_name = (victim.name if victim and victim.name else None) or "alice@laptop"
+
+    def counter(label, count, **extra):
+        name = extra.pop("name", f"escapes-{label}")
+        info = extra.pop("user_info", {"count": count})
+        peer_info = extra.pop("peer_info", peer(name))
+        payload = announce_payload(extra.pop("activity", None) or new_id(rng), extra.pop("type", "dev.baton.counter"),
+                                   1, info, title=extra.pop("title", f"escapes {label}"), peer_info=peer_info,
+                                   saved_at=saved)
+        payload.update(extra)
+        return payload
+
+    everything = {"name": "escapes-peer " + HOSTILE_NO_NUL, "host": HOSTILE, "app": HOSTILE, "appVersion": HOSTILE}
+    specimens = [
+        ("type", ANNOUNCE, counter("type", 1, type="dev.\x1b]52;c;SGVsbG8=\x07evil\x1b[2J\u202e"), "invalidValue"),
+        ("title", ANNOUNCE, counter("title", 2, title=HOSTILE), ACCEPTED),
+        ("peer", ANNOUNCE, counter("peer", 3, peer_info=everything), ACCEPTED),
+        ("activityID", ANNOUNCE, counter("activityID", 4, activity="\x1b[2J" + new_id(rng) + "\u202e\x00"), "invalidValue"),
+        ("userInfo", ANNOUNCE, counter("userInfo", 5, user_info={
+            "count": 5, HOSTILE + "key": HOSTILE, "nested": [HOSTILE, {HOSTILE: HOSTILE, "n": [HOSTILE]}]}), ACCEPTED),
+        ("required", ANNOUNCE, counter("required", 6, requiredUserInfoKeys=[HOSTILE_NO_NUL + "missing"],
+                                       keywords=[HOSTILE, "k" + HOSTILE]), ACCEPTED),
+        ("webpageURL", ANNOUNCE, counter("webpageURL", 7, webpageURL="javascript:" + HOSTILE), "invalidValue"),
+        ("impostor", ANNOUNCE, counter("impostor", 42, name=victim_name + "\u200b", title="Counter: 42"), ACCEPTED),
+    ]
+    offer = {
+        "sentAt": utc_now(), "activityID": new_id(rng), "type": "dev.baton.editing", "revision": 1, "savedAt": saved,
+        "summary": {"fileName": HOSTILE, "cursorLine": 0, "cursorColumn": 0, HOSTILE: HOSTILE}, "title": HOSTILE,
+        "peer": {"name": "escapes-offer " + HOSTILE_NO_NUL, "host": HOSTILE, "app": HOSTILE, "appVersion": HOSTILE},
+        "size": 1000, "digest": rng.randbytes(32), "port": 1,
+    }
+    specimens.append(("offer", OFFER, offer, ACCEPTED))
+    if victim and victim.activity:
+        continued = {"sentAt": utc_now(), "activityID": victim.activity,
+                     "peer": {"name": "escapes-continued " + HOSTILE, "host": HOSTILE, "app": HOSTILE,
+                              "appVersion": HOSTILE}}
+        specimens.append(("continued", CONTINUED, continued, ACCEPTED))
+    return [(label, kind, rng.randbytes(16), payload, expected) for label, kind, payload, expected in specimens]
+
+
 def flipped_reason(position: int, flipped_byte: int) -> str:
     """The rule a sealed ANNOUNCE breaks once its byte `position` became `flipped_byte`."""
     if position < 4:
@@ -141,11 +290,17 @@ def flipped_reason(position: int, flipped_byte: int) -> str:
     return "authenticationFailed"
 
 
-def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random):
-    """Yields `count` (datagram, expected reason) pairs of `kind`."""
+def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, victim: Victim | None = None,
+              senders: int = 0):
+    """Yields `count` (datagram, expected reason) pairs of `kind`. `victim` names whom forge-sender,
+    hijack-revision and escapes-all aim at; `senders` is query-flood's number of sender ids (0: a new
+    one per datagram)."""
     aead = ChaCha20Poly1305(derive(key)) if key is not None else None
     if kind in NEEDS_KEY and aead is None:
         raise SystemExit(f"hostile.py: {kind} needs the group key (--key or BATON_KEY)")
+    if kind in INSIDER_KINDS:
+        yield from insider_datagrams(kind, count, aead, rng, victim or Victim(), senders)
+        return
     sender = rng.randbytes(16)
     activity = str(uuid.UUID(bytes=rng.randbytes(16), version=4)).upper()
     counter = lambda n: {"count": n}
@@ -280,6 +435,99 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random):
         raise SystemExit(f"hostile.py: unknown kind {kind!r}; one of {', '.join(KINDS)}")
 
 
+def insider_datagrams(kind: str, count: int, aead: ChaCha20Poly1305, rng: random.Random, victim: Victim,
+                      senders: int):
+    """The kinds of a key holder (issue 9); see the module's docstring."""
+    sender = rng.randbytes(16)
+    placeholder = "F" * 36  # an activity id's length; each datagram patches its own id in
+
+    if kind in ("expand-shared", "expand-nested"):
+        if kind == "expand-shared":
+            blob = ["S" * SHARED_STRING] * SHARED_REFERENCES  # plistlib writes the equal strings once
+        else:
+            inner = ["N" * NESTED_STRING] * NESTED_INNER      # and the same list object once
+            blob = [inner] * NESTED_OUTER
+        template = plist(announce_payload(placeholder, "dev.baton.counter", 1, {"count": 1, "blob": blob},
+                                          title=f"{kind}"))
+        assert len(template) <= MAX_PLAINTEXT, len(template)
+        # Each activity twice in a row: the first is news (held, listed, printed), the second an
+        # identical repeat, which a receiver compares with what it holds.
+        ids = [new_id(rng) for _ in range((count + 1) // 2)]
+        for i, body in enumerate(patched(template, placeholder, count, lambda i: ids[i // 2])):
+            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "malformedPayload"
+
+    elif kind == "forge-sender":
+        # A WITHDRAW of an activity nobody has is enough: what counts is the sequence.
+        for i in range(count):
+            body = plist({"sentAt": utc_now(), "activityID": new_id(rng)})
+            yield seal(aead, WITHDRAW, victim.sender, UINT64_MAX, body, rng), ACCEPTED if i == 0 else "replay"
+
+    elif kind == "hijack-revision":
+        takeover = (victim.revision or 0) + 1
+        for i in range(count):
+            revision = takeover if i < min(HIJACK_TAKEOVERS, (count + 1) // 2) else INT64_MAX
+            body = plist(announce_payload(victim.activity, victim.type, revision, {"count": 666}, title="Hijacked"))
+            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), ACCEPTED
+
+    elif kind == "future-savedat":
+        activity, saved = new_id(rng), utc_now(365 * 24 * 3600)
+        for i in range(count):
+            body = plist(announce_payload(activity, "dev.baton.counter", 1, {"count": 666}, title="From the future",
+                                          saved_at=saved))
+            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), ACCEPTED
+
+    elif kind == "query-flood":
+        ids = [rng.randbytes(16) for _ in range(senders)] if senders > 0 else None
+        sequences: dict[bytes, int] = {}
+        for i in range(count):
+            asker = ids[i % len(ids)] if ids else rng.randbytes(16)
+            sequences[asker] = sequences.get(asker, 0) + 1
+            yield seal(aead, QUERY, asker, sequences[asker], plist({"sentAt": utc_now()}), rng), ACCEPTED
+
+    elif kind == "escapes-all":
+        specimens = escapes_specimens(rng, victim)
+        for i in range(count):
+            label, message_kind, specimen_sender, payload, expected = specimens[i % len(specimens)]
+            payload = dict(payload, sentAt=utc_now())
+            yield seal(aead, message_kind, specimen_sender, i // len(specimens) + 1, plist(payload), rng), expected
+
+
+def sniff(key: bytes, group: str = GROUP, port: int = PORT, interface: str = "v0", name: str | None = None,
+          timeout: float = 10.0) -> Victim:
+    """The first ANNOUNCE or OFFER heard on the group (from peer `name`, when given), opened with the
+    group key: its sender id, activity id, peer name, type and revision. Exits when none comes in time."""
+    aead = ChaCha20Poly1305(derive(key))
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, interface.encode())
+    listener.bind(("", port))
+    index = socket.if_nametoindex(interface)
+    listener.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                        struct.pack("4s4si", socket.inet_aton(group), socket.inet_aton("0.0.0.0"), index))
+    deadline = time.monotonic() + timeout
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([listener], [], [], remaining)
+            if not ready:
+                break
+            datagram = listener.recv(65536)
+            if len(datagram) < MINIMUM or datagram[:4] != MAGIC or datagram[4] not in (ANNOUNCE, OFFER):
+                continue
+            head = datagram[:HEADER]
+            try:
+                payload = plistlib.loads(aead.decrypt(head[30:42], datagram[HEADER:], head))
+                found = Victim(sender=head[6:22], activity=payload["activityID"], name=payload["peer"]["name"],
+                               type=payload["type"], revision=payload["revision"])
+            except Exception:  # noqa: BLE001 - not a datagram of this group, or not a record
+                continue
+            if name is None or found.name == name:
+                return found
+    finally:
+        listener.close()
+    raise SystemExit(f"hostile.py: heard no ANNOUNCE or OFFER{' from ' + name if name else ''} within {timeout:g} s "
+                     "to take a victim from")
+
+
 def lab_namespace() -> str | None:
     """The name of the `ip netns` namespace this process runs in (a netlab host), or None."""
     try:
@@ -309,6 +557,11 @@ class Sender:
         self.socket.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
                                struct.pack("4s4si", socket.inet_aton(group), socket.inet_aton("0.0.0.0"), index))
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+        self.stopping = False
+
+    def stop(self, *_):
+        """Ends `send` after the datagram in hand (a signal handler)."""
+        self.stopping = True
 
     def send(self, items, rate: float | None):
         """Sends every (datagram, reason) of `items`, at most `rate` per second; returns (sent, expected, seconds)."""
@@ -316,6 +569,8 @@ class Sender:
         sent = 0
         start = time.monotonic()
         for datagram, reason in items:
+            if self.stopping:
+                break
             if rate:
                 due = start + sent / rate
                 ahead = due - time.monotonic()
@@ -351,10 +606,33 @@ def main() -> int:
     parser.add_argument("--prepare", action="store_true",
                         help="seal every datagram before sending the first, then print {\"event\": \"sending\"}: "
                              "the rate then holds on a busy machine")
+    victim = parser.add_argument_group("the victim (forge-sender, hijack-revision, escapes-all)")
+    victim.add_argument("--victim-sender", metavar="HEX", help="its 16-byte sender id, 32 hex digits (default: sniffed)")
+    victim.add_argument("--victim-activity", metavar="ID",
+                        help="its activity id (default: sniffed); escapes-all sends it a hostile CONTINUED")
+    victim.add_argument("--victim-revision", type=int, metavar="N", help="its revision (default: sniffed)")
+    victim.add_argument("--victim-name", metavar="NAME",
+                        help="sniff only this peer name; escapes-all's impostor imitates it (default: alice@laptop)")
+    victim.add_argument("--sniff-timeout", type=float, default=10, metavar="S",
+                        help="seconds to listen for the victim (10)")
+    parser.add_argument("--senders", type=int, default=0, metavar="N",
+                        help="query-flood: sender ids taking turns (default 0: a new one per datagram)")
+    parser.add_argument("--describe", action="store_true",
+                        help="escapes-all: print its specimens as one JSON line (label, message kind, peer name, "
+                             "type, expected reason) and exit without sending")
     args = parser.parse_args()
 
     if args.count < 0:
         parser.error("--count must be 0 or more")
+    if args.describe:
+        if args.kind != "escapes-all":
+            parser.error("--describe is for escapes-all")
+        victim = Victim(name=args.victim_name, activity=args.victim_activity)
+        specimens = [{"label": label, "kind": kind, "name": (payload.get("peer") or {}).get("name"),
+                      "type": payload.get("type"), "expected": expected}
+                     for label, kind, _, payload, expected in escapes_specimens(random.Random(0), victim)]
+        print(json.dumps({"specimens": specimens}))  # ASCII: every hostile character as \u escape
+        return 0
     if lab_namespace() is None and not args.allow_host_namespace:
         print("hostile.py: refusing to send outside a named network namespace (a netlab host); run it with "
               "`scripts/netlab exec LAB I scripts/hostile.py …`, or pass --allow-host-namespace", file=sys.stderr)
@@ -370,14 +648,39 @@ def main() -> int:
     # One stream per kind, so that two kinds sent with the same seed do not share a sender id.
     rng = random.Random(f"{args.seed}:{args.kind}") if args.seed is not None else random.Random()
     sender = Sender(args.group, args.port, args.interface)
-    items = datagrams(args.kind, args.count, key, rng)
+    target = Victim(sender=bytes.fromhex(args.victim_sender) if args.victim_sender else None,
+                    activity=args.victim_activity, name=args.victim_name, revision=args.victim_revision)
+    if args.victim_sender is not None and len(target.sender) != 16:
+        parser.error("--victim-sender must be 16 bytes (32 hex digits)")
+    sniffed = None
+    wanted = NEEDS_VICTIM.get(args.kind, ())
+    if args.kind == "escapes-all" and args.victim_name and not args.victim_activity:
+        wanted = ("activity",)
+    if any(getattr(target, field) is None for field in wanted):
+        sniffed = sniff(key, args.group, args.port, args.interface, args.victim_name, args.sniff_timeout)
+        target = Victim(sender=target.sender or sniffed.sender, activity=target.activity or sniffed.activity,
+                        name=target.name or sniffed.name, type=sniffed.type,
+                        revision=target.revision if target.revision is not None else sniffed.revision)
+    for signo in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signo, sender.stop)
+    items = datagrams(args.kind, args.count, key, rng, victim=target, senders=args.senders)
+    distinct = set()
+    if args.kind in INSIDER_KINDS:
+        def noting(pairs):
+            for datagram, reason in pairs:
+                distinct.add(datagram[6:22])
+                yield datagram, reason
+        items = noting(items)
     if args.prepare:
         items = list(items)
         print(json.dumps({"event": "sending"}), flush=True)
     sent, expected, seconds = sender.send(items, args.rate)
-    senders = min(args.count, FLOOD_SENDERS) if args.kind == "flood" else len(ESCAPES) if args.kind == "escapes" else 1
+    senders = min(args.count, FLOOD_SENDERS) if args.kind == "flood" else len(ESCAPES) if args.kind == "escapes" \
+        else len(distinct) if args.kind in INSIDER_KINDS else 1
     summary = {"kind": args.kind, "sent": sent, "seconds": round(seconds, 3), "expected": expected,
                "accepted": expected.get(ACCEPTED, 0), "senders": senders}
+    if wanted or sniffed:
+        summary["victim"] = target.summary()
     print(json.dumps(summary, sort_keys=True), flush=True)
     if not args.quiet:
         print(f"hostile.py: sent {sent} {args.kind} datagrams in {seconds:.1f} s "

@@ -39,6 +39,101 @@ def status_kb(pid, key="VmRSS"):
     return 0
 
 
+def cpu_ns(pid):
+    """CPU time of every thread of a process so far, in nanoseconds (the first field of each
+    /proc/PID/task/TID/schedstat): finer than the 10 ms ticks of /proc/PID/stat, so a 100 ms window
+    can tell 2 % of a core from 0. None when the process is gone. (A thread that ended between two
+    readings takes its time with it: a reading can be lower than the one before; callers clamp.)"""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+class Sampler:
+    """Samples processes every `period` s on a thread of its own: (time.monotonic(), VmRSS kB, VmHWM kB,
+    CPU ns) per pid, until stopped. With `kill_above_kb`, a process whose VmRSS goes over it is
+    SIGKILLed and noted in `killed` (a guard for the machine, when a receiver runs away with memory)."""
+
+    def __init__(self, pids, period=0.05, kill_above_kb=None):
+        import threading
+        self.pids, self.period, self.kill_above_kb = list(pids), period, kill_above_kb
+        self.samples = {pid: [] for pid in self.pids}
+        self.killed = {}
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        import signal
+        while not self.stopping.is_set():
+            for pid in self.pids:
+                rss, hwm, cpu = status_kb(pid), status_kb(pid, "VmHWM"), cpu_ns(pid)
+                if not rss or cpu is None:  # gone, or a zombie (no VmRSS) not reaped yet
+                    continue
+                with self.lock:
+                    self.samples[pid].append((time.monotonic(), rss, hwm, cpu))
+                if self.kill_above_kb and rss > self.kill_above_kb and pid not in self.killed:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    self.killed[pid] = (time.monotonic(), rss)
+            self.stopping.wait(self.period)  # the sampling period
+
+    def series(self, pid, since=None, until=None):
+        with self.lock:
+            return [s for s in self.samples[pid] if (since is None or s[0] >= since) and (until is None or s[0] <= until)]
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(2)
+
+
+def cpu_percent(series):
+    """% of one core between the first and last sample of a series from Sampler."""
+    if len(series) < 2 or series[-1][0] <= series[0][0]:
+        return float("nan")
+    return 100 * max(0, series[-1][3] - series[0][3]) / 1e9 / (series[-1][0] - series[0][0])
+
+
+def idle_from(series, start, baseline_kb, window=0.1, hold=0.5, cpu_limit=0.02, rss_margin_kb=10 * 1024):
+    """The first time t ≥ `start` from which the process stays idle for `hold` seconds, or None.
+
+    Idle: every `window` (100 ms, sliding from each sample) that starts in [t, t + hold − window]
+    used at most `cpu_limit` (2 %) of one core — 2 ms of CPU per 100 ms — and VmRSS stayed within
+    `rss_margin_kb` (10 MB) of `baseline_kb` at every sample in [t, t + hold]. `series` is a
+    Sampler series, sampled every 50 ms or faster."""
+    points = [s for s in series if s[0] >= start]
+    n = len(points)
+    busy = []
+    for j in range(n):
+        k = j
+        while k < n - 1 and points[k][0] - points[j][0] < window:
+            k += 1
+        span = points[k][0] - points[j][0]
+        used = max(0, points[k][3] - points[j][3]) / 1e9
+        busy.append(span < window / 2 or used > cpu_limit * span)
+    for i in range(n):
+        t = points[i][0]
+        if points[-1][0] < t + hold:
+            return None
+        quiet = all(not busy[j] for j in range(i, n) if points[j][0] <= t + hold - window)
+        small = all(points[j][1] <= baseline_kb + rss_margin_kb for j in range(i, n) if points[j][0] <= t + hold)
+        if quiet and small:
+            return t
+    return None
+
+
 def system_cpu():
     """/proc/stat's first line: user nice system idle iowait irq softirq steal, in ticks."""
     with open("/proc/stat") as f:

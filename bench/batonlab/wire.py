@@ -20,7 +20,9 @@ Standard library only, so the Swift end-to-end tests run it too (PYTHONPATH=benc
     python3 -m batonlab.wire tcp-fetch --to ADDR --port P
 
 `capture` prints `ready` once its socket is bound, then (with `--frames`) one line per frame,
-and on SIGTERM, SIGINT or after `--seconds` a last line: a JSON object with `"event": "summary"`.
+and on SIGTERM, SIGINT or after `--seconds` a last line: a JSON object with `"event": "summary"`
+(`byPortKind` counts Baton datagrams by bridge port and kind: what each host sent, e.g. the
+ANNOUNCEs a peer sent in answer to a QUERY flood).
 `probe-recv` prints `ready`, and a JSON object `{"event": "probe", "received": {size: count}}`
 when the sender's end marker arrives (or on a signal, or after `--seconds`).
 """
@@ -109,6 +111,7 @@ class Tally:
         self.over_baton_limit = 0
         self.by_kind = {}
         self.by_port = {}
+        self.by_port_kind = {}       # {port: {kind: datagrams}}: who sent which Baton messages
         self.examples = []           # a few datagrams over one frame, for messages
 
     def add(self, port, frame):
@@ -125,6 +128,8 @@ class Tally:
         if "kind" in frame:
             key = str(frame["kind"])
             self.by_kind[key] = self.by_kind.get(key, 0) + 1
+            kinds = self.by_port_kind.setdefault(port, {})
+            kinds[key] = kinds.get(key, 0) + 1
         if self.largest is None or frame["payload"] > self.largest["payload"]:
             self.largest = dict(frame, port=port)
         if frame["payload"] > BATON_LIMIT:
@@ -143,7 +148,7 @@ class Tally:
             "fragments": self.fragments, "fragmentedDatagrams": self.fragmented_datagrams,
             "overOneFrame": self.over_one_frame, "overBatonLimit": self.over_baton_limit,
             "oneFrameLimit": ONE_FRAME, "batonLimit": BATON_LIMIT,
-            "byKind": self.by_kind, "byPort": self.by_port, "examples": self.examples,
+            "byKind": self.by_kind, "byPort": self.by_port, "byPortKind": self.by_port_kind, "examples": self.examples,
             "socketPackets": (stats or (0, 0))[0], "socketDrops": (stats or (0, 0))[1],
         }
 

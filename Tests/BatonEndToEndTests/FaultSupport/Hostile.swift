@@ -37,14 +37,16 @@ enum Hostile {
     ///
     /// With `prepared`, hostile.py seals every datagram first and this returns once it starts
     /// sending: a fast flood then holds its rate while the machine is busy with the receivers.
+    /// `extra` are more options (`--victim-name e2e-a`, `--senders 1`, …).
     static func start(
         _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, prepared: Bool = false,
-        lab: Lab, host: Int
+        extra: [String] = [], lab: Lab, host: Int
     ) throws -> LabProcess {
         var arguments = ["python3", script, kind, "--count", String(count), "--rate", String(rate), "--quiet"]
         if let key { arguments += ["--key", key] }
         if let seed { arguments += ["--seed", String(seed)] }
         if prepared { arguments.append("--prepare") }
+        arguments += extra
         let process = try LabProcess("hostile-\(kind)", lab: lab, host: host, arguments, environment: ["BATON_KEY": ""])
         if prepared {
             try Wait.until("hostile.py to seal \(count) \(kind) datagrams", timeout: 60, interval: 0.02) {
@@ -74,9 +76,10 @@ enum Hostile {
 
     /// Runs hostile.py to the end and returns its summary.
     static func run(
-        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, lab: Lab, host: Int
+        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, extra: [String] = [],
+        lab: Lab, host: Int
     ) throws -> Summary {
-        let process = try start(kind, count: count, rate: rate, key: key, seed: seed, lab: lab, host: host)
+        let process = try start(kind, count: count, rate: rate, key: key, seed: seed, extra: extra, lab: lab, host: host)
         defer { process.stop() }
         return try finish(process, timeout: Double(count) / rate * 2 + 20)
     }

@@ -25,6 +25,11 @@ final class BridgeSniffer {
         var socketDrops: Int { int("socketDrops") }
         /// Baton datagrams by kind (1 ANNOUNCE … 5 OFFER).
         func count(kind: Int) -> Int { ((fields["byKind"] as? [String: Any])?[String(kind)] as? NSNumber)?.intValue ?? 0 }
+        /// Baton datagrams of `kind` that host `host` put on the bridge (through its port `pN`).
+        func count(host: Int, kind: Int) -> Int {
+            let ports = fields["byPortKind"] as? [String: Any]
+            return ((ports?["p\(host)"] as? [String: Any])?[String(kind)] as? NSNumber)?.intValue ?? 0
+        }
         /// Where the largest datagram came from and went, for messages.
         var largest: String { "\(fields["largest"] ?? [:])" }
 
