@@ -301,8 +301,9 @@ def nearby_continue(b, a, count):
     """Continues bench-a from b's nearby list (the newest entry: bench-a, or what hides it); whether b
     then shows `count` and a says "Continued on bench-b", and what b's list showed."""
     b.write(b"n")
-    listed = wait_for(lambda: any("bench-a" in line or "mallory" in line or "Nothing nearby" in line
-                                  for line in b.lines()), 3)
+    # The panel's own title, not just the name: the status line's "available nearby" notice names
+    # bench-a too, before the panel is drawn.
+    listed = wait_for(lambda: any("─ Nearby" in line for line in b.lines()), 3)
     shown = " / ".join(line.strip() for line in b.lines() if "bench-a" in line or "mallory" in line
                        or "Nothing nearby" in line)[:160]
     if not listed or any("Nothing nearby" in line for line in b.lines()):

@@ -42,16 +42,18 @@ that follows issue 9 gives; the tests of issue 9 check what the victim still doe
   expand-nested  the same with 500 references to one array of 500 references to one
                  40,000-byte string: a 41.4 KB plaintext, 250,000 values, 10 GB unfolded
                                                                       -> malformedPayload
-  forge-sender   WITHDRAWs of nothing that carry the VICTIM's sender id and sequence 2^64-1:
-                 the first is accepted, the others (same sequence)  -> replay
-                 Before issue 9 the receivers then drop every datagram the victim sends as a
-                 replay; after it the victim is still heard and can still hand off.
+  forge-sender   WITHDRAWs of nothing that carry the VICTIM's sender id and sequence 2^64-1,
+                 from this host's address; at a receiver that has heard the victim
+                                                                      -> wrongSource
+                 (the id is bound to the victim's address). Before issue 9 the first was
+                 accepted and receivers then dropped every datagram the victim sent as a replay.
   hijack-revision ANNOUNCEs from another sender that carry the VICTIM's activity id: first a
                  takeover (the victim's revision + 1; 10 datagrams, or half of a smaller count),
                  then revision 2^63-1 (Int64.max) for the rest; userInfo count 666, peer
-                 mallory@evil, title Hijacked                       -> accepted
-                 After issue 9 the entry stays the owner's: the victim's own revisions are
-                 still heard, and its WITHDRAW still removes it.
+                 mallory@evil, title Hijacked; at a receiver that has heard the victim
+                                                                      -> notOwner
+                 The entry stays the owner's: the victim's own revisions are still heard,
+                 and its WITHDRAW still removes it. (Before issue 9: accepted, and taken.)
   future-savedat ANNOUNCEs of dev.baton.counter (count 666) whose savedAt is 365 days ahead,
                  sentAt now (within the skew)                        -> accepted
                  After issue 9 savedAt is clamped to arrival + the allowed skew (60 s).
@@ -460,14 +462,14 @@ def insider_datagrams(kind: str, count: int, aead: ChaCha20Poly1305, rng: random
         # A WITHDRAW of an activity nobody has is enough: what counts is the sequence.
         for i in range(count):
             body = plist({"sentAt": utc_now(), "activityID": new_id(rng)})
-            yield seal(aead, WITHDRAW, victim.sender, UINT64_MAX, body, rng), ACCEPTED if i == 0 else "replay"
+            yield seal(aead, WITHDRAW, victim.sender, UINT64_MAX, body, rng), "wrongSource"
 
     elif kind == "hijack-revision":
         takeover = (victim.revision or 0) + 1
         for i in range(count):
             revision = takeover if i < min(HIJACK_TAKEOVERS, (count + 1) // 2) else INT64_MAX
             body = plist(announce_payload(victim.activity, victim.type, revision, {"count": 666}, title="Hijacked"))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), ACCEPTED
+            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "notOwner"
 
     elif kind == "future-savedat":
         activity, saved = new_id(rng), utc_now(365 * 24 * 3600)

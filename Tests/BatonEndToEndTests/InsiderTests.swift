@@ -483,9 +483,8 @@ struct Ring {
     /// says it was continued on e2e-b.
     func nearbyContinue(_ b: TmuxSession, count: Int, source: TmuxSession) throws -> NearbyContinue {
         try b.type("n")
-        let list = try b.waitForScreen("b's nearby list") { lines in
-            lines.contains { $0.contains("e2e-a") || $0.contains("mallory") || $0.contains("Nothing nearby") }
-        }
+        // The panel's own title: the status line's "available nearby" notice names e2e-a before the panel is drawn.
+        let list = try b.waitForScreen("b's nearby list") { lines in lines.contains { $0.contains("─ Nearby") } }
         let listed = list.filter { $0.contains("e2e-a") || $0.contains("mallory") || $0.contains("Nothing nearby") }
             .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " / ")
         guard !list.contains(where: { $0.contains("Nothing nearby") }) else {
