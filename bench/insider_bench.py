@@ -462,17 +462,7 @@ def main():
         run.lab.down()
         shutil.rmtree(run.scratch, ignore_errors=True)
 
-    results["load_after"] = os.getloadavg()
-    results["failures"] = run.failures
-    print(f"machine: {machine}")
-    print(f"programs: {args.bin_dir}")
-    print("load average before / after: " + " ".join(f"{x:.2f}" for x in load_before) + " / "
-          + " ".join(f"{x:.2f}" for x in results["load_after"]))
-    print(table)
-    for failure in run.failures:
-        print("failure:", failure)
-    print(json.dumps(results, sort_keys=True, default=str))
-    report.write_json(args.json, results)
+    report.finish(results, run.failures, table, args.json, print_json=True)
 
 
 if __name__ == "__main__":

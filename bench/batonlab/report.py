@@ -4,6 +4,7 @@ BENCHMARKS.md quotes these lines; keep their wording and precision when changing
 """
 
 import json
+import os
 import statistics
 
 
@@ -60,3 +61,20 @@ def write_json(path, results):
     if path:
         with open(path, "w") as f:
             json.dump(results, f, indent=1)
+
+
+def finish(results, failures, table, json_path, print_json=False):
+    """Ends a lab benchmark's output: the machine, the programs, the load before and after (taken
+    now), the table, each failure, then (when asked) the results as one JSON line, and the file."""
+    results["load_after"] = os.getloadavg()
+    results["failures"] = failures
+    print(f"machine: {results['machine']}")
+    print(f"programs: {results['bin_dir']}")
+    print("load average before / after: " + " ".join(f"{x:.2f}" for x in results["load_before"]) + " / "
+          + " ".join(f"{x:.2f}" for x in results["load_after"]))
+    print(table)
+    for failure in failures:
+        print("failure:", failure)
+    if print_json:
+        print(json.dumps(results, sort_keys=True, default=str))
+    write_json(json_path, results)
