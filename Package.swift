@@ -107,7 +107,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff", "HandoffTesting"]),
+        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff", "HandoffMulticast", "HandoffTesting"]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",

@@ -153,7 +153,7 @@ private func unfoldedBytes(_ value: PropertyListValue) -> Int {
     center.receive(ReceivedDatagram(bytes: datagram, source: "192.0.2.7:47788"), now: FuzzFixtures.now)
     centerInputs += 1
     let statistics = center.statistics
-    guard statistics.accepted + statistics.own + statistics.totalRejected == centerInputs else {
+    guard statistics.accepted + statistics.own + statistics.duplicate + statistics.totalRejected == centerInputs else {
         fatalError("the center counted \(statistics) for \(centerInputs) datagrams")
     }
     _ = center.directory.activities

@@ -21,6 +21,11 @@ to this machine's interfaces, so no multicast leaves the machine) and always rem
                /proc/PID/stat) over the period as a percentage of one core, and RSS
                (/proc/PID/status VmRSS sampled every 250 ms, and VmHWM).
 
+  --unicast    after the rest, key-to-peer again with host B dropping every packet to the
+               multicast group (nftables) and A's counter given B by `BATON_PEERS`: the same
+               presses by unicast, against the multicast figure of the same run (target:
+               p50 within 10 %).
+
 Python 3 with `cryptography`; the lab, meters, listener, terminal and report are bench/batonlab.
 """
 
@@ -28,6 +33,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,13 +50,25 @@ TARGETS = {
     "continue_over_version_ms": 60.0,
     "idle_cpu_percent": 0.5,
     "idle_rss_mb": 30.0,
+    "unicast_over_multicast_percent": 10.0,
 }
+GROUP = "239.255.77.88"
+TABLE = "benchpeers"
 
 
-def watched_counter(run, name):
+def drop_multicast(run, host):
+    """Host `host` drops every packet arriving for the group, as a network without multicast would."""
+    ns = run.lab.namespace(host)
+    for rule in (["add", "table", "ip", TABLE],
+                 ["add", "chain", "ip", TABLE, "input", "{ type filter hook input priority -10 ; }"],
+                 ["add", "rule", "ip", TABLE, "input", "ip", "daddr", GROUP, "counter", "drop"]):
+        subprocess.run(["ip", "netns", "exec", ns, "nft"] + rule, check=True, preexec_fn=lab.clean_child_signals)
+
+
+def watched_counter(run, name, env=None):
     """A counter `name` on host A and a listener on host B that has heard it; both stopped on failure."""
     listener = Listener("bench-listener", run.lab.namespace(2), run.peer, run.env, run.scratch, run.lifetime)
-    a = Counter(name, run.lab.namespace(1), run.baton, run.env)
+    a = Counter(name, run.lab.namespace(1), run.baton, env or run.env)
     try:
         a.wait_shown(0, 15)
         if not listener.wait_count(name, 0, 10):
@@ -62,15 +80,15 @@ def watched_counter(run, name):
         raise
 
 
-def key_to_peer(run, presses):
+def key_to_peer(run, presses, name="bench-a", env=None):
     """Starts A's counter and B's listener, presses `+` `presses` times; returns both and the figures."""
-    a, listener = watched_counter(run, "bench-a")
+    a, listener = watched_counter(run, name, env)
     try:
         writes = a.press_paced(presses, run.args.gap_ms / 1000)
-        if not listener.wait_count("bench-a", presses, 10):
-            print(f"warning: B heard only up to {listener.highest.get('bench-a')}", file=sys.stderr)
-        stamped, arrived, missed = listener.latencies("bench-a", writes)
-        lines = sum(1 for c, _, _ in listener.heard("bench-a") if c > 0)
+        if not listener.wait_count(name, presses, 10):
+            print(f"warning: B heard only up to {listener.highest.get(name)}", file=sys.stderr)
+        stamped, arrived, missed = listener.latencies(name, writes)
+        lines = sum(1 for c, _, _ in listener.heard(name) if c > 0)
         return a, listener, {"stamped": stamped, "arrived": arrived, "missed": missed, "lines": lines}
     except BaseException:
         a.stop()
@@ -137,6 +155,8 @@ def main():
     parser.add_argument("--skip-key-to-peer", action="store_true")
     parser.add_argument("--skip-continue", action="store_true")
     parser.add_argument("--skip-idle", action="store_true")
+    parser.add_argument("--unicast", action="store_true",
+                        help="key-to-peer again by unicast (--peer), multicast dropped on B")
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures as JSON")
     args = parser.parse_args()
 
@@ -190,6 +210,22 @@ def main():
                 a.stop()
             if listener:
                 listener.stop()
+        if args.unicast and "key_to_peer" in results:
+            drop_multicast(run, 2)
+            env = dict(run.env, BATON_PEERS="10.77.0.12")
+            a, listener, keys = key_to_peer(run, args.presses, "bench-u", env)
+            a.stop()
+            listener.stop()
+            results["key_to_peer_unicast"] = keys
+            s, m = keys["stamped"], results["key_to_peer"]["stamped"]
+            p50, m50 = report.percentile(s, 0.5), report.percentile(m, 0.5)
+            over = 100 * (p50 - m50) / m50
+            table.row(f"key → peer by unicast (--peer, multicast dropped on B), p50 / p99 / max ({len(s)} presses)",
+                      f"{p50:.1f} / {report.percentile(s, 0.99):.1f} / {max(s):.1f} ms")
+            table.row("  unicast p50 against multicast p50 (same run)", f"{over:+.1f} %",
+                      f"within {TARGETS['unicast_over_multicast_percent']:g} %",
+                      abs(over) <= TARGETS["unicast_over_multicast_percent"])
+            table.row("  presses never seen by unicast", f"{keys['missed']}", "0", keys["missed"] == 0)
         if not args.skip_idle:
             i = results["idle"] = idle(run)
             table.row(f"idle CPU over {i['seconds']:.0f} s",

@@ -17,8 +17,11 @@ KIND is one of:
   short          1-57 bytes (shorter than header and tag)               -> tooShort
   bad-magic      a valid-length datagram whose magic is not BTN1        -> badMagic
   unknown-kind   a sealed datagram whose kind byte is not 1-5           -> unknownKind
-  replay         one valid WITHDRAW (of an activity nobody has) sealed once, sent N times
-                 verbatim: the first is accepted, the others            -> replay
+  replay         one valid WITHDRAW (of an activity nobody has) sealed once with sequence 1,
+                 then one with sequence 1,000, then the first again verbatim N-2 times: the
+                 first two are accepted, the others (64 or more below the highest) -> replay
+                 (A copy of a datagram among the 64 sequences up to the highest counts as
+                 `duplicate` instead: the same datagram heard by multicast and unicast.)
   skew           valid ANNOUNCEs whose sentAt is two minutes off        -> clockSkew
   oversize       a sealed plaintext of 60,100-65,449 bytes (a valid ANNOUNCE padded) -> tooLarge
   not-dict       a sealed plist whose root is an array                  -> notADictionary
@@ -350,7 +353,10 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
         body = plist({"sentAt": utc_now(), "activityID": activity})
         datagram = seal(aead, WITHDRAW, sender, 1, body, rng)
         for i in range(count):
-            yield datagram, ACCEPTED if i == 0 else "replay"
+            if i == 1:
+                yield seal(aead, WITHDRAW, sender, 1_000, body, rng), ACCEPTED
+            else:
+                yield datagram, ACCEPTED if i == 0 else "replay"
 
     elif kind == "skew":
         for i in range(count):

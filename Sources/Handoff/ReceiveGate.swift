@@ -115,6 +115,9 @@ final class ReceiveGate: Sendable {
             case .wrongSource:
                 s.pending.statistics.count(.wrongSource)
                 return nil
+            case .duplicate:
+                s.pending.statistics.duplicate += 1
+                return nil
             }
             // The remembered revision of an activity, while it lasts; an expired one is forgotten.
             func remembered(_ id: String) -> Known? {

@@ -56,6 +56,9 @@ public struct ReceiveStatistics: Equatable, Sendable {
     public var accepted = 0
     /// Datagrams carrying this peer's own sender id (multicast loop).
     public var own = 0
+    /// Datagrams accepted once and heard again, e.g. by multicast and by unicast from a `--peer`:
+    /// dropped, but not a rejection.
+    public var duplicate = 0
     public var rejected: [RejectionReason: Int] = [:]
 
     public init() {}
@@ -72,9 +75,10 @@ public struct ReceiveStatistics: Equatable, Sendable {
     mutating func add(_ other: ReceiveStatistics) {
         accepted += other.accepted
         own += other.own
+        duplicate += other.duplicate
         rejected.merge(other.rejected, uniquingKeysWith: +)
     }
 
     /// True when nothing was counted.
-    var isEmpty: Bool { accepted == 0 && own == 0 && rejected.isEmpty }
+    var isEmpty: Bool { accepted == 0 && own == 0 && duplicate == 0 && rejected.isEmpty }
 }

@@ -17,15 +17,24 @@ public struct SenderTable: Sendable {
         case fresh
         /// The sequence is not above the highest accepted from this sender (replay or reorder).
         case replay
+        /// A sequence already accepted from this sender, among the last `window` up to its
+        /// highest: the same datagram heard again (by multicast and by unicast). Dropped, but
+        /// not a rejection.
+        case duplicate
         /// The sender id is bound to another source address.
         case wrongSource
     }
 
     private struct State {
         var highestSequence: UInt64
+        /// Bit n set: `highestSequence − n` was accepted.
+        var acceptedBelow: UInt64 = 1
         var lastAccepted: Date
         var source: String?
     }
+
+    /// How many sequences up to the highest are remembered as accepted, to tell a duplicate from a replay.
+    public static let window: UInt64 = 64
 
     public let limit: Int
     /// How long an entry lives after its sender's last accepted datagram.
@@ -45,13 +54,20 @@ public struct SenderTable: Sendable {
     public func verdict(sender: SenderID, sequence: UInt64, source: String?, at now: Date) -> Verdict {
         guard let state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime else { return .fresh }
         if let source, let bound = state.source, source != bound { return .wrongSource }
-        return sequence > state.highestSequence ? .fresh : .replay
+        if sequence > state.highestSequence { return .fresh }
+        let distance = state.highestSequence - sequence
+        if distance < Self.window, state.acceptedBelow & (1 << distance) != 0 { return .duplicate }
+        return .replay
     }
 
     /// Records that a datagram from `sender` with `sequence` was accepted at `now`.
     public mutating func accept(sender: SenderID, sequence: UInt64, source: String?, at now: Date) {
         if var state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime {
-            state.highestSequence = max(state.highestSequence, sequence)
+            if sequence > state.highestSequence {
+                let shift = sequence - state.highestSequence
+                state.acceptedBelow = shift < Self.window ? (state.acceptedBelow << shift) | 1 : 1
+                state.highestSequence = sequence
+            }
             state.lastAccepted = now
             state.source = state.source ?? source
             senders[sender] = state

@@ -74,14 +74,15 @@ public final class NearbyMonitor {
         switch format {
         case .text:
             let reasons = RejectionReason.allCases.filter { stats[$0] > 0 }.map { "\($0.rawValue)=\(stats[$0])" }
-            write("# accepted=\(stats.accepted) own=\(stats.own) rejected=\(stats.totalRejected)"
+            write("# accepted=\(stats.accepted) own=\(stats.own) duplicate=\(stats.duplicate) rejected=\(stats.totalRejected)"
                 + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: " ") + ")"))
         case .json:
             var rejected: [String: PropertyListValue] = [:]
             for reason in RejectionReason.allCases { rejected[reason.rawValue] = .integer(stats[reason]) }
             let line: PropertyListValue = .dictionary([
                 "event": "statistics", "time": .date(Date()), "accepted": .integer(stats.accepted),
-                "own": .integer(stats.own), "rejectedTotal": .integer(stats.totalRejected), "rejected": .dictionary(rejected),
+                "own": .integer(stats.own), "duplicate": .integer(stats.duplicate),
+                "rejectedTotal": .integer(stats.totalRejected), "rejected": .dictionary(rejected),
             ])
             write(line.jsonText)
         }

@@ -22,6 +22,11 @@ public struct NetworkOptions: ParsableArguments {
         valueName: "name"))
     public var interface: String?
 
+    @Option(name: .customLong("peer"), help: ArgumentHelp(
+        "Also send every datagram by unicast to this peer, for networks where multicast does not pass (Wi-Fi isolation, VPN); repeatable; PORT defaults to the UDP port, 47788. Each side lists the other (env BATON_PEERS, comma- or space-separated; file ~/.config/baton/peers, one a line).",
+        valueName: "host[:port]"))
+    public var peers: [String] = []
+
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "File with the group key (base64); machines that share a key see each other (env BATON_KEY holds the key itself).",
         valueName: "path"))
@@ -79,15 +84,38 @@ public struct NetworkOptions: ParsableArguments {
     }
 
     /// The multicast settings: flags over environment over defaults.
-    public func multicastConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> MulticastConfiguration
+    public func multicastConfiguration(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4
+    ) throws -> MulticastConfiguration
     {
         var config = try MulticastConfiguration.fromEnvironment(environment)
         if let group { config.group = try MulticastConfiguration.parseGroup(group, source: "--group") }
         if let port { config.port = try MulticastConfiguration.parsePort(String(port), source: "--port") }
         if let ttl { config.ttl = try MulticastConfiguration.parseTTL(String(ttl), source: "--ttl") }
         if let interface { config.interface = try MulticastConfiguration.parseInterfaceName(interface, source: "--interface") }
+        config.peers = try unicastPeers(
+            environment: environment, defaultPort: config.port, resolver: resolver)
         return config
+    }
+
+    /// The unicast peers of `--peer`, `BATON_PEERS` and the `peers` file in Baton's config
+    /// folder, merged (an address given twice is used once) and resolved to IPv4 once, now.
+    /// A name that does not resolve, or a bad port, is an error naming the entry and its source.
+    public func unicastPeers(
+        environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int,
+        resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4
+    ) throws(UnicastPeerError) -> [UnicastPeer] {
+        var entries: [UnicastPeerEntry] = []
+        for text in peers {
+            entries.append(try UnicastPeers.parseEntry(text, source: "--peer"))
+        }
+        if let text = environment[UnicastPeers.variable], !text.isEmpty {
+            entries += try UnicastPeers.parseList(text, source: UnicastPeers.variable)
+        }
+        entries += try UnicastPeers.readFile(
+            at: UnicastPeers.defaultFilePath(folder: GroupKey.defaultFolder(environment: environment)))
+        return try UnicastPeers.resolve(entries, defaultPort: defaultPort, resolver: resolver)
     }
 
     /// The registry named by `--registry`, or the bundled one.

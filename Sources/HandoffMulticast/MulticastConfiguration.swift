@@ -26,6 +26,9 @@ public struct MulticastConfiguration: Equatable, Sendable {
     public var interface: String?
     /// Whether this host's own datagrams come back to its sockets, so peers on one machine see each other.
     public var loopback: Bool
+    /// Peers sent every datagram by unicast as well, from the same socket: for networks where
+    /// multicast does not pass (`--peer`, `BATON_PEERS`, the `peers` file).
+    public var peers: [UnicastPeer]
 
     /// A configuration; the defaults are the protocol's.
     public init(
@@ -33,13 +36,15 @@ public struct MulticastConfiguration: Equatable, Sendable {
         port: Int = MulticastConfiguration.defaultPort,
         ttl: Int = MulticastConfiguration.defaultTTL,
         interface: String? = nil,
-        loopback: Bool = true
+        loopback: Bool = true,
+        peers: [UnicastPeer] = []
     ) {
         self.group = group
         self.port = port
         self.ttl = ttl
         self.interface = interface
         self.loopback = loopback
+        self.peers = peers
     }
 
     /// Reads `BATON_GROUP`, `BATON_PORT`, `BATON_TTL` and `BATON_INTERFACE` over the defaults.
@@ -76,6 +81,10 @@ public struct MulticastConfiguration: Equatable, Sendable {
         guard (0...255).contains(ttl) else { throw .invalidTTL(source: "ttl", value: String(ttl)) }
         if let interface {
             _ = try Self.parseInterfaceName(interface, source: "interface")
+        }
+        for peer in peers {
+            guard Self.octets(of: peer.address) != nil else { throw .invalidPeer(value: peer.description) }
+            guard (1...65535).contains(peer.port) else { throw .invalidPort(source: "peer", value: String(peer.port)) }
         }
         return self
     }

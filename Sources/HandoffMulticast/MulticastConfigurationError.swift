@@ -9,6 +9,8 @@ public enum MulticastConfigurationError: Error, Equatable, Sendable, CustomStrin
     case invalidTTL(source: String, value: String)
     /// `value` (from `source`) is not usable as a network interface name.
     case invalidInterfaceName(source: String, value: String)
+    /// A unicast peer's address is not dotted-decimal IPv4.
+    case invalidPeer(value: String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,8 @@ public enum MulticastConfigurationError: Error, Equatable, Sendable, CustomStrin
         case .invalidInterfaceName(let source, let value):
             "\(source) is \"\(value)\", which is not an interface name; use a name that `ip link` lists, "
                 + "e.g. eth0 (1 to 15 characters, no spaces or slashes)."
+        case .invalidPeer(let value):
+            "peer \"\(value)\" is not an IPv4 address and port; resolve names with UnicastPeers.resolve first."
         }
     }
 }

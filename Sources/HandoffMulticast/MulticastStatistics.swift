@@ -4,6 +4,8 @@ public struct MulticastStatistics: Equatable, Sendable {
     public var received: Int = 0
     /// Datagrams the socket took for sending.
     public var sent: Int = 0
+    /// Unicast copies the socket took for sending, one per datagram and unicast peer.
+    public var unicastSent: Int = 0
     /// Received datagrams dropped because no handler was installed yet (before `start`).
     public var discarded: Int = 0
 

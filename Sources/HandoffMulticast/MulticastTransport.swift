@@ -20,12 +20,14 @@ public final class MulticastTransport: ActivityTransport {
     public let configuration: MulticastConfiguration
     /// The interface joined and sent on: the named one, or the kernel's choice when it could be found.
     public let interfaceName: String?
-    /// Where this transport sends and listens, e.g. `239.255.77.88:47788 on eth0`.
+    /// Where this transport sends and listens, e.g. `239.255.77.88:47788 on eth0`, and
+    /// `+ unicast 10.77.0.12:47788` when it has unicast peers.
     public let endpointDescription: String
 
     private let channel: any Channel
     private let eventLoopGroup: MultiThreadedEventLoopGroup
     private let groupAddress: SocketAddress
+    private let peerAddresses: [(address: SocketAddress, text: String)]
     private let state: TransportState
 
     private init(
@@ -34,12 +36,15 @@ public final class MulticastTransport: ActivityTransport {
         channel: any Channel,
         eventLoopGroup: MultiThreadedEventLoopGroup,
         groupAddress: SocketAddress,
+        peerAddresses: [(address: SocketAddress, text: String)],
         state: TransportState
     ) {
         self.configuration = configuration
         self.interfaceName = interfaceName
         self.endpointDescription =
             "\(configuration.group):\(configuration.port) on \(interfaceName ?? "the default interface")"
+            + Self.unicastDescription(configuration.peers)
+        self.peerAddresses = peerAddresses
         self.channel = channel
         self.eventLoopGroup = eventLoopGroup
         self.groupAddress = groupAddress
@@ -73,10 +78,18 @@ public final class MulticastTransport: ActivityTransport {
         let configuration: MulticastConfiguration
         let groupAddress: SocketAddress
         let anyAddress: SocketAddress
+        let peerAddresses: [(address: SocketAddress, text: String)]
         do {
             configuration = try requested.validated()
         } catch {
             throw .invalidConfiguration(error)
+        }
+        do {
+            peerAddresses = try configuration.peers.map {
+                (try SocketAddress(ipAddress: $0.address, port: $0.port), $0.description)
+            }
+        } catch {
+            throw .invalidConfiguration(.invalidPeer(value: configuration.peers.map(\.description).joined(separator: ", ")))
         }
         do {
             groupAddress = try SocketAddress(ipAddress: configuration.group, port: configuration.port)
@@ -113,6 +126,7 @@ public final class MulticastTransport: ActivityTransport {
                 channel: channel,
                 eventLoopGroup: eventLoopGroup,
                 groupAddress: groupAddress,
+                peerAddresses: peerAddresses,
                 state: state
             )
         } catch {
@@ -152,6 +166,29 @@ public final class MulticastTransport: ActivityTransport {
             }
         }
         channel.writeAndFlush(envelope, promise: promise)
+        // The same bytes to each unicast peer, from the same socket: the same source address and port.
+        for peer in peerAddresses {
+            let copy = AddressedEnvelope(remoteAddress: peer.address, data: envelope.data)
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            let destination = peer.text
+            promise.futureResult.whenComplete { result in
+                switch result {
+                case .success:
+                    state.sentUnicast()
+                case .failure(ChannelError.ioOnClosedChannel):
+                    state.handler?.sendFailed(.closed)
+                case .failure(let error):
+                    state.handler?.sendFailed(
+                        .sendFailed(destination: destination, reason: MulticastError.reason(for: error)))
+                }
+            }
+            channel.writeAndFlush(copy, promise: promise)
+        }
+    }
+
+    /// ` + unicast 10.77.0.12:47788, 10.77.0.13:47788`, or nothing without unicast peers.
+    static func unicastDescription(_ peers: [UnicastPeer]) -> String {
+        peers.isEmpty ? "" : " + unicast " + peers.map(\.description).joined(separator: ", ")
     }
 
     /// Closes the socket and stops the event-loop thread; later calls do nothing.

@@ -43,4 +43,8 @@ final class TransportState: Sendable {
     func sent() {
         fields.withLock { $0.statistics.sent += 1 }
     }
+
+    func sentUnicast() {
+        fields.withLock { $0.statistics.unicastSent += 1 }
+    }
 }

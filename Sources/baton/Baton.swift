@@ -22,7 +22,8 @@ struct Baton: AsyncParsableCommand {
               baton key                       show this machine's group key (share it)
 
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
-            Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_LOG.
+            Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_LOG.
+            No multicast between two machines (Wi-Fi isolation, VPN)? Each names the other: --peer HOST.
             """,
         version: version,
         subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, KeyCommand.self],

@@ -63,9 +63,12 @@ struct InsiderTests {
         // The real sender, from its own address: the id is bound to the forger's address for now.
         let early = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 1, at: 1), at: 1)
         #expect(early.statistics[.wrongSource] == 1)
-        // The forger cannot keep it: sequence 2⁶⁴−1 cannot be followed, every repeat is a replay.
+        // The forger cannot keep it: sequence 2⁶⁴−1 cannot be followed, every repeat is dropped
+        // (the accepted sequence again: a duplicate; any lower one: a replay).
         let again = Self.datagram(.query(types: []), sequence: .max, address: Self.forgerAddress, at: lifetime - 1)
-        #expect(Self.offer(gate, again, at: lifetime - 1).statistics[.replay] == 1)
+        #expect(Self.offer(gate, again, at: lifetime - 1).statistics.duplicate == 1)
+        let lower = Self.datagram(.query(types: []), sequence: .max - 100, address: Self.forgerAddress, at: lifetime - 1)
+        #expect(Self.offer(gate, lower, at: lifetime - 1).statistics[.replay] == 1)
         let late = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 2, at: lifetime), at: lifetime)
         #expect(late.statistics.accepted == 1 && late.arrivals.count == 1, "heard again once the forgery's state expired")
     }
@@ -74,7 +77,8 @@ struct InsiderTests {
     func replayStateExpires() throws {
         var table = SenderTable(limit: 8, lifetime: 120)
         table.accept(sender: Self.victim, sequence: 10, source: Self.victimAddress, at: Self.t0)
-        #expect(table.verdict(sender: Self.victim, sequence: 10, source: Self.victimAddress, at: Self.at(119.9)) == .replay)
+        #expect(table.verdict(sender: Self.victim, sequence: 10, source: Self.victimAddress, at: Self.at(119.9)) == .duplicate)
+        #expect(table.verdict(sender: Self.victim, sequence: 9, source: Self.victimAddress, at: Self.at(119.9)) == .replay)
         #expect(table.verdict(sender: Self.victim, sequence: 11, source: Self.forgerAddress, at: Self.at(119.9)) == .wrongSource)
         #expect(table.verdict(sender: Self.victim, sequence: 10, source: Self.victimAddress, at: Self.at(120)) == .fresh)
         #expect(table.verdict(sender: Self.victim, sequence: 1, source: Self.forgerAddress, at: Self.at(120)) == .fresh)

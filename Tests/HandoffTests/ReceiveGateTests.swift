@@ -71,7 +71,8 @@ struct ReceiveGateTests {
         #expect(gate.offer(own, now: now) == nil)
         let batch = gate.take()
         #expect(batch.arrivals.isEmpty && batch.refreshes.isEmpty)
-        #expect(batch.statistics[.replay] == 1)
+        #expect(batch.statistics.duplicate == 1, "the accepted datagram again")
+        #expect(batch.statistics.totalRejected == 2)
         #expect(batch.statistics[.tooShort] == 1)
         #expect(batch.statistics[.authenticationFailed] == 1)
         #expect(batch.statistics.own == 1)
@@ -181,5 +182,101 @@ struct BurstRepeatTests {
         #expect(a.saveCount == 1)
         await a.shutdown()
         await listener.close()
+    }
+}
+
+/// A peer heard both by multicast and by `--peer` unicast delivers every datagram twice.
+@Suite("Duplicates: the same datagram by multicast and by unicast")
+struct DuplicateTests {
+    let now = Date()
+    let sender = SenderID(bytes: Array(repeating: 7, count: 16))!
+    let address = "192.0.2.7:47788"
+
+    func gate() -> ReceiveGate {
+        ReceiveGate(
+            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            limits: .init())
+    }
+
+    func datagram(_ message: HandoffMessage, sequence: UInt64, source: String? = nil) -> ReceivedDatagram {
+        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: now)
+        return ReceivedDatagram(bytes: bytes, source: source ?? address)
+    }
+
+    @Test("Every datagram twice, in order: each handed on once, the copies counted as duplicate, no rejection")
+    func twiceInOrder() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
+        var next = record
+        next.revision = 2
+        let messages: [HandoffMessage] = [.announce(record), .query(types: nil), .announce(next), .continued(activityID: record.activityID, peer: Fixtures.peer)]
+        for (index, message) in messages.enumerated() {
+            let copy = datagram(message, sequence: UInt64(index + 1))
+            _ = gate.offer(copy, now: now)
+            #expect(gate.offer(copy, now: now) == nil, "a duplicate never wakes the center")
+        }
+        let batch = gate.take()
+        #expect(batch.arrivals.count == 4, "each message once: \(batch.arrivals.map(\.message))")
+        #expect(batch.statistics.accepted == 4)
+        #expect(batch.statistics.duplicate == 4)
+        #expect(batch.statistics.totalRejected == 0, "\(batch.statistics.rejected)")
+    }
+
+    @Test("The second copy may come after later datagrams, up to 63 sequences behind")
+    func lateCopies() {
+        let gate = gate()
+        let copies = (1...64).map { datagram(.query(types: nil), sequence: UInt64($0)) }
+        for copy in copies { _ = gate.offer(copy, now: now) }
+        for copy in copies.dropFirst() { _ = gate.offer(copy, now: now) }
+        var batch = gate.take()
+        #expect(batch.statistics.accepted == 64)
+        #expect(batch.statistics.duplicate == 63)
+        #expect(batch.statistics.totalRejected == 0)
+        // After sequence 65, sequence 1 is 64 behind the highest: out of the window, a replay.
+        _ = gate.offer(datagram(.query(types: nil), sequence: 65), now: now)
+        _ = gate.offer(copies[0], now: now)
+        _ = gate.offer(copies[1], now: now)
+        batch = gate.take()
+        #expect(batch.statistics[.replay] == 1 && batch.statistics.duplicate == 1, "\(batch.statistics)")
+    }
+
+    @Test("A sequence skipped (lost or overtaken) and then heard is a replay, not a duplicate: it was never accepted")
+    func skippedIsReplay() {
+        let gate = gate()
+        _ = gate.offer(datagram(.query(types: nil), sequence: 1), now: now)
+        _ = gate.offer(datagram(.query(types: nil), sequence: 3), now: now)
+        _ = gate.offer(datagram(.query(types: nil), sequence: 2), now: now)
+        let batch = gate.take()
+        #expect(batch.statistics.accepted == 2)
+        #expect(batch.statistics[.replay] == 1)
+        #expect(batch.statistics.duplicate == 0)
+    }
+
+    @Test("A copy from another address is still wrongSource: the binding is checked first")
+    func otherAddress() {
+        let gate = gate()
+        let first = datagram(.query(types: nil), sequence: 1)
+        _ = gate.offer(first, now: now)
+        _ = gate.offer(ReceivedDatagram(bytes: first.bytes, source: "198.51.100.9:47788"), now: now)
+        let batch = gate.take()
+        #expect(batch.statistics.accepted == 1)
+        #expect(batch.statistics[.wrongSource] == 1)
+        #expect(batch.statistics.duplicate == 0)
+    }
+
+    @Test("A datagram the gate refused (notOwner) is refused again, not counted as a duplicate")
+    func refusedTwice() {
+        let gate = gate()
+        let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
+        _ = gate.offer(datagram(.announce(record), sequence: 1), now: now)
+        let other = SenderID(bytes: Array(repeating: 9, count: 16))!
+        let hijack = ReceivedDatagram(
+            bytes: try! DatagramCodec(groupKey: Fixtures.key).encode(.announce(record), senderID: other, sequence: 1, sentAt: now),
+            source: "192.0.2.9:47788")
+        _ = gate.offer(hijack, now: now)
+        _ = gate.offer(hijack, now: now)
+        let batch = gate.take()
+        #expect(batch.statistics[.notOwner] == 2)
+        #expect(batch.statistics.duplicate == 0)
     }
 }
