@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// `baton pair` between two lab hosts, in tmux, with no `BATON_KEY` anywhere: each side has a key
+/// file of its own (docs/PROTOCOL.md, section 15). Skips, saying why, without root, `ip netns`,
+/// tmux or the built programs.
+@Suite("Pairing end to end (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
+struct PairEndToEndTests {
+    /// `baton ARGUMENTS` on lab host `host`, without BATON_KEY.
+    static func start(_ stage: Stage, _ name: String, on host: Int, _ arguments: [String]) throws -> TmuxSession {
+        try stage.tmux.start(
+            name, namespace: stage.lab.namespace(host: host), command: [stage.baton] + arguments, without: ["BATON_KEY"])
+    }
+
+    /// The `Code: ddd ddd` line on the screen, once it is there.
+    static func code(_ session: TmuxSession) throws -> String {
+        let lines = try session.waitForScreen("\(session.name) to show a code") { lines in
+            lines.contains { $0.hasPrefix("Code: ") }
+        }
+        return lines.first { $0.hasPrefix("Code: ") }!
+    }
+
+    static func answer(_ session: TmuxSession, _ text: String) throws {
+        try session.type(text)
+        try session.press("Enter")
+    }
+
+    @Test("Same code on both screens; a no changes no key file; two yeses give the joiner the key at 0600, and a counter then hands off with it")
+    func pairing() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let sharerKey = keys.appendingPathComponent("a.key").path
+            let joinerKey = keys.appendingPathComponent("b.key").path
+            let keyText = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: sharerKey, contents: Data(keyText.utf8), attributes: [.posixPermissions: 0o600]))
+            let sharerBefore = try Data(contentsOf: URL(fileURLWithPath: sharerKey))
+
+            // 1. Declined on the joining side: both end with status 1, nothing written.
+            let a1 = try Self.start(stage, "a1", on: 1, ["pair", "--key-file", sharerKey, "--name", "e2e-a", "--timeout", "30"])
+            try a1.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let b1 = try Self.start(stage, "b1", on: 2, ["pair", "--join", "--key-file", joinerKey, "--name", "e2e-b", "--timeout", "30"])
+            let code1 = try Self.code(a1)
+            #expect(try Self.code(b1) == code1)
+            try Self.answer(a1, "y")
+            try Self.answer(b1, "n")
+            #expect(try b1.waitForExit() == 1)
+            #expect(try a1.waitForExit() == 1)
+            try b1.waitForScreen(containing: "you did not confirm the code")
+            try a1.waitForScreen(containing: "the other side did not confirm the code")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
+            #expect(!FileManager.default.fileExists(atPath: joinerKey))
+
+            // 2. Confirmed on both sides; timed from both started to both codes, and from the second y to Paired.
+            let started = Date()
+            let a2 = try Self.start(stage, "a2", on: 1, ["pair", "--key-file", sharerKey, "--name", "e2e-a", "--timeout", "30"])
+            let b2 = try Self.start(stage, "b2", on: 2, ["pair", "--join", "--key-file", joinerKey, "--name", "e2e-b", "--timeout", "30"])
+            let code2 = try Self.code(a2)
+            #expect(try Self.code(b2) == code2)
+            let codesShown = Date().timeIntervalSince(started)
+            try Self.answer(a2, "y")
+            try a2.waitForScreen(containing: "Waiting for the other screen")
+            let secondYes = Date()
+            try Self.answer(b2, "y")
+            try b2.waitForScreen(containing: "Paired with e2e-a")
+            try a2.waitForScreen(containing: "Paired with e2e-b")
+            let paired = Date().timeIntervalSince(secondYes)
+            print("pairing figure: both codes shown \(String(format: "%.3f", codesShown)) s after both started; Paired on both \(String(format: "%.3f", paired)) s after the second y; total \(String(format: "%.3f", codesShown + paired)) s")
+            #expect(try a2.waitForExit() == 0)
+            #expect(try b2.waitForExit() == 0)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: joinerKey)) == sharerBefore)
+            let mode = try FileManager.default.attributesOfItem(atPath: joinerKey)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
+
+            // 3. A counter handoff with the paired key files, BATON_KEY unset on both.
+            let c = try Self.start(stage, "c", on: 1, ["counter", "--key-file", sharerKey, "--name", "e2e-a"])
+            try c.waitForScreen("c's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
+            for _ in 0..<3 { try c.type("+") }
+            try c.waitForScreen("c's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
+            let d = try Self.start(stage, "d", on: 2, [
+                "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--key-file", joinerKey,
+                "--name", "e2e-b",
+            ])
+            try d.waitForScreen("d's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
+            try c.waitForScreen(containing: "Continued on e2e-b")
+            try d.type("q")
+            try c.type("q")
+            #expect(try d.waitForExit() == 0)
+            #expect(try c.waitForExit() == 0)
+        }
+    }
+}
