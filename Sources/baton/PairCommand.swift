@@ -246,6 +246,9 @@ struct PairingSession {
         }
         guard count > 0, let hello = Pairing.parseHello(Array(buffer[0..<count])), hello.pairingID != pairingID else { return }
         if isSharer {
+            // One more HELLO first: the other sharer, which sent the HELLO just heard, is listening
+            // now, and hears why both stop (it may have started after this side's last one).
+            sendHello()
             apply(machine.otherPairingSeen())
         } else if let chosen = chosenPairing {
             if chosen != hello.pairingID { apply(machine.otherPairingSeen()) }

@@ -90,4 +90,26 @@ struct PairEndToEndTests {
             #expect(try c.waitForExit() == 0)
         }
     }
+
+    @Test("Two pairings on one LAN at the same time: both end with status 1, saying so, and no key file changes")
+    func anotherPairing() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var before: [String: Data] = [:]
+            for name in ["a", "b"] {
+                let path = keys.appendingPathComponent("\(name).key").path
+                let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+                before[path] = Data(text.utf8)
+            }
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", keys.appendingPathComponent("a.key").path, "--timeout", "30"])
+            let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", keys.appendingPathComponent("b.key").path, "--timeout", "30"])
+            #expect(try a.waitForExit() == 1)
+            #expect(try b.waitForExit() == 1)
+            try a.waitForScreen(containing: "another pairing is running on this network; try again")
+            try b.waitForScreen(containing: "another pairing is running on this network; try again")
+            for (path, data) in before { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data) }
+        }
+    }
 }
