@@ -112,4 +112,39 @@ struct PairEndToEndTests {
             for (path, data) in before { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data) }
         }
     }
+
+    /// A joiner that commits to one key and reveals another (docs/PROTOCOL.md, section 15): it
+    /// connects to 10.77.0.11:47790, sends COMMIT, reads PUBLIC, sends a REVEAL that does not
+    /// match, and prints the first byte of what comes back (5 for ABORT) and its reason.
+    static let forger = """
+        import os, socket, sys
+        s = socket.create_connection(("10.77.0.11", 47790), timeout=10)
+        frame = lambda t, body: bytes([t]) + len(body).to_bytes(2, "big") + body
+        s.sendall(frame(1, b"\\x01" + os.urandom(32) + b"forger"))
+        head = s.recv(3); body = b""
+        while len(body) < int.from_bytes(head[1:3], "big"): body += s.recv(512)
+        assert head[0] == 2, head
+        s.sendall(frame(3, os.urandom(64)))
+        reply = s.recv(16)
+        print("reply", reply[0], reply[3])
+        """
+
+    @Test("A REVEAL that does not match its COMMIT: the sharer aborts, says so, shows no code, and its key file stays")
+    func forgedReveal() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let path = keys.appendingPathComponent("a.key").path
+            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "30"])
+            try a.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let result = try Command.run(stage.lab.command(host: 2, ["python3", "-c", Self.forger]), timeout: 20)
+            #expect(result.output.contains("reply 5 3"))
+            #expect(try a.waitForExit() == 1)
+            let screen = try a.waitForScreen(containing: "does not match its commitment")
+            #expect(!screen.contains { $0.hasPrefix("Code: ") })
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+        }
+    }
 }
