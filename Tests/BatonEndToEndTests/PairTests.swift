@@ -147,4 +147,27 @@ struct PairEndToEndTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
         }
     }
+
+    @Test("--peer reaches the sharer without a HELLO; an unanswered prompt times out on both sides with status 1")
+    func peerAndTimeout() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let path = keys.appendingPathComponent("a.key").path
+            let joinerKey = keys.appendingPathComponent("b.key").path
+            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "3"])
+            try a.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let b = try Self.start(stage, "b", on: 2, ["pair", "--join", "--peer", "10.77.0.11:47790", "--key-file", joinerKey, "--timeout", "3"])
+            #expect(try Self.code(a) == Self.code(b))
+            // Nobody answers.
+            #expect(try a.waitForExit(timeout: 10) == 1)
+            #expect(try b.waitForExit(timeout: 10) == 1)
+            try a.waitForScreen(containing: "timed out")
+            try b.waitForScreen(containing: "timed out")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+            #expect(!FileManager.default.fileExists(atPath: joinerKey))
+        }
+    }
 }
