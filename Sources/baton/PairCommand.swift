@@ -27,7 +27,7 @@ struct PairCommand: ParsableCommand {
         valueName: "host[:port]"))
     var peer: String?
 
-    @Option(help: ArgumentHelp("UDP and TCP port for pairing (default 47790).", valueName: "port"))
+    @Option(help: ArgumentHelp("UDP and TCP port for pairing.", valueName: "port"))
     var port: Int = Pairing.defaultPort
 
     @Option(help: ArgumentHelp("IPv4 multicast group to find the other machine on (env BATON_GROUP).", valueName: "address"))
@@ -42,7 +42,7 @@ struct PairCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How the other machine sees you (default: user@host).", valueName: "name"))
     var name: String?
 
-    @Option(help: ArgumentHelp("Give up after this many seconds (default 120).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Give up after this many seconds, answers included.", valueName: "seconds"))
     var timeout: Double = Pairing.defaultTimeout
 
     func validate() throws {
