@@ -90,15 +90,50 @@ def check_stream(v: dict) -> list:
         problems.append("state is not the record's state encoding")
     return problems
 
+def check_pair(v: dict) -> list:
+    """docs/PROTOCOL.md section 15: HELLO, commitment, X25519, code and keys, sealed frames."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    problems = []
+    h = lambda k: bytes.fromhex(v[k])
+    raw = lambda key: key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    sharer, joiner = X25519PrivateKey.from_private_bytes(h("sharerPrivateKey")), X25519PrivateKey.from_private_bytes(h("joinerPrivateKey"))
+    hello = h("hello")
+    if hello[:6] != b"BTNP\x01\x00" or len(hello) != 24 or int.from_bytes(hello[6:8], "big") != 47790: problems.append("hello")
+    commitment = hashlib.sha256(b"baton pair v1 commit" + raw(joiner) + h("joinerNonce")).digest()
+    if commitment != h("commitment"): problems.append("commitment")
+    frame = lambda t, body: bytes([t]) + len(body).to_bytes(2, "big") + body
+    commit = frame(1, b"\x01" + commitment + v["joinerName"].encode())
+    public = frame(2, b"\x01" + raw(sharer) + h("sharerNonce") + v["sharerName"].encode())
+    reveal = frame(3, raw(joiner) + h("joinerNonce"))
+    for name, built in [("commit", commit), ("publicFrame", public), ("reveal", reveal)]:
+        if built != h(name): problems.append(name)
+    secret = sharer.exchange(X25519PrivateKey.from_private_bytes(h("joinerPrivateKey")).public_key())
+    if secret != joiner.exchange(sharer.public_key()) or secret != h("sharedSecret"): problems.append("shared secret")
+    salt = hashlib.sha256(commit + public + reveal).digest()
+    if salt != h("transcriptHash"): problems.append("transcript hash")
+    derive = lambda info, n: HKDF(algorithm=hashes.SHA256(), length=n, salt=salt, info=info).derive(secret)
+    number = int.from_bytes(derive(b"baton pair v1 code", 8), "big") % 1_000_000
+    if f"{number:06d}"[:3] + " " + f"{number:06d}"[3:] != v["code"]: problems.append("code")
+    sharer_key, joiner_key = derive(b"baton pair v1 sharer", 32), derive(b"baton pair v1 joiner", 32)
+    if sharer_key != h("sharerKey") or joiner_key != h("joinerKey"): problems.append("keys")
+    def sealed(key, counter, plain):
+        header = bytes([4]) + (len(plain) + 16).to_bytes(2, "big")
+        return header + ChaCha20Poly1305(key).encrypt(b"\0" * 4 + counter.to_bytes(8, "big"), plain, header)
+    if sealed(joiner_key, 0, b"\x01") != h("confirm"): problems.append("confirm")
+    if sealed(sharer_key, 0, b"\x02" + base64.b64decode(v["groupKey"])) != h("key"): problems.append("key")
+    if sealed(joiner_key, 1, b"\x03") != h("stored"): problems.append("stored")
+    return problems
+
 def main() -> int:
     folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffTests/Vectors/golden"
     files = sorted(folder.glob("*.json"))
     failures = 0
     for path in files:
         v = json.loads(path.read_text())
-        if path.name == "stream.json":
+        if path.name in ("stream.json", "pair.json"):
             try:
-                problems = check_stream(v)
+                problems = (check_stream if path.name == "stream.json" else check_pair)(v)
             except Exception as error:  # a frame that does not open, a state that does not parse
                 problems = [f"{type(error).__name__} {error}".strip()]
             print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")

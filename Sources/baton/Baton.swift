@@ -19,13 +19,14 @@ struct Baton: AsyncParsableCommand {
               baton --continue-activity       continue what another terminal is doing
               baton --continue-activity dev.baton.editing    … only an editing session
               baton monitor                   watch what peers offer, without a UI
-              baton key                       show this machine's group key (share it)
+              baton pair / baton pair --join  give a new machine this one's group key (both show a code)
+              baton key                       show this machine's group key (for scripts)
 
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
             Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_LOG.
             No multicast between two machines (Wi-Fi isolation, VPN)? Each names the other: --peer HOST.
             """,
         version: version,
-        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, KeyCommand.self],
+        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self],
         defaultSubcommand: CounterCommand.self)
 }

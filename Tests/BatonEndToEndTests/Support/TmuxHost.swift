@@ -41,9 +41,10 @@ final class TmuxHost {
     /// folder), `TERM=xterm-256color`, `LANG=C.UTF-8`, `BATON_KEY` (`E2E.key`), then `environment`.
     /// Before the program the pane shows one banner line, `e2e: NAME`. With `workingDirectory`
     /// the program starts there (where the editor saves a name without a path), else in tmux's.
+    /// Variables named in `without` are left out (`["BATON_KEY"]`: the program finds its key elsewhere).
     func start(
         _ name: String, namespace: String?, command: [String], environment: [String: String] = [:],
-        width: Int = 80, height: Int = 24, workingDirectory: String? = nil
+        without: Set<String> = [], width: Int = 80, height: Int = 24, workingDirectory: String? = nil
     ) throws -> TmuxSession {
         let folder = directory.appendingPathComponent(name)
         try FileManager.default.createDirectory(
@@ -58,6 +59,7 @@ final class TmuxHost {
             "BATON_E2E_BANNER": "e2e: \(name)",
         ]
         variables.merge(environment) { _, new in new }
+        for name in without { variables[name] = nil }
         var paneCommand = namespace.map { ["ip", "netns", "exec", $0] } ?? []
         paneCommand += ["env", "-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         paneCommand += ["/bin/sh", runnerURL.path, folder.path] + command

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// `baton pair` between two lab hosts, in tmux, with no `BATON_KEY` anywhere: each side has a key
+/// file of its own (docs/PROTOCOL.md, section 15). Skips, saying why, without root, `ip netns`,
+/// tmux or the built programs.
+@Suite("Pairing end to end (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
+struct PairEndToEndTests {
+    /// `baton ARGUMENTS` on lab host `host`, without BATON_KEY.
+    static func start(_ stage: Stage, _ name: String, on host: Int, _ arguments: [String]) throws -> TmuxSession {
+        try stage.tmux.start(
+            name, namespace: stage.lab.namespace(host: host), command: [stage.baton] + arguments, without: ["BATON_KEY"])
+    }
+
+    /// The `Code: ddd ddd` line on the screen, once it is there.
+    static func code(_ session: TmuxSession) throws -> String {
+        let lines = try session.waitForScreen("\(session.name) to show a code") { lines in
+            lines.contains { $0.hasPrefix("Code: ") }
+        }
+        return lines.first { $0.hasPrefix("Code: ") }!
+    }
+
+    static func answer(_ session: TmuxSession, _ text: String) throws {
+        try session.type(text)
+        try session.press("Enter")
+    }
+
+    @Test("Same code on both screens; a no changes no key file; two yeses give the joiner the key at 0600, and a counter then hands off with it")
+    func pairing() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let sharerKey = keys.appendingPathComponent("a.key").path
+            let joinerKey = keys.appendingPathComponent("b.key").path
+            let keyText = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: sharerKey, contents: Data(keyText.utf8), attributes: [.posixPermissions: 0o600]))
+            let sharerBefore = try Data(contentsOf: URL(fileURLWithPath: sharerKey))
+
+            // 1. Declined on the joining side: both end with status 1, nothing written.
+            let a1 = try Self.start(stage, "a1", on: 1, ["pair", "--key-file", sharerKey, "--name", "e2e-a", "--timeout", "30"])
+            try a1.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let b1 = try Self.start(stage, "b1", on: 2, ["pair", "--join", "--key-file", joinerKey, "--name", "e2e-b", "--timeout", "30"])
+            let code1 = try Self.code(a1)
+            #expect(try Self.code(b1) == code1)
+            try Self.answer(a1, "y")
+            try Self.answer(b1, "n")
+            #expect(try b1.waitForExit() == 1)
+            #expect(try a1.waitForExit() == 1)
+            try b1.waitForScreen(containing: "you did not confirm the code")
+            try a1.waitForScreen(containing: "the other side did not confirm the code")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
+            #expect(!FileManager.default.fileExists(atPath: joinerKey))
+
+            // 2. Confirmed on both sides; timed from both started to both codes, and from the second y to Paired.
+            let started = Date()
+            let a2 = try Self.start(stage, "a2", on: 1, ["pair", "--key-file", sharerKey, "--name", "e2e-a", "--timeout", "30"])
+            let b2 = try Self.start(stage, "b2", on: 2, ["pair", "--join", "--key-file", joinerKey, "--name", "e2e-b", "--timeout", "30"])
+            let code2 = try Self.code(a2)
+            #expect(try Self.code(b2) == code2)
+            let codesShown = Date().timeIntervalSince(started)
+            try Self.answer(a2, "y")
+            try a2.waitForScreen(containing: "Waiting for the other screen")
+            let secondYes = Date()
+            try Self.answer(b2, "y")
+            try b2.waitForScreen(containing: "Paired with e2e-a")
+            try a2.waitForScreen(containing: "Paired with e2e-b")
+            let paired = Date().timeIntervalSince(secondYes)
+            print("pairing figure: both codes shown \(String(format: "%.3f", codesShown)) s after both started; Paired on both \(String(format: "%.3f", paired)) s after the second y; total \(String(format: "%.3f", codesShown + paired)) s")
+            #expect(try a2.waitForExit() == 0)
+            #expect(try b2.waitForExit() == 0)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: joinerKey)) == sharerBefore)
+            let mode = try FileManager.default.attributesOfItem(atPath: joinerKey)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
+
+            // 3. A counter handoff with the paired key files, BATON_KEY unset on both.
+            let c = try Self.start(stage, "c", on: 1, ["counter", "--key-file", sharerKey, "--name", "e2e-a"])
+            try c.waitForScreen("c's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
+            for _ in 0..<3 { try c.type("+") }
+            try c.waitForScreen("c's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
+            let d = try Self.start(stage, "d", on: 2, [
+                "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--key-file", joinerKey,
+                "--name", "e2e-b",
+            ])
+            try d.waitForScreen("d's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
+            try c.waitForScreen(containing: "Continued on e2e-b")
+            try d.type("q")
+            try c.type("q")
+            #expect(try d.waitForExit() == 0)
+            #expect(try c.waitForExit() == 0)
+        }
+    }
+
+    @Test("Two pairings on one LAN at the same time: both end with status 1, saying so, and no key file changes")
+    func anotherPairing() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var before: [String: Data] = [:]
+            for name in ["a", "b"] {
+                let path = keys.appendingPathComponent("\(name).key").path
+                let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+                before[path] = Data(text.utf8)
+            }
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", keys.appendingPathComponent("a.key").path, "--timeout", "30"])
+            let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", keys.appendingPathComponent("b.key").path, "--timeout", "30"])
+            #expect(try a.waitForExit() == 1)
+            #expect(try b.waitForExit() == 1)
+            try a.waitForScreen(containing: "another pairing is running on this network; try again")
+            try b.waitForScreen(containing: "another pairing is running on this network; try again")
+            for (path, data) in before { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data) }
+        }
+    }
+
+    /// A joiner that commits to one key and reveals another (docs/PROTOCOL.md, section 15): it
+    /// connects to 10.77.0.11:47790, sends COMMIT, reads PUBLIC, sends a REVEAL that does not
+    /// match, and prints the first byte of what comes back (5 for ABORT) and its reason.
+    static let forger = """
+        import os, socket, sys
+        s = socket.create_connection(("10.77.0.11", 47790), timeout=10)
+        frame = lambda t, body: bytes([t]) + len(body).to_bytes(2, "big") + body
+        s.sendall(frame(1, b"\\x01" + os.urandom(32) + b"forger"))
+        head = s.recv(3); body = b""
+        while len(body) < int.from_bytes(head[1:3], "big"): body += s.recv(512)
+        assert head[0] == 2, head
+        s.sendall(frame(3, os.urandom(64)))
+        reply = s.recv(16)
+        print("reply", reply[0], reply[3])
+        """
+
+    @Test("A REVEAL that does not match its COMMIT: the sharer aborts, says so, shows no code, and its key file stays")
+    func forgedReveal() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let path = keys.appendingPathComponent("a.key").path
+            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "30"])
+            try a.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let result = try Command.run(stage.lab.command(host: 2, ["python3", "-c", Self.forger]), timeout: 20)
+            #expect(result.output.contains("reply 5 3"))
+            #expect(try a.waitForExit() == 1)
+            let screen = try a.waitForScreen(containing: "does not match its commitment")
+            #expect(!screen.contains { $0.hasPrefix("Code: ") })
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+        }
+    }
+
+    @Test("--peer reaches the sharer without a HELLO; an unanswered prompt times out on both sides with status 1")
+    func peerAndTimeout() throws {
+        try Stage.run(hosts: 2) { stage in
+            let keys = stage.tmux.directory.appendingPathComponent("keys")
+            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let path = keys.appendingPathComponent("a.key").path
+            let joinerKey = keys.appendingPathComponent("b.key").path
+            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "3"])
+            try a.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let b = try Self.start(stage, "b", on: 2, ["pair", "--join", "--peer", "10.77.0.11:47790", "--key-file", joinerKey, "--timeout", "3"])
+            #expect(try Self.code(a) == Self.code(b))
+            // Nobody answers.
+            #expect(try a.waitForExit(timeout: 10) == 1)
+            #expect(try b.waitForExit(timeout: 10) == 1)
+            try a.waitForScreen(containing: "timed out")
+            try b.waitForScreen(containing: "timed out")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+            #expect(!FileManager.default.fileExists(atPath: joinerKey))
+        }
+    }
+}
