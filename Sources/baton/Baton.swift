@@ -20,11 +20,12 @@ struct Baton: AsyncParsableCommand {
               baton --continue-activity dev.baton.editing    … only an editing session
               baton monitor                   watch what peers offer, without a UI
               baton key                       show this machine's group key (share it)
+              baton doctor                    find out why machines do not see each other
 
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
             Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_LOG.
             """,
         version: version,
-        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, KeyCommand.self],
+        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, KeyCommand.self, DoctorCommand.self],
         defaultSubcommand: CounterCommand.self)
 }
