@@ -11,6 +11,11 @@ public enum FirewallCheck {
         public var rule: String
         /// nftables: `family table chain`, e.g. `inet filter input`; iptables: the chain, e.g. `INPUT`.
         public var place: String
+
+        public init(rule: String, place: String) {
+            self.rule = rule
+            self.place = place
+        }
     }
 
     /// What one tool's rules say about Baton's port and group.
