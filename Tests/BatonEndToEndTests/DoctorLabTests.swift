@@ -10,7 +10,9 @@ import Testing
 @Suite("baton doctor (netlab)", .serialized, .timeLimit(.minutes(1)))
 struct DoctorLabTests {
     /// `baton doctor ARGUMENTS` in host `host`, with a fresh HOME and the lab's key.
-    static func doctor(_ lab: Lab, host: Int, _ arguments: [String], key: Bool = true) throws -> (CommandResult, Double) {
+    static func doctor(
+        _ lab: Lab, host: Int, _ arguments: [String], key: Bool = true, environment extra: [String: String] = [:]
+    ) throws -> (CommandResult, Double) {
         let baton = try Binaries.baton()
         let home = NSTemporaryDirectory() + "baton-doctor-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -19,6 +21,7 @@ struct DoctorLabTests {
             "HOME": home, "XDG_CONFIG_HOME": home + "/config",
         ]
         if key { environment["BATON_KEY"] = E2E.key }
+        environment.merge(extra) { _, new in new }
         let started = Date()
         let result = try Command.run(
             lab.command(host: host, [baton, "doctor"] + arguments), environment: environment, check: false, timeout: 15)
@@ -56,6 +59,31 @@ struct DoctorLabTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["exitStatus"] as? Int == 0)
         #expect((object["checks"] as? [[String: Any]])?.count == 6)
+
+        // Under another key, the announcer's repeats (at most 1 s apart) fail authentication.
+        let otherKey = Data("another-baton-key-of-32-bytes!!!".utf8).base64EncodedString()
+        let (mismatch, _) = try Self.doctor(lab, host: 1, ["--listen", "1.5"], environment: ["BATON_KEY": otherKey])
+        #expect(mismatch.status == 1, "doctor said:\n\(mismatch.output)")
+        #expect(mismatch.output.contains("arrived under another group key"), "\(mismatch.output)")
+        #expect(mismatch.output.contains("First thing to try: another group key is in use on this LAN: pair again"))
+    }
+
+    @Test("The group routed to a Docker-named bridge while the LAN is there: exit 1, naming the LAN to use")
+    func groupOnADockerBridge() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        try Command.run([Lab.script, "addif", lab.name, "1", "docker0", "10.78.0.1/24"])
+        try Command.run(lab.command(host: 1, ["ip", "route", "replace", "224.0.0.0/4", "dev", "docker0"]))
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.2"])
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(result.output.contains(
+            "✗ other interfaces: the group goes to docker0, a container or VM bridge, so peers on the LAN do not hear Baton"),
+            "\(result.output)")
+        #expect(result.output.contains("First thing to try: name the LAN: `baton --interface v0`"), "\(result.output)")
+
+        let (named, _) = try Self.doctor(lab, host: 1, ["--listen", "0.2", "--interface", "v0"])
+        #expect(named.status == 0, "with --interface v0:\n\(named.output)")
+        #expect(named.output.contains("Baton joins v0 (named by --interface)"))
     }
 
     @Test("nftables dropping UDP 47788: exit 1, the rule named, and the self-test's probe lost")
