@@ -10,23 +10,31 @@ struct DoctorCommand: AsyncParsableCommand {
         commandName: "doctor",
         abstract: "Find out why machines do not see each other: check this one's network, firewall and key.",
         discussion: """
-            Checks, one line each (✓ fine, ! worth knowing, ✗ a problem), then the first fix to try:
+            Checks, one line each (✓ fine, ! worth knowing, ✗ a problem), then the \
+            first fix to try:
 
-              interfaces         which interfaces can do multicast, and which one Baton joins
-              other interfaces   a VPN, Docker or VM interface that would take the group
-              firewall           nftables / iptables rules that drop UDP 47788 (needs root to read)
-              group key          the key file is there, yours, mode 0600 (or BATON_KEY is usable)
-              multicast self-test  a probe to 239.255.77.88:47788 comes back through the kernel
-                                 within 1 s (fails when a firewall drops the port or there is no
-                                 multicast route)
-              listening          for --listen seconds: how many peers were heard, and whether
-                                 datagrams arrived under another group key
+              interfaces        which interfaces can do multicast, and which
+                                one Baton joins (--interface or the kernel's)
+              other interfaces  a VPN, Docker or VM interface taking the group
+              firewall          nftables / iptables rules that drop UDP 47788
+                                (read only as root)
+              group key         the key file is there, yours, mode 0600
+                                (or BATON_KEY holds a usable key)
+              multicast self-test
+                                a probe to 239.255.77.88:47788 must come back
+                                through the kernel within 1 s: it does not when
+                                a firewall drops the port or there is no
+                                multicast route
+              listening         for --listen seconds: the peers heard, and
+                                datagrams under another group key
 
-            The probe is 58 bytes that Baton peers drop unread (wrong magic). Exits 0 when nothing \
-            is wrong (warnings included), 1 otherwise. Run it on both machines, with the same \
-            --interface, --group, --port and --key-file as baton. --json prints one object for \
-            scripts: "checks" (each with name, status ok/warning/problem/skipped, detail, fix), \
-            "exitStatus" and "firstFix".
+            Exits 0 when nothing is wrong (warnings included), 1 otherwise. Run it \
+            on both machines with the same --interface, --group, --port and \
+            --key-file as baton. The probe is 58 bytes that Baton peers drop \
+            unread (wrong magic); doctor also sends one QUERY, which peers that \
+            offer something answer. --json prints one object for scripts: \
+            "checks" (each with name, status ok/warning/problem/skipped, detail, \
+            fix), "exitStatus" and "firstFix".
             """)
 
     @OptionGroup var network: NetworkOptions
@@ -34,7 +42,7 @@ struct DoctorCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object with every finding, for scripts.")
     var json = false
 
-    @Option(help: ArgumentHelp("How long to listen for peers (default 3).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("How long to listen for peers.", valueName: "seconds"))
     var listen: Double = 3
 
     func validate() throws {
