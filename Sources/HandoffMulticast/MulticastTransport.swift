@@ -285,3 +285,19 @@ public final class MulticastTransport: ActivityTransport {
         }
     }
 }
+
+extension MulticastTransport {
+    /// The interface a transport started with `configuration` would join and send on, worked out
+    /// on the calling thread as `start` does on its own: the named one (checked as `start`
+    /// checks it), else the one the kernel's route to the group uses, when that can be found.
+    /// `baton doctor` reports it without binding the port.
+    public static func interfaceName(for configuration: MulticastConfiguration) throws(MulticastError) -> String? {
+        let groupAddress: SocketAddress
+        do {
+            groupAddress = try SocketAddress(ipAddress: configuration.group, port: configuration.port)
+        } catch {
+            throw .invalidConfiguration(.notMulticastGroup(source: "group", value: configuration.group))
+        }
+        return try InterfaceChoice.resolve(named: configuration.interface, group: groupAddress).name
+    }
+}

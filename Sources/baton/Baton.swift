@@ -21,12 +21,15 @@ struct Baton: AsyncParsableCommand {
               baton monitor                   watch what peers offer, without a UI
               baton pair / baton pair --join  give a new machine this one's group key (both show a code)
               baton key                       show this machine's group key (for scripts)
+              baton doctor                    find out why machines do not see each other
 
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
             Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_LOG.
             No multicast between two machines (Wi-Fi isolation, VPN)? Each names the other: --peer HOST.
             """,
         version: version,
-        subcommands: [CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self],
+        subcommands: [
+            CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self, DoctorCommand.self,
+        ],
         defaultSubcommand: CounterCommand.self)
 }

@@ -1,0 +1,199 @@
+import Foundation
+import Handoff
+import HandoffMulticast
+
+/// One check of `baton doctor`: a name and what it does with the shared context.
+///
+/// The checks run in order, each seeing what those before it found (`DoctorContext.findings`)
+/// and the multicast run they share (`DoctorContext.multicast()`), so a later check can join
+/// the list, e.g. one that tries a host by unicast when the self-test failed.
+public struct DoctorCheck: Sendable {
+    public var name: String
+    public var run: @MainActor @Sendable (DoctorContext) async -> DoctorFinding
+
+    public init(name: String, run: @escaping @MainActor @Sendable (DoctorContext) async -> DoctorFinding) {
+        self.name = name
+        self.run = run
+    }
+
+    /// Which interfaces can do multicast, and which one Baton would join.
+    public static let interfaces = DoctorCheck(name: InterfaceCheck.interfacesName) { context in
+        InterfaceCheck.interfaces(
+            context.interfaces, chosen: context.chosenInterface, choiceError: context.choiceError,
+            named: context.interfaceSource)
+    }
+
+    /// VPN, container and VM interfaces that may take the group.
+    public static let otherInterfaces = DoctorCheck(name: InterfaceCheck.othersName) { context in
+        InterfaceCheck.others(context.interfaces, chosen: context.chosenInterface)
+    }
+
+    /// Rules of nftables and iptables on Baton's port and group.
+    public static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
+        FirewallCheck.finding(
+            FirewallCheck.read(), port: context.configuration.port, group: context.configuration.group)
+    }
+
+    /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
+    public static let key = DoctorCheck(name: KeyCheck.name) { context in
+        let (finding, key) = KeyCheck.check(keyFile: context.keyFile, environment: context.environment)
+        context.key = key
+        return finding
+    }
+
+    /// A probe through the kernel to the group and back.
+    public static let selfTest = DoctorCheck(name: MulticastCheck.selfTestName) { context in
+        let run = await context.multicast()
+        return MulticastCheck.selfTest(
+            run.selfTest, group: context.configuration.group, port: context.configuration.port,
+            interface: run.interface ?? context.chosenInterface, suggestedLAN: InterfaceCheck.suggestedLAN(context.interfaces))
+    }
+
+    /// What a few seconds of listening heard: peers, and datagrams under another key.
+    public static let listening = DoctorCheck(name: MulticastCheck.listenName) { context in
+        let run = await context.multicast()
+        return MulticastCheck.listening(run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped)
+    }
+
+    /// Every check, in the order their findings are printed and the first fix is chosen.
+    public static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening]
+}
+
+/// What the checks of one run share: the settings, the interfaces, the key, the multicast run.
+@MainActor
+public final class DoctorContext {
+    public let configuration: MulticastConfiguration
+    public let keyFile: String?
+    public let environment: [String: String]
+    public let listenSeconds: Double
+    /// How long the self-test waits for its probe.
+    public let probeTimeout: Double
+    /// This namespace's interfaces.
+    public let interfaces: [DoctorInterface]
+    /// The interface Baton would join, as the transport chooses it.
+    public let chosenInterface: String?
+    /// Why no interface could be chosen (an unusable --interface), or nil.
+    public let choiceError: String?
+    /// `--interface` or `BATON_INTERFACE` when one named the interface.
+    public let interfaceSource: String?
+    /// The group key, once the key check found a usable one.
+    public var key: GroupKey?
+    /// What the checks so far found, in order.
+    public internal(set) var findings: [DoctorFinding] = []
+
+    private var multicastRun: MulticastRun?
+
+    public init(
+        configuration: MulticastConfiguration, interfaceSource: String?, keyFile: String?,
+        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1
+    ) {
+        self.configuration = configuration
+        self.interfaceSource = interfaceSource
+        self.keyFile = keyFile
+        self.environment = environment
+        self.listenSeconds = listenSeconds
+        self.probeTimeout = probeTimeout
+        self.interfaces = DoctorInterface.list()
+        do {
+            self.chosenInterface = try MulticastTransport.interfaceName(for: configuration)
+            self.choiceError = nil
+        } catch {
+            self.chosenInterface = nil
+            self.choiceError = error.description
+        }
+    }
+
+    /// The multicast run, made on first use: one transport joined as Baton joins, a probe and a
+    /// QUERY sent, then listening for `listenSeconds` (at least until the probe is back or lost).
+    public func multicast() async -> MulticastRun {
+        if let multicastRun { return multicastRun }
+        let run = await MulticastRun.perform(
+            configuration: configuration, key: key, listenSeconds: listenSeconds, probeTimeout: probeTimeout)
+        multicastRun = run
+        return run
+    }
+
+    /// Runs `checks` in order.
+    public func run(_ checks: [DoctorCheck]) async -> DoctorReport {
+        for check in checks {
+            findings.append(await check.run(self))
+        }
+        return DoctorReport(findings: findings)
+    }
+}
+
+/// One transport's worth of doctoring: the self-test and the listening share its socket.
+public struct MulticastRun: Sendable {
+    public var selfTest: SelfTestOutcome
+    /// The interface the transport joined, when it started.
+    public var interface: String?
+    /// What listening heard, or nil when it could not listen.
+    public var tally: ListenTally?
+    /// Why listening did not run, when it did not.
+    public var listenSkipped: String?
+
+    private enum Event: Sendable {
+        case datagram([UInt8])
+        case sendFailed(String)
+        case probeDeadline
+        case listenDeadline
+    }
+
+    static func perform(
+        configuration: MulticastConfiguration, key: GroupKey?, listenSeconds: Double, probeTimeout: Double
+    ) async -> MulticastRun {
+        let transport: MulticastTransport
+        do {
+            transport = try await MulticastTransport.start(configuration)
+        } catch {
+            return MulticastRun(
+                selfTest: .startFailed(error.description), interface: nil, tally: nil,
+                listenSkipped: "the group could not be joined")
+        }
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        transport.start(TransportHandler(
+            receive: { sink.yield(.datagram($0.bytes)) },
+            sendFailed: { error in
+                if case .sendFailed(_, let reason) = error { sink.yield(.sendFailed(reason)) } else { sink.yield(.sendFailed(error.description)) }
+            }))
+        let probe = DoctorProbe()
+        let own = SenderID.random()
+        let codec = key.map { DatagramCodec(groupKey: $0) }
+        let started = ContinuousClock.now
+        let timers = [
+            Task { try? await Task.sleep(for: .seconds(probeTimeout)); sink.yield(.probeDeadline) },
+            Task { try? await Task.sleep(for: .seconds(listenSeconds)); sink.yield(.listenDeadline) },
+        ]
+        transport.send(probe.bytes)
+        // A QUERY with no types: every peer that offers something answers at once, instead of at its next repeat.
+        if let codec, let query = try? codec.encode(.query(types: nil), senderID: own, sequence: 1, sentAt: Date()) {
+            transport.send(query)
+        }
+        var outcome: SelfTestOutcome?
+        var tally = ListenTally()
+        var listened = false
+        for await event in events {
+            switch event {
+            case .datagram(let bytes):
+                if outcome == nil, probe.matches(bytes) {
+                    let elapsed = ContinuousClock.now - started
+                    outcome = .returned(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                tally.count(bytes, codec: codec, own: own, probe: probe)
+            case .sendFailed(let reason):
+                if outcome == nil { outcome = .sendFailed(reason) }
+            case .probeDeadline:
+                if outcome == nil { outcome = .lost(seconds: probeTimeout) }
+            case .listenDeadline:
+                listened = true
+            }
+            if listened, outcome != nil { break }
+        }
+        timers.forEach { $0.cancel() }
+        sink.finish()
+        let interface = transport.interfaceName
+        await transport.close()
+        return MulticastRun(
+            selfTest: outcome ?? .lost(seconds: probeTimeout), interface: interface, tally: tally, listenSkipped: nil)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Handoff
+import HandoffMulticast
+
+/// The probe `baton doctor` sends to the group to see it come back through the kernel
+/// (docs/PROTOCOL.md, section 7): 58 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
+/// magic is not `BTN1`, so a Baton peer drops it as `badMagic` and nothing else happens.
+public struct DoctorProbe: Equatable, Sendable {
+    public static let magic: [UInt8] = Array("BTDR".utf8)
+    public static let length = DatagramHeader.minimumDatagramLength
+
+    public let token: [UInt8]
+
+    public init(token: [UInt8] = (0..<16).map { _ in UInt8.random(in: .min ... .max) }) {
+        self.token = token
+    }
+
+    public var bytes: [UInt8] {
+        Self.magic + token + [UInt8](repeating: 0, count: Self.length - Self.magic.count - token.count)
+    }
+
+    /// Whether `datagram` is this probe.
+    public func matches(_ datagram: [UInt8]) -> Bool { datagram == bytes }
+}
+
+/// What a few seconds of listening heard.
+public struct ListenTally: Equatable, Sendable {
+    /// Distinct sender ids of accepted datagrams, not counting doctor's own.
+    public var peers: Set<SenderID> = []
+    /// Datagrams sealed with another key (or altered).
+    public var otherKey = 0
+    /// Datagrams dropped for any other reason.
+    public var otherRejections = 0
+    /// Datagrams that could not be read because doctor has no key.
+    public var unread = 0
+
+    public init() {}
+
+    /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
+    public mutating func count(_ datagram: [UInt8], codec: DatagramCodec?, own: SenderID, probe: DoctorProbe, now: Date = Date()) {
+        if probe.matches(datagram) { return }
+        guard let codec else {
+            unread += 1
+            return
+        }
+        do {
+            let decoded = try codec.decode(datagram, now: now)
+            if decoded.header.senderID != own { peers.insert(decoded.header.senderID) }
+        } catch .authenticationFailed {
+            otherKey += 1
+        } catch {
+            otherRejections += 1
+        }
+    }
+}
+
+/// How the multicast self-test went.
+public enum SelfTestOutcome: Equatable, Sendable {
+    /// The probe came back after this many seconds.
+    case returned(seconds: Double)
+    /// Binding or joining failed: the transport's message.
+    case startFailed(String)
+    /// Sending the probe failed: the reason.
+    case sendFailed(String)
+    /// The probe did not come back within this many seconds.
+    case lost(seconds: Double)
+}
+
+/// The multicast self-test and the listening, as findings.
+public enum MulticastCheck {
+    public static let selfTestName = "multicast self-test"
+    public static let listenName = "listening"
+
+    public static func selfTest(
+        _ outcome: SelfTestOutcome, group: String, port: Int, interface: String?, suggestedLAN: String
+    ) -> DoctorFinding {
+        let target = "\(group):\(port)"
+        let addRoute = "add a multicast route: `sudo ip route add 224.0.0.0/4 dev \(suggestedLAN)`, "
+            + "or name the LAN with `baton --interface \(suggestedLAN)`"
+        switch outcome {
+        case .returned(let seconds):
+            return DoctorFinding(name: selfTestName, status: .ok,
+                detail: "a probe to \(target)\(interface.map { " on \($0)" } ?? "") came back through the kernel in \(milliseconds(seconds)) ms")
+        case .startFailed(let message):
+            let noRoute = message.contains("No such device") || message.contains("unreachable")
+                || message.contains("errno 19") || message.contains("errno 101")
+            return DoctorFinding(name: selfTestName, status: .problem,
+                detail: noRoute ? "no route to \(group): the group cannot be joined" : message,
+                fix: noRoute ? addRoute : message)
+        case .sendFailed(let reason):
+            let noRoute = reason.contains("unreachable") || reason.contains("errno 101")
+            return DoctorFinding(name: selfTestName, status: .problem,
+                detail: noRoute ? "no route to \(group): the probe could not be sent (\(reason))"
+                    : "the probe to \(target) could not be sent (\(reason))",
+                fix: noRoute ? addRoute : "check that \(interface ?? "the interface") is up; or \(addRoute)")
+        case .lost(let seconds):
+            return DoctorFinding(name: selfTestName, status: .problem,
+                detail: "a probe to \(target) did not come back within \(milliseconds(seconds)) ms: "
+                    + "a firewall drops UDP \(port), or multicast does not loop back here",
+                fix: "allow Baton's port: `sudo nft add rule inet filter input udp dport \(port) accept` "
+                    + "(or `sudo ufw allow \(port)/udp`)")
+        }
+    }
+
+    public static func listening(_ tally: ListenTally?, seconds: Double, skippedBecause reason: String? = nil) -> DoctorFinding {
+        guard let tally else {
+            return DoctorFinding(name: listenName, status: .skipped, detail: reason ?? "not run")
+        }
+        let span = "\(trimmed(seconds)) s"
+        if tally.otherKey > 0 {
+            let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)) with this key, and "
+            return DoctorFinding(name: listenName, status: .problem,
+                detail: "\(heard)\(tally.otherKey) datagram\(tally.otherKey == 1 ? "" : "s") in \(span) arrived under another group key",
+                fix: "another group key is in use on this LAN: pair again, e.g. `baton key | ssh OTHER baton key --import -`")
+        }
+        if tally.unread > 0 {
+            return DoctorFinding(name: listenName, status: .warning,
+                detail: "\(tally.unread) datagram\(tally.unread == 1 ? "" : "s") arrived in \(span), unread without a key")
+        }
+        if tally.peers.isEmpty {
+            return DoctorFinding(name: listenName, status: .warning,
+                detail: "heard no peer in \(span) (peers send only while they offer something)",
+                fix: "start `baton` on the other machine, then run `baton doctor` again")
+        }
+        return DoctorFinding(name: listenName, status: .ok, detail: "heard \(peers(tally.peers.count)) in \(span)")
+    }
+
+    private static func peers(_ count: Int) -> String { count == 1 ? "1 peer" : "\(count) peers" }
+
+    private static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    private static func trimmed(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// `baton doctor` on lab hosts (issue 10): healthy, behind an nftables rule that drops
+/// Baton's port, and without a multicast route. Each run listens 1 s, so the suite takes a
+/// few seconds; the healthy run prints its time as a `[figure]` line.
+///
+/// Needs root, `ip netns`, `nft` and the built `baton` and `baton-peer`; each test skips,
+/// saying why, when something is missing.
+@Suite("baton doctor (netlab)", .serialized, .timeLimit(.minutes(1)))
+struct DoctorLabTests {
+    /// `baton doctor ARGUMENTS` in host `host`, with a fresh HOME and the lab's key.
+    static func doctor(
+        _ lab: Lab, host: Int, _ arguments: [String], key: Bool = true, environment extra: [String: String] = [:]
+    ) throws -> (CommandResult, Double) {
+        let baton = try Binaries.baton()
+        let home = NSTemporaryDirectory() + "baton-doctor-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        var environment = [
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+            "HOME": home, "XDG_CONFIG_HOME": home + "/config",
+        ]
+        if key { environment["BATON_KEY"] = E2E.key }
+        environment.merge(extra) { _, new in new }
+        let started = Date()
+        let result = try Command.run(
+            lab.command(host: host, [baton, "doctor"] + arguments), environment: environment, check: false, timeout: 15)
+        return (result, Date().timeIntervalSince(started))
+    }
+
+    static func labOrSkip(hosts: Int) throws -> Lab {
+        try Lab.requireUsable()
+        guard Command.which("nft") != nil else { try skip("nft is not installed") }
+        return try Lab(hosts: hosts)
+    }
+
+    @Test("A healthy host: exit 0, every check ✓, the announcer on h2 heard as one peer, within 5 s at the default listen")
+    func healthy() throws {
+        let peer = try Binaries.peer()
+        let lab = try Self.labOrSkip(hosts: 2)
+        defer { lab.down() }
+        let announcer = try LabFaultTests.announcer(lab, host: 2, peer: peer, name: "doctor-peer")
+        defer { announcer.stop() }
+        try announcer.waitForLine("its first publish") { LabFaultTests.published($0) != nil }
+
+        let (result, seconds) = try Self.doctor(lab, host: 1, [])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 0, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.count == 7, "six checks and the closing line:\n\(result.output)")
+        for name in ["interfaces", "other interfaces", "firewall", "group key", "multicast self-test", "listening"] {
+            #expect(lines.contains { $0.hasPrefix("✓ \(name): ") }, "no ✓ line for \(name):\n\(result.output)")
+        }
+        #expect(lines.contains("✓ listening: heard 1 peer in 3 s"), "\(result.output)")
+        #expect(lines.last == "Nothing wrong found.")
+        print("[figure] baton doctor on a healthy lab host: \(String(format: "%.2f", seconds)) s (target ≤ 5 s)")
+        #expect(seconds <= 5)
+
+        let (json, _) = try Self.doctor(lab, host: 1, ["--json", "--listen", "0.5"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["exitStatus"] as? Int == 0)
+        #expect((object["checks"] as? [[String: Any]])?.count == 6)
+
+        // Under another key, the announcer's repeats (at most 1 s apart) fail authentication.
+        let otherKey = Data("another-baton-key-of-32-bytes!!!".utf8).base64EncodedString()
+        let (mismatch, _) = try Self.doctor(lab, host: 1, ["--listen", "1.5"], environment: ["BATON_KEY": otherKey])
+        #expect(mismatch.status == 1, "doctor said:\n\(mismatch.output)")
+        #expect(mismatch.output.contains("arrived under another group key"), "\(mismatch.output)")
+        #expect(mismatch.output.contains("First thing to try: another group key is in use on this LAN: pair again"))
+    }
+
+    @Test("The group routed to a Docker-named bridge while the LAN is there: exit 1, naming the LAN to use")
+    func groupOnADockerBridge() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        try Command.run([Lab.script, "addif", lab.name, "1", "docker0", "10.78.0.1/24"])
+        try Command.run(lab.command(host: 1, ["ip", "route", "replace", "224.0.0.0/4", "dev", "docker0"]))
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.2"])
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(result.output.contains(
+            "✗ other interfaces: the group goes to docker0, a container or VM bridge, so peers on the LAN do not hear Baton"),
+            "\(result.output)")
+        #expect(result.output.contains("First thing to try: name the LAN: `baton --interface v0`"), "\(result.output)")
+
+        let (named, _) = try Self.doctor(lab, host: 1, ["--listen", "0.2", "--interface", "v0"])
+        #expect(named.status == 0, "with --interface v0:\n\(named.output)")
+        #expect(named.output.contains("Baton joins v0 (named by --interface)"))
+    }
+
+    @Test("nftables dropping UDP 47788: exit 1, the rule named, and the self-test's probe lost")
+    func firewallDrops() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        for command in [
+            ["nft", "add", "table", "inet", "doctor"],
+            ["nft", "add", "chain", "inet", "doctor", "input", "{ type filter hook input priority 0; }"],
+            ["nft", "add", "rule", "inet", "doctor", "input", "udp", "dport", "47788", "drop"],
+        ] {
+            try Command.run(lab.command(host: 1, command))
+        }
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "1"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains("✗ firewall: nftables drops UDP 47788: `udp dport 47788 drop` (in inet doctor input)"),
+            "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("✗ multicast self-test: a probe to 239.255.77.88:47788 did not come back") },
+            "\(result.output)")
+        #expect(lines.last == "First thing to try: remove that rule, or allow Baton ahead of it: "
+            + "`sudo nft insert rule inet doctor input udp dport 47788 accept`")
+    }
+
+    @Test("No multicast route: exit 1, 'no route to 239.255.77.88' and the `ip route add` to fix it; no key: exit 1")
+    func noRoute() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        try Command.run(lab.command(host: 1, ["ip", "route", "del", "224.0.0.0/4"]))
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "1"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains("✗ multicast self-test: no route to 239.255.77.88: the group cannot be joined"), "\(result.output)")
+        #expect(lines.last?.hasPrefix("First thing to try: add a multicast route: `sudo ip route add 224.0.0.0/4 dev v0`") == true,
+            "\(result.output)")
+
+        try Command.run(lab.command(host: 1, ["ip", "route", "add", "224.0.0.0/4", "dev", "v0"]))
+        let (keyless, _) = try Self.doctor(lab, host: 1, ["--listen", "0.2"], key: false)
+        #expect(keyless.status == 1, "doctor said:\n\(keyless.output)")
+        #expect(keyless.output.contains("✗ group key: no group key at "))
+        #expect(keyless.output.contains("First thing to try: make one with `baton key`"))
+    }
+}

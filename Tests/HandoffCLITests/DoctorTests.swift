@@ -1,0 +1,318 @@
+import Foundation
+import Handoff
+import HandoffCLI
+import Testing
+
+@Suite("baton doctor: interfaces")
+struct DoctorInterfaceTests {
+    let lan = DoctorInterface(name: "eth0", up: true, multicast: true, ipv4: "192.168.1.5")
+    let loopback = DoctorInterface(name: "lo", up: true, multicast: false, loopback: true, ipv4: "127.0.0.1")
+
+    @Test("Names classify VPNs, container and VM bridges, loopback and the LAN")
+    func kinds() {
+        for name in ["tun0", "wg0", "tailscale0", "tap1", "ppp0", "zt7nnig26"] {
+            #expect(DoctorInterface(name: name, up: true, multicast: true).kind == .vpn, "\(name)")
+        }
+        for name in ["docker0", "br-1a2b3c", "veth12ab", "virbr0", "lxdbr0", "vboxnet0"] {
+            #expect(DoctorInterface(name: name, up: true, multicast: true).kind == .virtual, "\(name)")
+        }
+        #expect(loopback.kind == .loopback)
+        for name in ["eth0", "enp3s0", "wlan0", "wlp2s0", "v0"] {
+            #expect(DoctorInterface(name: name, up: true, multicast: true).kind == .lan, "\(name)")
+        }
+    }
+
+    @Test("Multicast needs up, MULTICAST and an IPv4 address")
+    func capable() {
+        #expect(lan.canMulticast)
+        #expect(!DoctorInterface(name: "eth1", up: false, multicast: true, ipv4: "10.0.0.1").canMulticast)
+        #expect(!DoctorInterface(name: "eth1", up: true, multicast: false, ipv4: "10.0.0.1").canMulticast)
+        #expect(!DoctorInterface(name: "eth1", up: true, multicast: true).canMulticast)
+    }
+
+    @Test("The interfaces line lists what can do multicast and which one Baton joins, and how it was chosen")
+    func interfacesLine() {
+        let ok = InterfaceCheck.interfaces([loopback, lan], chosen: "eth0")
+        #expect(ok.status == .ok)
+        #expect(ok.detail == "eth0 192.168.1.5 can do multicast; Baton joins eth0 (the kernel's choice)")
+        let named = InterfaceCheck.interfaces([lan], chosen: "eth0", named: "BATON_INTERFACE")
+        #expect(named.detail.hasSuffix("(named by BATON_INTERFACE)"))
+    }
+
+    @Test("No interface able to multicast is a problem whose fix names the LAN interface and what it lacks")
+    func noneCapable() {
+        let down = DoctorInterface(name: "eth0", up: false, multicast: true, ipv4: "192.168.1.5")
+        let finding = InterfaceCheck.interfaces([loopback, down], chosen: nil)
+        #expect(finding.status == .problem)
+        #expect(finding.fix == "bring eth0 up: `sudo ip link set eth0 up`")
+        let noFlag = DoctorInterface(name: "eth0", up: true, multicast: false, ipv4: "192.168.1.5")
+        #expect(InterfaceCheck.interfaces([noFlag], chosen: nil).fix == "`sudo ip link set eth0 multicast on`")
+    }
+
+    @Test("An unusable --interface is a problem with the transport's message")
+    func unusableNamed() {
+        let finding = InterfaceCheck.interfaces(
+            [lan], chosen: nil, choiceError: "There is no network interface named \"nope0\"", named: "--interface")
+        #expect(finding.status == .problem)
+        #expect(finding.detail.contains("nope0"))
+        #expect(finding.fix == "name a LAN interface that can do multicast: `baton --interface eth0`")
+    }
+
+    @Test("The group on a Docker bridge or VPN while a LAN is there is a problem naming the LAN")
+    func groupOnAnotherInterface() {
+        let docker = DoctorInterface(name: "docker0", up: true, multicast: true, ipv4: "172.17.0.1")
+        let wg = DoctorInterface(name: "wg0", up: true, multicast: true, ipv4: "10.8.0.2")
+        let taken = InterfaceCheck.others([loopback, docker, lan], chosen: "docker0")
+        #expect(taken.status == .problem)
+        #expect(taken.detail.contains("docker0, a container or VM bridge"))
+        #expect(taken.fix == "name the LAN: `baton --interface eth0` (or BATON_INTERFACE=eth0)")
+        let vpnOnly = InterfaceCheck.others([loopback, wg], chosen: "wg0")
+        #expect(vpnOnly.status == .warning, "with no LAN to name instead, only a warning")
+        let present = InterfaceCheck.others([loopback, docker, wg, lan], chosen: "eth0")
+        #expect(present.status == .ok)
+        #expect(present.detail == "docker0 (container or VM bridge), wg0 (VPN or tunnel) present, but Baton does not use them")
+        #expect(InterfaceCheck.others([loopback, lan], chosen: "eth0").detail == "no VPN, container or VM interface")
+    }
+}
+
+@Suite("baton doctor: firewall rules")
+struct DoctorFirewallTests {
+    let port = 47788
+    let group = "239.255.77.88"
+
+    let nftDrop = """
+        table inet filter {
+        	chain input {
+        		type filter hook input priority filter; policy accept;
+        		ct state established,related accept
+        		tcp dport 22 accept
+        		udp dport 47788 counter packets 3 bytes 300 drop
+        	}
+        }
+        """
+
+    @Test("nftables: a drop on the port is named with its table and chain, and the fix inserts an accept there")
+    func nftablesDrop() {
+        let scan = FirewallCheck.scanNftables(nftDrop, port: port, group: group)
+        #expect(scan.blocking == [.init(rule: "udp dport 47788 counter packets 3 bytes 300 drop", place: "inet filter input")])
+        let finding = FirewallCheck.finding([.init(tool: "nftables", rules: nftDrop)], port: port, group: group)
+        #expect(finding.status == .problem)
+        #expect(finding.detail == "nftables drops UDP 47788: `udp dport 47788 counter packets 3 bytes 300 drop` (in inet filter input)")
+        #expect(finding.fix == "remove that rule, or allow Baton ahead of it: `sudo nft insert rule inet filter input udp dport 47788 accept`")
+    }
+
+    @Test("nftables: sets, ranges and the group count; TCP, other ports and accepts do not")
+    func nftablesMatching() {
+        let blocking = [
+            "udp dport { 53, 47788 } drop", "udp dport 47000-48000 reject", "ip daddr 239.255.77.88 drop",
+            "ip daddr 224.0.0.0/4 drop", "th dport 47788 drop",
+        ]
+        for rule in blocking {
+            let text = "table ip t {\n chain c {\n  \(rule)\n }\n}"
+            #expect(FirewallCheck.scanNftables(text, port: port, group: group).blocking.count == 1, "\(rule)")
+        }
+        let harmless = ["tcp dport 47788 drop", "udp dport 47789 drop", "udp dport 47788 accept", "udp dport 4778 drop",
+                        "udp dport 1-1000 drop", "counter packets 47788 bytes 1 drop"]
+        for rule in harmless {
+            let text = "table ip t {\n chain c {\n  \(rule)\n }\n}"
+            #expect(FirewallCheck.scanNftables(text, port: port, group: group).blocking.isEmpty, "\(rule)")
+        }
+    }
+
+    @Test("nftables: an input policy drop with no accept for Baton is a warning; an accept for the port clears it")
+    func nftablesPolicy() {
+        let closed = """
+            table inet filter {
+            	chain input {
+            		type filter hook input priority filter; policy drop;
+            		tcp dport 22 accept
+            	}
+            }
+            """
+        let finding = FirewallCheck.finding([.init(tool: "nftables", rules: closed)], port: port, group: group)
+        #expect(finding.status == .warning)
+        #expect(finding.fix?.contains("sudo nft insert rule inet filter input udp dport 47788 accept") == true)
+        let open = closed.replacingOccurrences(of: "tcp dport 22 accept", with: "udp dport 47788 accept")
+        #expect(FirewallCheck.finding([.init(tool: "nftables", rules: open)], port: port, group: group).status == .ok)
+        let multicast = closed.replacingOccurrences(of: "tcp dport 22 accept", with: "meta pkttype multicast accept")
+        #expect(FirewallCheck.finding([.init(tool: "nftables", rules: multicast)], port: port, group: group).status == .ok)
+    }
+
+    @Test("iptables -S: DROP and REJECT on the port or group, the INPUT policy, and ACCEPT")
+    func iptables() {
+        let text = """
+            -P INPUT ACCEPT
+            -P FORWARD DROP
+            -P OUTPUT ACCEPT
+            -A INPUT -p tcp -m tcp --dport 47788 -j DROP
+            -A INPUT -p udp -m udp --dport 47788 -j REJECT --reject-with icmp-port-unreachable
+            """
+        let scan = FirewallCheck.scanIptables(text, port: port, group: group)
+        #expect(scan.blocking.map(\.place) == ["INPUT"])
+        let finding = FirewallCheck.finding([.init(tool: "iptables", rules: text)], port: port, group: group)
+        #expect(finding.status == .problem)
+        #expect(finding.fix == "remove that rule, or allow Baton ahead of it: `sudo iptables -I INPUT -p udp --dport 47788 -j ACCEPT`")
+        #expect(FirewallCheck.scanIptables("-A INPUT -p udp -m multiport --dports 5353,47788 -j DROP", port: port, group: group).blocking.count == 1)
+        #expect(FirewallCheck.scanIptables("-A INPUT -d 239.255.77.88/32 -j DROP", port: port, group: group).blocking.count == 1)
+        let closed = "-P INPUT DROP\n-A INPUT -p tcp --dport 22 -j ACCEPT"
+        #expect(FirewallCheck.finding([.init(tool: "iptables", rules: closed)], port: port, group: group).status == .warning)
+        let allowed = closed + "\n-A INPUT -p udp -m udp --dport 47788 -j ACCEPT"
+        #expect(FirewallCheck.finding([.init(tool: "iptables", rules: allowed)], port: port, group: group).status == .ok)
+    }
+
+    @Test("Rules that cannot be read make the check skipped, and say why")
+    func unreadable() {
+        let finding = FirewallCheck.finding(
+            [.init(tool: "nftables", failure: "needs root: Operation not permitted")], port: port, group: group)
+        #expect(finding.status == .skipped)
+        #expect(finding.detail.contains("nftables: needs root: Operation not permitted"))
+        #expect(finding.fix == "look for a rule on UDP 47788: `sudo nft list ruleset` or `sudo iptables -S`")
+        let half = FirewallCheck.finding(
+            [.init(tool: "nftables", rules: ""), .init(tool: "iptables", failure: "needs root")], port: port, group: group)
+        #expect(half.status == .ok)
+        #expect(half.detail == "nftables: no rule drops UDP 47788 or 239.255.77.88; iptables could not be read (needs root)")
+    }
+}
+
+@Suite("baton doctor: the key, the self-test, listening and the report")
+struct DoctorReportTests {
+    func folder() throws -> String {
+        let path = NSTemporaryDirectory() + "doctor-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test("A missing key is a problem whose fix is `baton key`, and doctor does not create one")
+    func missingKey() throws {
+        let home = try folder()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let (finding, key) = KeyCheck.check(keyFile: nil, environment: ["HOME": home])
+        #expect(finding.status == .problem)
+        #expect(key == nil)
+        #expect(finding.detail == "no group key at \(home)/.config/baton/group.key")
+        #expect(finding.fix?.hasPrefix("make one with `baton key`") == true)
+        #expect(!FileManager.default.fileExists(atPath: "\(home)/.config/baton/group.key"))
+    }
+
+    @Test("A key file others may read is a problem with GroupKey's chmod; a 0600 one is fine; BATON_KEY is used")
+    func keyFileModes() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/group.key"
+        let key = GroupKey.random()
+        try key.write(to: path, replace: true)
+        let (fine, found) = KeyCheck.check(keyFile: path, environment: [:])
+        #expect(fine.status == .ok)
+        #expect(found == key)
+        #expect(chmod(path, 0o644) == 0)
+        let (exposed, none) = KeyCheck.check(keyFile: path, environment: [:])
+        #expect(exposed.status == .problem)
+        #expect(none == nil)
+        #expect(exposed.fix?.contains("chmod 600 '\(path)'") == true)
+        let (environment, fromEnvironment) = KeyCheck.check(keyFile: nil, environment: ["BATON_KEY": key.base64, "HOME": dir])
+        #expect(environment.status == .ok)
+        #expect(fromEnvironment == key)
+        #expect(KeyCheck.check(keyFile: nil, environment: ["BATON_KEY": "short"]).finding.status == .problem)
+    }
+
+    @Test("Self-test outcomes: back in time is ok; lost names the port; no route names `ip route add`")
+    func selfTest() {
+        func finding(_ outcome: SelfTestOutcome) -> DoctorFinding {
+            MulticastCheck.selfTest(outcome, group: "239.255.77.88", port: 47788, interface: "v0", suggestedLAN: "eth0")
+        }
+        #expect(finding(.returned(seconds: 0.002)).status == .ok)
+        #expect(finding(.returned(seconds: 0.002)).detail == "a probe to 239.255.77.88:47788 on v0 came back through the kernel in 2 ms")
+        let lost = finding(.lost(seconds: 1))
+        #expect(lost.status == .problem)
+        #expect(lost.detail.contains("a firewall drops UDP 47788"))
+        let noJoin = finding(.startFailed("Could not join multicast group 239.255.77.88 on the kernel's default interface (No such device, errno 19); …"))
+        #expect(noJoin.detail == "no route to 239.255.77.88: the group cannot be joined")
+        #expect(noJoin.fix?.hasPrefix("add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`") == true)
+        #expect(finding(.sendFailed("Network is unreachable, errno 101")).fix?.contains("ip route add 224.0.0.0/4 dev eth0") == true)
+    }
+
+    @Test("Listening counts distinct accepted senders (not itself, not the probe) and datagrams under another key")
+    func listening() throws {
+        let key = GroupKey.random()
+        let codec = DatagramCodec(groupKey: key)
+        let other = DatagramCodec(groupKey: GroupKey.random())
+        let own = SenderID.random()
+        let probe = DoctorProbe()
+        let (a, b) = (SenderID.random(), SenderID.random())
+        var tally = ListenTally()
+        let now = Date()
+        for (sender, sequence) in [(a, 1), (a, 2), (b, 1), (own, 1)] {
+            tally.count(
+                try codec.encode(.query(types: nil), senderID: sender, sequence: UInt64(sequence), sentAt: now),
+                codec: codec, own: own, probe: probe, now: now)
+        }
+        tally.count(probe.bytes, codec: codec, own: own, probe: probe, now: now)
+        tally.count(try other.encode(.query(types: nil), senderID: a, sequence: 3, sentAt: now), codec: codec, own: own, probe: probe, now: now)
+        #expect(tally.peers == [a, b])
+        #expect(tally.otherKey == 1)
+        let finding = MulticastCheck.listening(tally, seconds: 3)
+        #expect(finding.status == .problem)
+        #expect(finding.detail == "heard 2 peers with this key, and 1 datagram in 3 s arrived under another group key")
+        #expect(finding.fix?.hasPrefix("another group key is in use on this LAN: pair again") == true)
+        var quiet = ListenTally()
+        quiet.peers = [a]
+        #expect(MulticastCheck.listening(quiet, seconds: 3) == DoctorFinding(name: "listening", status: .ok, detail: "heard 1 peer in 3 s"))
+        #expect(MulticastCheck.listening(ListenTally(), seconds: 1.5).status == .warning)
+    }
+
+    @Test("The probe is 58 bytes with magic BTDR, which a Baton peer drops as badMagic")
+    func probe() {
+        let probe = DoctorProbe()
+        #expect(probe.bytes.count == 58)
+        #expect(Array(probe.bytes.prefix(4)) == Array("BTDR".utf8))
+        #expect(throws: RejectionReason.badMagic) { try DatagramCodec(groupKey: .random()).decode(probe.bytes) }
+        #expect(!DoctorProbe().matches(probe.bytes), "another run's probe is not this one")
+    }
+
+    let ok = DoctorFinding(name: "interfaces", status: .ok, detail: "fine")
+    let warning = DoctorFinding(name: "listening", status: .warning, detail: "heard no peer", fix: "start baton")
+    let problem = DoctorFinding(name: "firewall", status: .problem, detail: "drops", fix: "allow it")
+    let skipped = DoctorFinding(name: "firewall", status: .skipped, detail: "cannot read", fix: "sudo nft list ruleset")
+
+    @Test("Exit status: 1 with any problem; warnings and skipped checks keep it 0")
+    func exitStatus() {
+        #expect(DoctorReport(findings: [ok, warning, skipped]).exitStatus == 0)
+        #expect(DoctorReport(findings: [ok, warning, problem]).exitStatus == 1)
+        #expect(DoctorReport(findings: [warning, problem]).firstFix == "allow it", "a problem's fix comes before a warning's")
+        #expect(DoctorReport(findings: [ok, skipped, warning]).firstFix == "start baton")
+    }
+
+    @Test("Text: one line per check with its marker, then the first thing to try; ASCII markers without UTF-8")
+    func text() {
+        let report = DoctorReport(findings: [ok, warning, problem, skipped])
+        #expect(report.text(unicode: true) == """
+            ✓ interfaces: fine
+            ! listening: heard no peer
+            ✗ firewall: drops
+            – firewall: cannot read
+            First thing to try: allow it
+            """)
+        #expect(report.text(unicode: false).split(separator: "\n").map { $0.prefix(1) } == ["+", "!", "x", "-", "F"])
+        #expect(DoctorReport(findings: [ok]).text(unicode: true) == "✓ interfaces: fine\nNothing wrong found.")
+        let hostile = DoctorFinding(name: "firewall", status: .problem, detail: "rule \u{1B}]0;x\u{07}", fix: nil)
+        #expect(!DoctorReport(findings: [hostile]).text(unicode: true).contains("\u{1B}"))
+    }
+
+    @Test("JSON: checks with name, status, detail and fix (null when none), exitStatus and firstFix")
+    func json() throws {
+        let text = DoctorReport(findings: [ok, problem]).json()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["checks", "exitStatus", "firstFix"])
+        #expect(object["exitStatus"] as? Int == 1)
+        #expect(object["firstFix"] as? String == "allow it")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.count == 2)
+        #expect(checks[0]["name"] as? String == "interfaces")
+        #expect(checks[0]["status"] as? String == "ok")
+        #expect(checks[0]["detail"] as? String == "fine")
+        #expect(checks[0]["fix"] is NSNull)
+        #expect(checks[1]["status"] as? String == "problem")
+        #expect(checks[1]["fix"] as? String == "allow it")
+        #expect(!text.contains("\n"), "one line")
+    }
+}
