@@ -27,6 +27,9 @@ struct DoctorCommand: AsyncParsableCommand {
                                 multicast route
               listening         for --listen seconds: the peers heard, and
                                 datagrams under another group key
+              unicast peers     which --peer hosts answered by unicast; when
+                                multicast fails but one answers, the fix is
+                                --peer
 
             Exits 0 when nothing is wrong (warnings included), 1 otherwise. Run it \
             on both machines with the same --interface, --group, --port and \

@@ -46,11 +46,12 @@ struct DoctorLabTests {
         let (result, seconds) = try Self.doctor(lab, host: 1, [])
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(result.status == 0, "doctor said:\n\(result.output)\(result.errorOutput)")
-        #expect(lines.count == 7, "six checks and the closing line:\n\(result.output)")
+        #expect(lines.count == 8, "seven checks and the closing line:\n\(result.output)")
         for name in ["interfaces", "other interfaces", "firewall", "group key", "multicast self-test", "listening"] {
             #expect(lines.contains { $0.hasPrefix("✓ \(name): ") }, "no ✓ line for \(name):\n\(result.output)")
         }
         #expect(lines.contains("✓ listening: heard 1 peer in 3 s"), "\(result.output)")
+        #expect(lines.contains("– unicast peers: none listed (none needed while multicast passes)"), "\(result.output)")
         #expect(lines.last == "Nothing wrong found.")
         print("[figure] baton doctor on a healthy lab host: \(String(format: "%.2f", seconds)) s (target ≤ 5 s)")
         #expect(seconds <= 5)
@@ -58,7 +59,7 @@ struct DoctorLabTests {
         let (json, _) = try Self.doctor(lab, host: 1, ["--json", "--listen", "0.5"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["exitStatus"] as? Int == 0)
-        #expect((object["checks"] as? [[String: Any]])?.count == 6)
+        #expect((object["checks"] as? [[String: Any]])?.count == 7)
 
         // Under another key, the announcer's repeats (at most 1 s apart) fail authentication.
         let otherKey = Data("another-baton-key-of-32-bytes!!!".utf8).base64EncodedString()

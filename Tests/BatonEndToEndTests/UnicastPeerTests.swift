@@ -104,6 +104,16 @@ struct UnicastPeerTests {
             try f.waitForScreen(containing: "line 020")
             try e.waitForScreen(containing: "Continued on e2e-f")
 
+            // baton doctor on h2, naming h1: multicast fails, h1 (e, which lists h2) answers by
+            // unicast, so the first fix to try is --peer.
+            let doctor = try Command.run(
+                lab.command(host: 2, [stage.baton, "doctor", "--peer", h1, "--listen", "2"]),
+                environment: LabFaultTests.commandEnvironment, check: false, timeout: 30)
+            #expect(doctor.status == 1, "exit \(doctor.status):\n\(doctor.output)")
+            #expect(doctor.output.contains("unicast peers: \(h1) answered by unicast"), "\(doctor.output)")
+            #expect(doctor.output.contains("First thing to try: multicast does not pass here, but \(h1) answers by unicast: "
+                + "run baton with `--peer \(h1)`"), "\(doctor.output)")
+
             // Multicast really was dropped on both hosts all along.
             let drops = try [1, 2].map { try Self.multicastDrops(lab, host: $0) }
             #expect(drops.allSatisfy { $0 > 0 }, "multicast drops on h1, h2: \(drops)")

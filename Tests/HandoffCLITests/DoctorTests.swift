@@ -260,6 +260,27 @@ struct DoctorReportTests {
         #expect(MulticastCheck.listening(ListenTally(), seconds: 1.5).status == .warning)
     }
 
+    @Test("Unicast peers: which answered; none listed is a hint only when multicast failed; the source's port is dropped")
+    func unicastPeers() throws {
+        let answered = MulticastCheck.unicast(peers: ["10.0.0.2", "10.0.0.3"], heard: ["10.0.0.3"], multicastWorks: false)
+        #expect(answered == DoctorFinding(name: "unicast peers", status: .ok, detail: "10.0.0.3 answered by unicast"))
+        let silent = MulticastCheck.unicast(peers: ["10.0.0.2"], heard: [], multicastWorks: true)
+        #expect(silent.status == .warning && silent.detail == "no answer by unicast from 10.0.0.2")
+        #expect(MulticastCheck.unicast(peers: [], heard: [], multicastWorks: true).status == .skipped)
+        let hint = MulticastCheck.unicast(peers: [], heard: [], multicastWorks: false)
+        #expect(hint.status == .warning && hint.fix?.contains("`baton --peer HOST`") == true)
+        #expect(MulticastCheck.unicast(peers: ["10.0.0.2"], heard: nil, multicastWorks: false).status == .skipped)
+        // The tally keeps where accepted datagrams came from, without the port.
+        let key = GroupKey.random()
+        let codec = DatagramCodec(groupKey: key)
+        var tally = ListenTally()
+        let now = Date()
+        tally.count(
+            try codec.encode(.query(types: nil), senderID: .random(), sequence: 1, sentAt: now),
+            codec: codec, own: .random(), probe: DoctorProbe(), source: "10.0.0.3:47788", now: now)
+        #expect(tally.sources == ["10.0.0.3"])
+    }
+
     @Test("The probe is 58 bytes with magic BTDR, which a Baton peer drops as badMagic")
     func probe() {
         let probe = DoctorProbe()

@@ -55,8 +55,30 @@ public struct DoctorCheck: Sendable {
         return MulticastCheck.listening(run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped)
     }
 
+    /// The unicast peers: which answered. When multicast failed but one answered, the
+    /// self-test's fix becomes `--peer`, since that is what works on this network.
+    public static let unicast = DoctorCheck(name: MulticastCheck.unicastName) { context in
+        let run = await context.multicast()
+        let listed = context.configuration.peers.map(\.address)
+        let multicastWorks = if case .returned = run.selfTest { true } else { false }
+        let finding = MulticastCheck.unicast(peers: listed, heard: run.tally?.sources, multicastWorks: multicastWorks)
+        if finding.status == .ok, !multicastWorks {
+            let answered = listed.filter { run.tally?.sources.contains($0) == true }
+            let unicast = "multicast does not pass here, but \(answered.joined(separator: ", ")) answers by unicast: "
+                + "run baton with `--peer \(answered[0])` (and name this machine on it)"
+            // The self-test's problem, and a firewall's that explains it, offer --peer first.
+            for index in context.findings.indices where context.findings[index].status == .problem
+                && [MulticastCheck.selfTestName, FirewallCheck.name].contains(context.findings[index].name)
+            {
+                let before = context.findings[index].fix.map { "; or \($0)" } ?? ""
+                context.findings[index].fix = unicast + before
+            }
+        }
+        return finding
+    }
+
     /// Every check, in the order their findings are printed and the first fix is chosen.
-    public static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening]
+    public static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast]
 }
 
 /// What the checks of one run share: the settings, the interfaces, the key, the multicast run.
@@ -133,7 +155,7 @@ public struct MulticastRun: Sendable {
     public var listenSkipped: String?
 
     private enum Event: Sendable {
-        case datagram([UInt8])
+        case datagram([UInt8], source: String?)
         case sendFailed(String)
         case probeDeadline
         case listenDeadline
@@ -152,7 +174,7 @@ public struct MulticastRun: Sendable {
         }
         let (events, sink) = AsyncStream<Event>.makeStream()
         transport.start(TransportHandler(
-            receive: { sink.yield(.datagram($0.bytes)) },
+            receive: { sink.yield(.datagram($0.bytes, source: $0.source)) },
             sendFailed: { error in
                 if case .sendFailed(_, let reason) = error { sink.yield(.sendFailed(reason)) } else { sink.yield(.sendFailed(error.description)) }
             }))
@@ -174,12 +196,12 @@ public struct MulticastRun: Sendable {
         var listened = false
         for await event in events {
             switch event {
-            case .datagram(let bytes):
+            case .datagram(let bytes, let source):
                 if outcome == nil, probe.matches(bytes) {
                     let elapsed = ContinuousClock.now - started
                     outcome = .returned(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 }
-                tally.count(bytes, codec: codec, own: own, probe: probe)
+                tally.count(bytes, codec: codec, own: own, probe: probe, source: source)
             case .sendFailed(let reason):
                 if outcome == nil { outcome = .sendFailed(reason) }
             case .probeDeadline:

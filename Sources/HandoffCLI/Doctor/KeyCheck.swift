@@ -13,7 +13,7 @@ public enum KeyCheck {
     public static func check(
         keyFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> (finding: DoctorFinding, key: GroupKey?) {
-        let copy = "then give the other machine the same key: `baton key | ssh OTHER baton key --import -`"
+        let copy = "or get the group's key from another machine: `baton pair` there, `baton pair --join` here"
         func refused(_ error: GroupKey.LoadError, _ what: String) -> (DoctorFinding, GroupKey?) {
             (DoctorFinding(name: name, status: .problem, detail: what, fix: error.description), nil)
         }
@@ -36,7 +36,7 @@ public enum KeyCheck {
         if lstat(path, &info) != 0, errno == ENOENT {
             return (DoctorFinding(
                 name: name, status: .problem, detail: "no group key at \(path)",
-                fix: "make one with `baton key`, \(copy)"), nil)
+                fix: "make one with `baton key` (then `baton pair` on this machine and `baton pair --join` on the next), \(copy)"), nil)
         }
         do {
             let key = try GroupKey.read(path: path)

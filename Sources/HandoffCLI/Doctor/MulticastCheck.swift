@@ -33,11 +33,15 @@ public struct ListenTally: Equatable, Sendable {
     public var otherRejections = 0
     /// Datagrams that could not be read because doctor has no key.
     public var unread = 0
+    /// The addresses (without port) that accepted datagrams from others came from.
+    public var sources: Set<String> = []
 
     public init() {}
 
     /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
-    public mutating func count(_ datagram: [UInt8], codec: DatagramCodec?, own: SenderID, probe: DoctorProbe, now: Date = Date()) {
+    public mutating func count(
+        _ datagram: [UInt8], codec: DatagramCodec?, own: SenderID, probe: DoctorProbe, source: String? = nil, now: Date = Date()
+    ) {
         if probe.matches(datagram) { return }
         guard let codec else {
             unread += 1
@@ -45,12 +49,20 @@ public struct ListenTally: Equatable, Sendable {
         }
         do {
             let decoded = try codec.decode(datagram, now: now)
-            if decoded.header.senderID != own { peers.insert(decoded.header.senderID) }
+            if decoded.header.senderID != own {
+                peers.insert(decoded.header.senderID)
+                if let source { sources.insert(Self.host(of: source)) }
+            }
         } catch .authenticationFailed {
             otherKey += 1
         } catch {
             otherRejections += 1
         }
+    }
+
+    /// `10.77.0.12` from `10.77.0.12:47788`.
+    static func host(of source: String) -> String {
+        source.lastIndex(of: ":").map { String(source[..<$0]) } ?? source
     }
 }
 
@@ -111,7 +123,7 @@ public enum MulticastCheck {
             let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)) with this key, and "
             return DoctorFinding(name: listenName, status: .problem,
                 detail: "\(heard)\(tally.otherKey) datagram\(tally.otherKey == 1 ? "" : "s") in \(span) arrived under another group key",
-                fix: "another group key is in use on this LAN: pair again, e.g. `baton key | ssh OTHER baton key --import -`")
+                fix: "another group key is in use on this LAN: pair again, with `baton pair` on a machine of the group and `baton pair --join` here")
         }
         if tally.unread > 0 {
             return DoctorFinding(name: listenName, status: .warning,
@@ -123,6 +135,30 @@ public enum MulticastCheck {
                 fix: "start `baton` on the other machine, then run `baton doctor` again")
         }
         return DoctorFinding(name: listenName, status: .ok, detail: "heard \(peers(tally.peers.count)) in \(span)")
+    }
+
+    public static let unicastName = "unicast peers"
+
+    /// The unicast peers (`--peer`, `BATON_PEERS`, the peers file): which of them answered while
+    /// doctor listened. With none listed, a hint when multicast failed.
+    public static func unicast(peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool) -> DoctorFinding {
+        guard !listed.isEmpty else {
+            return multicastWorks
+                ? DoctorFinding(name: unicastName, status: .skipped, detail: "none listed (none needed while multicast passes)")
+                : DoctorFinding(name: unicastName, status: .warning, detail: "none listed",
+                    fix: "where multicast cannot pass (Wi-Fi isolation, a VPN), name the other machine: "
+                        + "`baton --peer HOST`, and this one on it")
+        }
+        guard let sources else {
+            return DoctorFinding(name: unicastName, status: .skipped, detail: "not tried: Baton's socket could not be opened")
+        }
+        let answered = listed.filter(sources.contains)
+        if answered.isEmpty {
+            return DoctorFinding(name: unicastName, status: .warning,
+                detail: "no answer by unicast from \(listed.joined(separator: ", "))",
+                fix: "start `baton` there with `--peer` naming this machine (or list it in its peers file)")
+        }
+        return DoctorFinding(name: unicastName, status: .ok, detail: "\(answered.joined(separator: ", ")) answered by unicast")
     }
 
     private static func peers(_ count: Int) -> String { count == 1 ? "1 peer" : "\(count) peers" }
