@@ -179,7 +179,12 @@ struct PairingSession {
                 }
             case .paired(let peerName):
                 Self.say("Paired with \(PeerText.visible(peerName))")
-                if !isSharer { Self.say("\(keyPath) now holds the shared key.") }
+                if !isSharer {
+                    Self.say("\(keyPath) now holds the shared key.")
+                    if let set = ProcessInfo.processInfo.environment["BATON_KEY"], !set.isEmpty {
+                        Self.say("BATON_KEY is set in this shell and takes the place of that file: unset it (unset BATON_KEY).")
+                    }
+                }
                 outcome = true
             case .failed(let failure):
                 if prompting { Self.say("") }
