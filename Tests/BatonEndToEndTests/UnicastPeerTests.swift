@@ -30,7 +30,7 @@ struct UnicastPeerTests {
         return Int(listing[range].dropFirst("packets ".count)) ?? 0
     }
 
-    @Test("Multicast dropped on both hosts: with --peer / BATON_PEERS / the peers file, a counter and a large edit continue both ways, and the source is told")
+    @Test("Multicast dropped on both hosts: with --peer / BATON_PEERS / the peers file, a counter and a large edit continue both ways, the source is told, and doctor suggests --peer")
     func handoffByUnicast() throws {
         try Stage.run(hosts: 3) { stage in
             let lab = stage.lab
@@ -103,6 +103,17 @@ struct UnicastPeerTests {
             try f.waitForScreen(containing: "Xline 001", timeout: 15)
             try f.waitForScreen(containing: "line 020")
             try e.waitForScreen(containing: "Continued on e2e-f")
+
+            // And the edit back: f types on h2 (its cursor where e's was, after the X), e2 on h1 (--peer)
+            // continues f's text.
+            try f.type("Y")
+            try f.waitForScreen(containing: "XYline 001")
+            let e2 = try stage.baton("e2", on: 1, [
+                "--continue-activity", "dev.baton.editing", "--from", "e2e-f", "--wait", "5", "--name", "e2e-e2", "--peer", h2,
+            ])
+            try e2.waitForScreen(containing: "XYline 001", timeout: 15)
+            try e2.waitForScreen(containing: "line 020")
+            try f.waitForScreen(containing: "Continued on e2e-e2")
 
             // baton doctor on h2, naming h1: multicast fails, h1 (e, which lists h2) answers by
             // unicast, so the first fix to try is --peer.
