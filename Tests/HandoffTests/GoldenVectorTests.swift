@@ -82,14 +82,7 @@ struct GoldenVectorTests {
         let sequence = UInt64(entry.offset + 1)
         let made = try Self.make(name, message, sequence: sequence)
         let file = Self.folder.appendingPathComponent("\(name).json")
-        if ProcessInfo.processInfo.environment["BATON_WRITE_VECTORS"] == "1" {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
-            try encoder.encode(made).write(to: file)
-        }
-        let committed = try JSONDecoder().decode(Vector.self, from: Data(contentsOf: file))
-        #expect(made == committed)
+        let committed = try committedGolden(made, file: file)
 
         let key = try GroupKey(base64: committed.groupKey)
         let decoded = try DatagramCodec(groupKey: key).decode(
