@@ -438,13 +438,7 @@ def main():
     lab.check_host("insider_bench.py")
     run = Run(args)
     lab.end_through_finally()
-    if args.quiet_wait > 0:
-        busy = meters.wait_until_quiet(args.quiet_wait, max_load=args.max_load)
-        if busy:
-            print(f"warning: the machine is not quiet: {busy[:3]}", file=sys.stderr)
-    machine = meters.describe_machine(meters.machine())
-    load_before = os.getloadavg()
-    results = {"machine": machine, "bin_dir": args.bin_dir, "load_before": load_before, "shapes": []}
+    results = report.begin(args, shapes=[])
     table = report.Table()
     try:
         run.lab.up()

@@ -391,13 +391,7 @@ def main():
         sys.exit("large_bench.py: nft not found (apt-get install -y nftables); or --skip-loss --skip-counter")
     run = Run(args)
     lab.end_through_finally()
-    if args.quiet_wait > 0:
-        busy = meters.wait_until_quiet(args.quiet_wait, max_load=args.max_load)
-        if busy:
-            print(f"warning: the machine is not quiet: {busy[:3]}", file=sys.stderr)
-    machine = meters.describe_machine(meters.machine())
-    load_before = os.getloadavg()
-    results = {"machine": machine, "bin_dir": args.bin_dir, "load_before": load_before}
+    results = report.begin(args)
     table = report.Table()
     try:
         run.lab.up()

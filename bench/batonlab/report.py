@@ -6,6 +6,9 @@ BENCHMARKS.md quotes these lines; keep their wording and precision when changing
 import json
 import os
 import statistics
+import sys
+
+from . import meters
 
 
 def percentile(values, fraction):
@@ -61,6 +64,17 @@ def write_json(path, results):
     if path:
         with open(path, "w") as f:
             json.dump(results, f, indent=1)
+
+
+def begin(args, **more):
+    """Starts a lab benchmark's results: waits (up to --quiet-wait s) for a quiet machine, warning
+    when it is not, then notes the machine, the programs and the load average now."""
+    if args.quiet_wait > 0:
+        busy = meters.wait_until_quiet(args.quiet_wait, max_load=args.max_load)
+        if busy:
+            print(f"warning: the machine is not quiet: {busy[:3]}", file=sys.stderr)
+    return {"machine": meters.describe_machine(meters.machine()), "bin_dir": args.bin_dir,
+            "load_before": os.getloadavg(), **more}
 
 
 def finish(results, failures, table, json_path, print_json=False):
