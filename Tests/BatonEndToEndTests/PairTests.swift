@@ -6,6 +6,21 @@ import Testing
 /// tmux or the built programs.
 @Suite("Pairing end to end (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
 struct PairEndToEndTests {
+    /// Where key file `name` goes, in the stage's keys folder (made, mode 0700); the file is not written.
+    static func keyPath(_ stage: Stage, _ name: String) throws -> String {
+        let keys = stage.tmux.directory.appendingPathComponent("keys")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return keys.appendingPathComponent("\(name).key").path
+    }
+
+    /// Key file `name` holding a fresh random group key (mode 0600): its path and its bytes.
+    static func randomKeyFile(_ stage: Stage, _ name: String) throws -> (path: String, bytes: Data) {
+        let path = try keyPath(stage, name)
+        let bytes = Data((Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n").utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]))
+        return (path, bytes)
+    }
+
     /// `baton ARGUMENTS` on lab host `host`, without BATON_KEY.
     static func start(_ stage: Stage, _ name: String, on host: Int, _ arguments: [String]) throws -> TmuxSession {
         try stage.tmux.start(
@@ -28,13 +43,8 @@ struct PairEndToEndTests {
     @Test("Same code on both screens; a no changes no key file; two yeses give the joiner the key at 0600, and a counter then hands off with it")
     func pairing() throws {
         try Stage.run(hosts: 2) { stage in
-            let keys = stage.tmux.directory.appendingPathComponent("keys")
-            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let sharerKey = keys.appendingPathComponent("a.key").path
-            let joinerKey = keys.appendingPathComponent("b.key").path
-            let keyText = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
-            #expect(FileManager.default.createFile(atPath: sharerKey, contents: Data(keyText.utf8), attributes: [.posixPermissions: 0o600]))
-            let sharerBefore = try Data(contentsOf: URL(fileURLWithPath: sharerKey))
+            let (sharerKey, sharerBefore) = try Self.randomKeyFile(stage, "a")
+            let joinerKey = try Self.keyPath(stage, "b")
 
             // 1. Declined on the joining side: both end with status 1, nothing written.
             let a1 = try Self.start(stage, "a1", on: 1, ["pair", "--key-file", sharerKey, "--name", "e2e-a", "--timeout", "30"])
@@ -94,17 +104,13 @@ struct PairEndToEndTests {
     @Test("Two pairings on one LAN at the same time: both end with status 1, saying so, and no key file changes")
     func anotherPairing() throws {
         try Stage.run(hosts: 2) { stage in
-            let keys = stage.tmux.directory.appendingPathComponent("keys")
-            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             var before: [String: Data] = [:]
             for name in ["a", "b"] {
-                let path = keys.appendingPathComponent("\(name).key").path
-                let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
-                #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
-                before[path] = Data(text.utf8)
+                let (path, bytes) = try Self.randomKeyFile(stage, name)
+                before[path] = bytes
             }
-            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", keys.appendingPathComponent("a.key").path, "--timeout", "30"])
-            let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", keys.appendingPathComponent("b.key").path, "--timeout", "30"])
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", try Self.keyPath(stage, "a"), "--timeout", "30"])
+            let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", try Self.keyPath(stage, "b"), "--timeout", "30"])
             #expect(try a.waitForExit() == 1)
             #expect(try b.waitForExit() == 1)
             try a.waitForScreen(containing: "another pairing is running on this network; try again")
@@ -132,11 +138,7 @@ struct PairEndToEndTests {
     @Test("A REVEAL that does not match its COMMIT: the sharer aborts, says so, shows no code, and its key file stays")
     func forgedReveal() throws {
         try Stage.run(hosts: 2) { stage in
-            let keys = stage.tmux.directory.appendingPathComponent("keys")
-            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let path = keys.appendingPathComponent("a.key").path
-            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let (path, before) = try Self.randomKeyFile(stage, "a")
             let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "30"])
             try a.waitForScreen(containing: "Waiting for `baton pair --join`")
             let result = try Command.run(stage.lab.command(host: 2, ["python3", "-c", Self.forger]), timeout: 20)
@@ -144,19 +146,15 @@ struct PairEndToEndTests {
             #expect(try a.waitForExit() == 1)
             let screen = try a.waitForScreen(containing: "does not match its commitment")
             #expect(!screen.contains { $0.hasPrefix("Code: ") })
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
 
     @Test("--peer reaches the sharer without a HELLO; an unanswered prompt times out on both sides with status 1")
     func peerAndTimeout() throws {
         try Stage.run(hosts: 2) { stage in
-            let keys = stage.tmux.directory.appendingPathComponent("keys")
-            try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let path = keys.appendingPathComponent("a.key").path
-            let joinerKey = keys.appendingPathComponent("b.key").path
-            let text = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n"
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+            let (path, before) = try Self.randomKeyFile(stage, "a")
+            let joinerKey = try Self.keyPath(stage, "b")
             let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "3"])
             try a.waitForScreen(containing: "Waiting for `baton pair --join`")
             let b = try Self.start(stage, "b", on: 2, ["pair", "--join", "--peer", "10.77.0.11:47790", "--key-file", joinerKey, "--timeout", "3"])
@@ -166,7 +164,7 @@ struct PairEndToEndTests {
             #expect(try b.waitForExit(timeout: 10) == 1)
             try a.waitForScreen(containing: "timed out")
             try b.waitForScreen(containing: "timed out")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(!FileManager.default.fileExists(atPath: joinerKey))
         }
     }
