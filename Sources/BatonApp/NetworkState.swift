@@ -4,14 +4,17 @@ public enum NetworkState: Equatable, Sendable {
     case starting
     /// Publishing and listening.
     case online
+    /// Publishing and listening, but not on every path: "multicast unavailable (…): unicast only".
+    case limited(String)
     /// Not reaching the network, and why (a sentence from the transport).
     case offline(String)
 
-    /// The status bar's words: "starting…", "online", "offline: why".
+    /// The status bar's words: "starting…", "online", the limited path's warning, "offline".
     public var label: String {
         switch self {
         case .starting: "starting…"
         case .online: "online"
+        case .limited(let warning): warning
         case .offline: "offline"
         }
     }

@@ -129,7 +129,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .published(let record):
             logger.info("published \(record.activityType) revision \(record.revision)")
             inbox.yield(.published)
-            if case .offline = model.status.network {} else { inbox.yield(.network(.online)) }
+            if case .offline = model.status.network {} else { inbox.yield(.network(Self.networkState(center.transport.status))) }
         case .saveFailed(let type, let error):
             logger.warning("not published \(type): \(error)")
             inbox.yield(.publishFailed(error.description))
@@ -137,8 +137,21 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             break  // userActivityWasContinued tells us, as the activity's delegate
         case .sendFailed(let error):
             logger.warning("send failed: \(error)")
-            inbox.yield(.network(.offline(error.description)))
+            switch error {
+            case .closed, .offline:
+                inbox.yield(.network(.offline(error.description)))
+            case .sendFailed, .datagramTooLarge:
+                break  // one destination or one datagram: the transport's status says what is left
+            }
+        case .transportChanged(let status):
+            logger.notice("network: \(status)")
+            if case .offline = model.status.network {} else { inbox.yield(.network(Self.networkState(status))) }
         }
+    }
+
+    /// Online, or limited with the transport's warning when a path is down.
+    static func networkState(_ status: TransportStatus) -> NetworkState {
+        status.warning.map { .limited($0) } ?? .online
     }
 
     private func refreshNearby() {

@@ -25,6 +25,8 @@ public final class ActivityCenter {
         case continued(activityID: String, by: PeerInfo)
         /// The transport could not send.
         case sendFailed(TransportError)
+        /// One of the transport's paths came up or went down (multicast, a relay).
+        case transportChanged(TransportStatus)
     }
 
     public let registry: ActivityTypeRegistry
@@ -98,15 +100,20 @@ public final class ActivityCenter {
         let clock = clock
         transport.start(
             TransportHandler(
-                receive: { [weak self] datagram in
-                    switch gate.offer(datagram, now: clock.now) {
+                deliver: { [weak self] datagram in
+                    let offered = gate.check(datagram, now: clock.now)
+                    switch offered.wake {
                     case .now: Task { @MainActor [weak self] in self?.absorbReceived() }
                     case .soon: Task { @MainActor [weak self] in self?.absorbSoon() }
                     case nil: break
                     }
+                    return offered.accepted ? .accepted : .notAccepted
                 },
                 sendFailed: { [weak self] error in
                     Task { @MainActor [weak self] in self?.sendFailed(error) }
+                },
+                statusChanged: { [weak self] status in
+                    Task { @MainActor [weak self] in self?.transportChanged(status) }
                 }))
         core.start(now: clock.now)
         reschedule()
@@ -213,6 +220,11 @@ public final class ActivityCenter {
         } catch {
             logger.error("cannot encode \(message.kind): \(error)")
         }
+    }
+
+    private func transportChanged(_ status: TransportStatus) {
+        logger.notice("network: \(status)")
+        emit(.transportChanged(status))
     }
 
     private func sendFailed(_ error: TransportError) {

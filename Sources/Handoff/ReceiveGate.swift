@@ -39,6 +39,14 @@ final class ReceiveGate: Sendable {
         var isEmpty: Bool { statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty }
     }
 
+    /// What `offer` made of a datagram: how to wake the center, and whether it was accepted.
+    struct Offered: Equatable {
+        /// How to get the queue taken, or nil when a wake-up is already on its way (or not needed).
+        var wake: Wake?
+        /// It opened under the group key and passed every rule as a new datagram.
+        var accepted: Bool
+    }
+
     /// What the caller of `offer` should do to get the queue taken.
     enum Wake: Equatable {
         /// Ask the main actor now.
@@ -85,6 +93,17 @@ final class ReceiveGate: Sendable {
     /// Applies every stateless rule and replay to one datagram and queues the result;
     /// says how to wake the center, or nil when a wake-up is already on its way (or not needed).
     func offer(_ datagram: ReceivedDatagram, now: Date) -> Wake? {
+        check(datagram, now: now).wake
+    }
+
+    /// `offer`, also saying whether the datagram was accepted.
+    func check(_ datagram: ReceivedDatagram, now: Date) -> Offered {
+        var accepted = false
+        let wake = queue(datagram, now: now, accepted: &accepted)
+        return Offered(wake: wake, accepted: accepted)
+    }
+
+    private func queue(_ datagram: ReceivedDatagram, now: Date, accepted: inout Bool) -> Wake? {
         let header: DatagramHeader
         let decoded: DecodedDatagram
         do throws(RejectionReason) {
@@ -106,8 +125,10 @@ final class ReceiveGate: Sendable {
         let arrival = Arrival(
             message: decoded.message, sender: header.senderID, source: datagram.source, at: now, digest: digest)
         let lifetime = memoryLifetime
+        // A relay has no address of the sender's to bind it to: its copies are checked for replay only.
+        let boundSource = datagram.path == .relay ? nil : datagram.source
         return state.withLock { s in
-            switch s.senders.verdict(sender: header.senderID, sequence: header.sequence, source: datagram.source, at: now) {
+            switch s.senders.verdict(sender: header.senderID, sequence: header.sequence, source: boundSource, at: now) {
             case .fresh: break
             case .replay:
                 s.pending.statistics.count(.replay)
@@ -129,7 +150,8 @@ final class ReceiveGate: Sendable {
                 return known
             }
             func accept() {
-                s.senders.accept(sender: header.senderID, sequence: header.sequence, source: datagram.source, at: now)
+                accepted = true
+                s.senders.accept(sender: header.senderID, sequence: header.sequence, source: boundSource, at: now)
                 s.pending.statistics.accepted += 1
             }
             switch decoded.message {

@@ -141,6 +141,8 @@ extension BatonPeer {
                             printLine("continued by \(PeerText.visible(peer.name))")
                         case .sendFailed(let reason):
                             printLine("send failed: \(reason)")
+                        case .transportChanged(let status):
+                            printLine("network: \(status)")
                         case .nearbyChanged:
                             break
                         }
