@@ -150,7 +150,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     /// Online, or limited with the transport's warning when a path is down.
-    static func networkState(_ status: TransportStatus) -> NetworkState {
+    public static func networkState(_ status: TransportStatus) -> NetworkState {
         status.warning.map { .limited($0) } ?? .online
     }
 

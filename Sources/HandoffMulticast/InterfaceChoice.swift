@@ -13,6 +13,8 @@ struct InterfaceChoice: Sendable {
     var address: in_addr?
     /// The interface's name: the named one, or the one the route to the group uses when that could be found.
     var name: String?
+    /// The interface's IPv4 address as text, when known: what a status line shows, so a new lease is seen.
+    var addressText: String?
 
     /// Looks up `name` among this namespace's devices, or, with no name, which device the kernel would use for `group`.
     static func resolve(named name: String?, group: SocketAddress) throws(MulticastError) -> InterfaceChoice {
@@ -26,7 +28,9 @@ struct InterfaceChoice: Sendable {
         let available = Array(Set(withIPv4.map(\.name))).sorted()
 
         guard let name else {
-            return InterfaceChoice(device: nil, address: nil, name: defaultInterfaceName(for: group, among: withIPv4))
+            let chosen = defaultInterfaceName(for: group, among: withIPv4)
+            let text = withIPv4.first { $0.name == chosen }?.address?.ipAddress
+            return InterfaceChoice(device: nil, address: nil, name: chosen, addressText: text)
         }
         guard let device = withIPv4.first(where: { $0.name == name }), let address = device.ipv4Address else {
             let exists = devices.contains { $0.name == name } || if_nametoindex(name) != 0
@@ -38,7 +42,7 @@ struct InterfaceChoice: Sendable {
         guard device.multicastSupported else {
             throw .interfaceNotMulticast(name: name)
         }
-        return InterfaceChoice(device: device, address: address, name: name)
+        return InterfaceChoice(device: device, address: address, name: name, addressText: device.address?.ipAddress)
     }
 
     /// The interface the kernel picks for traffic to `group` (best effort).
@@ -59,7 +63,7 @@ struct InterfaceChoice: Sendable {
     }
 
     /// The source address the routing table gives a datagram to `group`, or nil.
-    private static func routeSourceAddress(to group: SocketAddress) -> in_addr? {
+    static func routeSourceAddress(to group: SocketAddress) -> in_addr? {
         guard case .v4(let groupV4) = group else { return nil }
         #if os(Linux)
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

@@ -48,7 +48,7 @@ struct Launch {
             transport = try await MulticastTransport.start(multicast)
         } catch {
             switch error {
-            case .interfaceNotFound, .interfaceHasNoIPv4, .interfaceNotMulticast, .invalidConfiguration:
+            case .interfaceNotFound, .invalidConfiguration:
                 // A mistyped --interface is the person's to fix now, not a session to run offline.
                 throw CommandFailure(error.description)
             default:
@@ -59,13 +59,16 @@ struct Launch {
             transport = OfflineTransport(reason: error.description)
             state = .offline(error.description)
         }
-        let endpoint = state == .online ? transport.endpointDescription : "\(multicast.group):\(multicast.port)"
+        let online = state == .online
+        // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
+        if online { state = Program.networkState(transport.status) }
+        let endpoint = online ? transport.endpointDescription : "\(multicast.group):\(multicast.port)"
         logger.info("network \(endpoint)")
 
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
-        let stream = state == .online ? try await network.startStateStream(groupKey: key).setup : nil
+        let stream = online ? try await network.startStateStream(groupKey: key).setup : nil
         let center = ActivityCenter(
             registry: registry, groupKey: key, transport: transport,
             configuration: try network.centerConfiguration(peer: peer), stateStream: stream)

@@ -21,13 +21,18 @@ actor DatagramCollector {
     /// Sends that failed, in order.
     private(set) var failures: [TransportError] = []
 
-    /// Starts `transport` with a handler that collects into a new collector.
-    static func collecting(_ transport: any ActivityTransport) -> DatagramCollector {
+    /// Starts `transport` with a handler that collects into a new collector. With `accepting`,
+    /// the handler calls every datagram accepted, as a receiver that holds the group key would
+    /// call a datagram that opens (so the transport learns unicast peers from them).
+    static func collecting(_ transport: any ActivityTransport, accepting: Bool = false) -> DatagramCollector {
         let collector = DatagramCollector()
         let (stream, continuation) = AsyncStream.makeStream(of: Result<ReceivedDatagram, TransportError>.self)
         transport.start(
             TransportHandler(
-                receive: { continuation.yield(.success($0)) },
+                deliver: {
+                    continuation.yield(.success($0))
+                    return accepting ? .accepted : .notAccepted
+                },
                 sendFailed: { continuation.yield(.failure($0)) }))
         Task { await collector.consume(stream) }
         return collector
