@@ -26,10 +26,17 @@ public final class NearbyMonitor {
     /// Starts printing; counters are printed when they changed, at most once per `statisticsInterval`.
     public func start(statisticsInterval: Duration = .seconds(1)) {
         let events = center.events()
+        // A path that does not work is said at once; later changes as they happen.
+        let status = center.transport.status
+        if !status.problems.isEmpty { write(Self.networkLine(status, format: format, at: Date())) }
         tasks.append(Task { [weak self] in
             for await event in events {
                 guard let self else { return }
-                if event == .nearbyChanged { self.refresh() }
+                switch event {
+                case .nearbyChanged: self.refresh()
+                case .transportChanged(let status): self.write(Self.networkLine(status, format: self.format, at: Date()))
+                default: break
+                }
             }
         })
         tasks.append(Task { [weak self] in
@@ -85,6 +92,35 @@ public final class NearbyMonitor {
                 "rejectedTotal": .integer(stats.totalRejected), "rejected": .dictionary(rejected),
             ])
             write(line.jsonText)
+        }
+    }
+
+    /// The line for the transport's paths: `# network: multicast unavailable (…): unicast only`
+    /// when one does not work, else `# network: multicast …; unicast …`; in JSON an object with
+    /// `"event": "network"` and one entry per path (`kind`, `state`, `detail`, and `reason` when down).
+    public nonisolated static func networkLine(_ status: TransportStatus, format: Format, at time: Date) -> String {
+        switch format {
+        case .text:
+            return "# network: " + (status.warning.map { "\($0) (\(status))" } ?? status.description)
+        case .json:
+            let paths: [PropertyListValue] = status.paths.map { path in
+                var entry: [String: PropertyListValue] = [
+                    "kind": .string(path.kind.rawValue), "detail": .string(path.detail),
+                ]
+                switch path.state {
+                case .up: entry["state"] = "up"
+                case .connecting: entry["state"] = "connecting"
+                case .down(let reason):
+                    entry["state"] = "down"
+                    entry["reason"] = .string(reason)
+                }
+                return .dictionary(entry)
+            }
+            let line: PropertyListValue = .dictionary([
+                "event": "network", "time": .date(time), "paths": .array(paths),
+                "warning": status.warning.map { .string($0) } ?? .string(""),
+            ])
+            return line.jsonText
         }
     }
 

@@ -229,6 +229,18 @@ struct DoctorReportTests {
         #expect(noJoin.detail == "no route to 239.255.77.88: the group cannot be joined")
         #expect(noJoin.fix?.hasPrefix("add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`") == true)
         #expect(finding(.sendFailed("Network is unreachable, errno 101")).fix?.contains("ip route add 224.0.0.0/4 dev eth0") == true)
+
+        // Started without multicast: unicast only, and the fix says what gets past it.
+        let noRoute = finding(.unavailable(reason: "no multicast route"))
+        #expect(noRoute.detail == "no route to 239.255.77.88: multicast unavailable, unicast only")
+        #expect(noRoute.fix == "add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`, or name the LAN with "
+            + "`baton --interface eth0`; or name the other machine: `baton --peer HOST` (one side is enough)")
+        let noFlag = finding(.unavailable(reason: "v0 has no MULTICAST flag"))
+        #expect(noFlag.detail == "multicast unavailable on v0 (v0 has no MULTICAST flag): unicast only")
+        #expect(noFlag.fix?.hasPrefix("v0 cannot do multicast (a VPN or tun device?): name the other machine") == true)
+        let firewall = finding(.unavailable(reason: "a firewall refuses it"))
+        #expect(firewall.status == .problem)
+        #expect(firewall.fix?.contains("nft insert rule inet filter output ip daddr 224.0.0.0/4 accept") == true)
     }
 
     @Test("Listening counts distinct accepted senders (not itself, not the probe) and datagrams under another key")

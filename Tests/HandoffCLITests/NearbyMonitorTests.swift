@@ -65,3 +65,20 @@ struct NearbyMonitorTests {
         #expect(gone["userInfo"] == nil)
     }
 }
+
+@Suite("Monitor network lines")
+struct MonitorNetworkLineTests {
+    @Test("A path that does not work is said in words, and in JSON with its reason")
+    func networkLine() throws {
+        let status = TransportStatus(paths: [
+            .init(kind: .multicast, state: .down(reason: "a firewall refuses it"), detail: "239.255.77.88:47788 on eth0"),
+            .init(kind: .unicast, state: .up, detail: "to 1 listed peer, 0 learnt peers"),
+        ])
+        let text = NearbyMonitor.networkLine(status, format: .text, at: Date(timeIntervalSince1970: 0))
+        #expect(text.hasPrefix("# network: multicast unavailable (a firewall refuses it): unicast only (multicast "))
+        let json = NearbyMonitor.networkLine(status, format: .json, at: Date(timeIntervalSince1970: 0))
+        #expect(json.contains(#""event":"network""#))
+        #expect(json.contains(#""reason":"a firewall refuses it""#))
+        #expect(json.contains(#""state":"down""#) && json.contains(#""state":"up""#))
+    }
+}

@@ -146,6 +146,12 @@ public final class DoctorContext {
 
 /// One transport's worth of doctoring: the self-test and the listening share its socket.
 public struct MulticastRun: Sendable {
+    /// `.unavailable(reason)` when the transport's multicast path is down, else nil.
+    static func unavailable(_ transport: MulticastTransport) -> SelfTestOutcome? {
+        guard case .down(let reason) = transport.status.path(.multicast)?.state else { return nil }
+        return .unavailable(reason: reason)
+    }
+
     public var selfTest: SelfTestOutcome
     /// The interface the transport joined, when it started.
     public var interface: String?
@@ -191,7 +197,8 @@ public struct MulticastRun: Sendable {
         if let codec, let query = try? codec.encode(.query(types: nil), senderID: own, sequence: 1, sentAt: Date()) {
             transport.send(query)
         }
-        var outcome: SelfTestOutcome?
+        // Started without multicast: the probe cannot come back, but listening by unicast goes on.
+        var outcome: SelfTestOutcome? = Self.unavailable(transport)
         var tally = ListenTally()
         var listened = false
         for await event in events {
@@ -213,6 +220,8 @@ public struct MulticastRun: Sendable {
         }
         timers.forEach { $0.cancel() }
         sink.finish()
+        // A send error (a firewall) takes multicast down without a failed send: say why the probe was lost.
+        if case .lost = outcome, let down = Self.unavailable(transport) { outcome = down }
         let interface = transport.interfaceName
         await transport.close()
         return MulticastRun(

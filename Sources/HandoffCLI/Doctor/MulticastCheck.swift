@@ -76,6 +76,8 @@ public enum SelfTestOutcome: Equatable, Sendable {
     case sendFailed(String)
     /// The probe did not come back within this many seconds.
     case lost(seconds: Double)
+    /// The transport started without multicast (no MULTICAST flag, no route, a firewall): why.
+    case unavailable(reason: String)
 }
 
 /// The multicast self-test and the listening, as findings.
@@ -105,6 +107,25 @@ public enum MulticastCheck {
                 detail: noRoute ? "no route to \(group): the probe could not be sent (\(reason))"
                     : "the probe to \(target) could not be sent (\(reason))",
                 fix: noRoute ? addRoute : "check that \(interface ?? "the interface") is up; or \(addRoute)")
+        case .unavailable(let reason):
+            let place = interface.map { " on \($0)" } ?? ""
+            let peer = "name the other machine: `baton --peer HOST` (one side is enough)"
+            let fix: String
+            if reason.contains("MULTICAST flag") {
+                fix = "\(interface ?? "this interface") cannot do multicast (a VPN or tun device?): \(peer); "
+                    + "or name the LAN with `baton --interface \(suggestedLAN)`"
+            } else if reason.contains("route") {
+                fix = "\(addRoute); or \(peer)"
+            } else if reason.contains("firewall") {
+                fix = "a firewall refuses multicast on output: allow it "
+                    + "(`sudo nft insert rule inet filter output ip daddr 224.0.0.0/4 accept`); or \(peer)"
+            } else {
+                fix = peer
+            }
+            let detail = reason.contains("route")
+                ? "no route to \(group): multicast unavailable, unicast only"
+                : "multicast unavailable\(place) (\(reason)): unicast only"
+            return DoctorFinding(name: selfTestName, status: .problem, detail: detail, fix: fix)
         case .lost(let seconds):
             return DoctorFinding(name: selfTestName, status: .problem,
                 detail: "a probe to \(target) did not come back within \(milliseconds(seconds)) ms: "
