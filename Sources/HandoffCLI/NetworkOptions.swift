@@ -23,7 +23,7 @@ public struct NetworkOptions: ParsableArguments {
     public var interface: String?
 
     @Option(name: .customLong("peer"), help: ArgumentHelp(
-        "Also send every datagram by unicast to this peer, for networks where multicast does not pass (Wi-Fi isolation, VPN); repeatable; PORT defaults to the UDP port, 47788. Each side lists the other (env BATON_PEERS, comma- or space-separated; file ~/.config/baton/peers, one a line).",
+        "Also send every datagram by unicast to this peer, for networks where multicast does not pass (Wi-Fi isolation, VPN); repeatable; PORT defaults to the UDP port, 47788. One side is enough: a peer heard by unicast is answered by unicast (env BATON_PEERS, comma- or space-separated; file ~/.config/baton/peers, one a line).",
         valueName: "host[:port]"))
     public var peers: [String] = []
 
