@@ -131,6 +131,11 @@ struct ReachLabTests {
             ] {
                 try Command.run(lab.command(host: 1, command))
             }
+            // The change is followed (the interfaces are looked at every second) and said in the log.
+            let read = { (try? String(contentsOfFile: logA, encoding: .utf8)) ?? "" }
+            try Wait.until("a's log to show the new address", timeout: 10, lastSeen: read) {
+                read().contains("on v0 (10.77.0.41)")
+            }
             try a.type("+++")
             try a.waitForScreen("a's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
             let b = try stage.baton("b", on: 2, [
@@ -140,9 +145,6 @@ struct ReachLabTests {
             try a.waitForScreen(containing: "Continued on e2e-b")
             let screen = try a.capture().joined(separator: "\n")
             #expect(!screen.contains("Offline") && !screen.contains("unavailable"), "\(screen)")
-            // The change was followed, and said in the log.
-            let log = (try? String(contentsOfFile: logA, encoding: .utf8)) ?? ""
-            #expect(log.contains("on v0 (10.77.0.41)"), "a's log does not show the new address:\n\(log)")
         }
     }
 }
