@@ -8,6 +8,9 @@ final class Lab {
     let name: String
     /// How many hosts it has.
     let hosts: Int
+    /// Two sites joined only by a router (`netlab sites`): odd hosts on one subnet, even hosts on
+    /// the other, and a router namespace `NAME-r` that forwards unicast but not multicast.
+    let isSites: Bool
 
     /// `scripts/netlab` in this repository.
     static let script = Binaries.repositoryRoot.appendingPathComponent("scripts/netlab").path
@@ -25,12 +28,13 @@ final class Lab {
     }()
 
     /// Makes a lab of `hosts` hosts; skips the test (saying why) when labs cannot be made here.
-    init(hosts: Int) throws {
+    init(hosts: Int, sites: Bool = false) throws {
         try Lab.requireUsable()
         self.name = "e2e" + String(UInt64.random(in: 0...UInt64(UInt32.max) << 8), radix: 36)
         self.hosts = hosts
+        self.isSites = sites
         do {
-            try Command.run([Lab.script, "up", name, String(hosts)])
+            try Command.run([Lab.script, sites ? "sites" : "up", name, String(hosts)])
         } catch {
             down()
             throw error
@@ -45,8 +49,16 @@ final class Lab {
     /// The namespace of host `host` (1-based).
     func namespace(host: Int) -> String { "\(name)-h\(host)" }
 
-    /// The address of host `host` on the lab's bridge.
-    func address(host: Int) -> String { "10.77.0.\(10 + host)" }
+    /// The address of host `host` on the lab's bridge (with sites, even hosts are on 10.77.1.0/24).
+    func address(host: Int) -> String { isSites && host % 2 == 0 ? "10.77.1.\(10 + host)" : "10.77.0.\(10 + host)" }
+
+    /// The router's address on site A (with sites): where a broker on the router is reached from both.
+    var routerAddress: String { "10.77.0.1" }
+
+    /// `arguments` prefixed so that they run in the router namespace (with sites).
+    func routerCommand(_ arguments: [String]) -> [String] {
+        ["ip", "netns", "exec", "\(name)-r"] + arguments
+    }
 
     /// `arguments` prefixed so that they run in host `host`.
     func command(host: Int, _ arguments: [String]) -> [String] {

@@ -11,12 +11,12 @@ struct Stage {
     /// Runs `body` with a lab of `hosts` hosts (the last one listening), and removes everything
     /// after it — programs, tmux server, listener, lab — whether it succeeded or not. Skips
     /// (saying why) when root, `ip netns`, tmux or a built program is missing.
-    static func run(hosts: Int, _ body: (Stage) throws -> Void) throws {
+    static func run(hosts: Int, sites: Bool = false, _ body: (Stage) throws -> Void) throws {
         let baton = try Binaries.baton()
         let peer = try Binaries.peer()
         try Lab.requireUsable()
         _ = try TmuxHost.requireTmux()
-        let lab = try Lab(hosts: hosts)
+        let lab = try Lab(hosts: hosts, sites: sites)
         defer { lab.down() }
         let tmux = try TmuxHost()
         defer { tmux.shutdown() }
