@@ -67,6 +67,9 @@ public final class ActivityCenter {
     private var nextFindID: HandoffCore.FindID = 0
     /// Our recent activities by id, so a CONTINUED for one that is no longer current still reaches its delegate.
     private var recentActivities: [(id: String, activity: WeakActivity)] = []
+    /// The core's actions not carried out yet, in the order it returned them (see `perform`).
+    private var pendingActions: [HandoffCore.Action] = []
+    private var isPerforming = false
 
     /// - Parameters:
     ///   - clock: where time comes from; tests pass a `ManualClock`.
@@ -180,36 +183,56 @@ public final class ActivityCenter {
 
     // MARK: The core's actions
 
-    /// Carries out what the core asked, in order.
+    /// Carries out what the core asked, in order, after whatever it asked before.
+    ///
+    /// An action can call back into the core: `.save` runs the hooks and hands the record in, a
+    /// delegate may resign its activity. The actions of that call queue behind the ones still
+    /// waiting instead of running in the middle of them, so datagrams leave in the order the
+    /// core numbered them: a repeat numbered in the same tick before a save goes out before the
+    /// save's ANNOUNCE, never after it.
     func perform(_ actions: [HandoffCore.Action]) {
-        for action in actions {
-            switch action {
-            case .save(let activityID):
-                if let current = currentActivity, current.activityID == activityID, current.needsSave { save(current) }
-            case .send(let message, let sequence, let at):
-                send(message, sequence: sequence, at: at)
-            case .saved(let record, _):
-                if let activity = currentActivity, activity.activityID == record.activityID {
-                    activity.revision = record.revision
-                    activity.savedAt = record.savedAt
-                }
-                emit(.published(record))
-            case .saveFailed(let type, let error):
-                logger.notice("not published \(type): \(error)")
-                emit(.saveFailed(activityType: type, error: error))
-            case .shelve(let activityID, let revision, let digest, let bytes):
-                stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest, bytes: bytes)
-            case .unshelve(let activityID):
-                stateStream?.shelf.remove(activityID: activityID)
-            case .nearbyChanged:
-                emit(.nearbyChanged)
-            case .continued(let id, let peer):
-                guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { continue }
-                activity.delegate?.userActivityWasContinued(activity, by: peer)
-                emit(.continued(activityID: id, by: peer))
-            case .found(let id, let result):
-                finding.removeValue(forKey: id)?.resume(returning: result)
+        pendingActions.append(contentsOf: actions)
+        guard !isPerforming else { return }
+        isPerforming = true
+        defer { isPerforming = false }
+        var next = 0
+        while next < pendingActions.count {
+            let action = pendingActions[next]
+            next += 1
+            carryOut(action)
+        }
+        pendingActions.removeAll()
+    }
+
+    private func carryOut(_ action: HandoffCore.Action) {
+        switch action {
+        case .save(let activityID):
+            if let current = currentActivity, current.activityID == activityID, current.needsSave { save(current) }
+        case .send(let message, let sequence, let at):
+            send(message, sequence: sequence, at: at)
+        case .saved(let record, _):
+            // Looked up among the recent activities (the current one is the latest of them): an
+            // action queued before this one may have made it stop being current since the save.
+            if let activity = recentActivities.last(where: { $0.id == record.activityID })?.activity.value {
+                activity.revision = record.revision
+                activity.savedAt = record.savedAt
             }
+            emit(.published(record))
+        case .saveFailed(let type, let error):
+            logger.notice("not published \(type): \(error)")
+            emit(.saveFailed(activityType: type, error: error))
+        case .shelve(let activityID, let revision, let digest, let bytes):
+            stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest, bytes: bytes)
+        case .unshelve(let activityID):
+            stateStream?.shelf.remove(activityID: activityID)
+        case .nearbyChanged:
+            emit(.nearbyChanged)
+        case .continued(let id, let peer):
+            guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { return }
+            activity.delegate?.userActivityWasContinued(activity, by: peer)
+            emit(.continued(activityID: id, by: peer))
+        case .found(let id, let result):
+            finding.removeValue(forKey: id)?.resume(returning: result)
         }
     }
 

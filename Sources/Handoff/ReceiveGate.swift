@@ -56,13 +56,22 @@ final class ReceiveGate: Sendable {
     }
 
     /// The last revision handed on for one activity: what is needed to compare, not the record.
-    /// The sender it came from owns the activity while this is remembered.
+    /// The sender it came from owns the activity while this is remembered, unless it withdrew it.
     private struct Known {
         var sender: SenderID
         var revision: Int
-        var digest: RecordDigest
+        /// nil once withdrawn.
+        var digest: RecordDigest?
         var offer: StateOffer?
         var heard: Date
+        /// The sequence of the last ANNOUNCE, OFFER or WITHDRAW of it handed on from `sender`:
+        /// one of theirs with a lower sequence arrived late and is older than what was handed on.
+        var sequence: UInt64
+        /// Withdrawn by `sender`: it owns nothing, but a late ANNOUNCE of it does not bring it back.
+        var withdrawn = false
+
+        /// The sender that owns the activity, while it does.
+        var owner: SenderID? { withdrawn ? nil : sender }
     }
 
     private struct State {
@@ -154,44 +163,69 @@ final class ReceiveGate: Sendable {
                 s.senders.accept(sender: header.senderID, sequence: header.sequence, source: boundSource, at: now)
                 s.pending.statistics.accepted += 1
             }
+            /// Whether the sender's datagram about this activity arrived after a later one about it
+            /// that was handed on (the window takes late datagrams): then it changes nothing.
+            func isLate(_ known: Known?) -> Bool {
+                guard let known, known.sender == header.senderID else { return false }
+                return header.sequence < known.sequence
+            }
+            func makeRoom(for known: Known?) {
+                guard known == nil, s.known.count >= knownLimit else { return }
+                // Half at a time, the least recently heard: one sort per many newcomers in a flood.
+                for (id, _) in s.known.sorted(by: { $0.value.heard < $1.value.heard }).prefix(knownLimit / 2) {
+                    s.known[id] = nil
+                }
+            }
             switch decoded.message {
             case .announce(let record), .offer(let record, _):
-                let known = remembered(record.activityID)
-                if let known, known.sender != header.senderID {
+                let remembered = remembered(record.activityID)
+                if isLate(remembered) {
+                    accept()
+                    return nil
+                }
+                if let owner = remembered?.owner, owner != header.senderID {
                     // The activity belongs to the sender that announced it, until it withdraws or falls silent.
                     s.pending.statistics.count(.notOwner)
                     return nil
                 }
                 accept()
+                // A withdrawn entry is taken as nothing remembered, but for the late datagrams above.
+                let known = remembered?.withdrawn == true ? nil : remembered
                 let offer = decoded.message.stateOffer
                 if let known, known.digest == digest, known.offer == offer,
                     now.timeIntervalSince(known.heard) < Self.silenceBeforeUrgent
                 {
                     s.known[record.activityID]?.heard = now
+                    s.known[record.activityID]?.sequence = header.sequence
                     s.pending.refreshes[record.activityID] = arrival
                     guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
                     s.lazyWakeAsked = true
                     return .soon
                 }
-                if known == nil, s.known.count >= knownLimit {
-                    // Half at a time, the least recently heard: one sort per many newcomers in a flood.
-                    for (id, _) in s.known.sorted(by: { $0.value.heard < $1.value.heard }).prefix(knownLimit / 2) {
-                        s.known[id] = nil
-                    }
-                }
+                makeRoom(for: remembered)
                 if let known, record.revision < known.revision {
                     // Older than what was handed on: the directory would ignore it anyway.
                     return nil
                 }
                 s.known[record.activityID] = Known(
-                    sender: header.senderID, revision: record.revision, digest: digest!, offer: offer, heard: now)
+                    sender: header.senderID, revision: record.revision, digest: digest, offer: offer, heard: now,
+                    sequence: header.sequence)
             case .withdraw(let id):
-                if let known = remembered(id), known.sender != header.senderID {
+                let remembered = remembered(id)
+                if isLate(remembered) {
+                    accept()
+                    return nil
+                }
+                if let owner = remembered?.owner, owner != header.senderID {
                     s.pending.statistics.count(.notOwner)
                     return nil
                 }
                 accept()
-                s.known[id] = nil
+                makeRoom(for: remembered)
+                // Kept as withdrawn, so that an ANNOUNCE it overtook does not bring the activity back.
+                s.known[id] = Known(
+                    sender: header.senderID, revision: remembered?.revision ?? 0, digest: nil, offer: nil, heard: now,
+                    sequence: header.sequence, withdrawn: true)
             case .query, .continued:
                 accept()
             }

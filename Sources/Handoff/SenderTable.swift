@@ -1,8 +1,12 @@
 import Foundation
 
-/// Per-sender replay state: the highest sequence accepted from each sender id, and the
-/// address that id speaks from.
+/// Per-sender replay state: the highest sequence accepted from each sender id, which of the
+/// `window` sequences up to it were accepted, and the address that id speaks from.
 ///
+/// - A sequence above the highest is new; so is one less than `window` below it that was not
+///   accepted yet (it was overtaken on the way: a path that reorders loses nothing). One in the
+///   window already accepted is the same datagram again (`duplicate`); one `window` or more
+///   below the highest is a `replay`, since the table no longer knows whether it was heard.
 /// - A sender id belongs to the source address of its first accepted datagram. Another
 ///   address using it is refused (`wrongSource`), so a peer on another host cannot push a
 ///   victim's sequence to 2⁶⁴−1 and silence it.
@@ -15,7 +19,7 @@ public struct SenderTable: Sendable {
     /// What the table says of one datagram.
     public enum Verdict: Equatable, Sendable {
         case fresh
-        /// The sequence is not above the highest accepted from this sender (replay or reorder).
+        /// The sequence is `window` or more below the highest accepted from this sender.
         case replay
         /// A sequence already accepted from this sender, among the last `window` up to its
         /// highest: the same datagram heard again (by multicast and by unicast). Dropped, but
@@ -33,7 +37,8 @@ public struct SenderTable: Sendable {
         var source: String?
     }
 
-    /// How many sequences up to the highest are remembered as accepted, to tell a duplicate from a replay.
+    /// How many sequences up to the highest (itself included) are remembered as accepted or not:
+    /// a late one among them is still taken, an accepted one again is a duplicate.
     public static let window: UInt64 = 64
 
     public let limit: Int
@@ -56,8 +61,8 @@ public struct SenderTable: Sendable {
         if let source, let bound = state.source, source != bound { return .wrongSource }
         if sequence > state.highestSequence { return .fresh }
         let distance = state.highestSequence - sequence
-        if distance < Self.window, state.acceptedBelow & (1 << distance) != 0 { return .duplicate }
-        return .replay
+        guard distance < Self.window else { return .replay }
+        return state.acceptedBelow & (1 << distance) != 0 ? .duplicate : .fresh
     }
 
     /// Records that a datagram from `sender` with `sequence` was accepted at `now`.
@@ -67,6 +72,9 @@ public struct SenderTable: Sendable {
                 let shift = sequence - state.highestSequence
                 state.acceptedBelow = shift < Self.window ? (state.acceptedBelow << shift) | 1 : 1
                 state.highestSequence = sequence
+            } else if state.highestSequence - sequence < Self.window {
+                // A late one, within the window: marked, so that it is a duplicate if heard again.
+                state.acceptedBelow |= 1 << (state.highestSequence - sequence)
             }
             state.lastAccepted = now
             state.source = state.source ?? source

@@ -6,11 +6,13 @@ public final class InMemoryTransport: ActivityTransport {
     private struct State {
         var random: SplitMix64
         var handler: TransportHandler?
-        var heldBack: [UInt8]?
+        /// Datagrams held back, each with how many later datagrams are still to overtake it.
+        var heldBack: [(bytes: [UInt8], overtakers: Int)] = []
         var closed = false
         var sent = 0
         var received = 0
         var dropped = 0
+        var reordered = 0
     }
 
     public let name: String
@@ -31,6 +33,12 @@ public final class InMemoryTransport: ActivityTransport {
     public var counts: (sent: Int, delivered: Int, dropped: Int) {
         state.withLock { ($0.sent, $0.received, $0.dropped) }
     }
+
+    /// Datagrams the faults delivered after a later one (held back, then overtaken).
+    public var reorderedCount: Int { state.withLock { $0.reordered } }
+
+    /// Datagrams held back that no later datagram has released yet.
+    public var heldBackCount: Int { state.withLock { $0.heldBack.count } }
 
     public func start(_ handler: TransportHandler) {
         state.withLock { $0.handler = handler }
@@ -65,16 +73,19 @@ public final class InMemoryTransport: ActivityTransport {
                 s.dropped += 1
                 return (nil, [])
             }
-            if s.heldBack == nil, s.random.nextUnit() < faults.reorderRate {
-                s.heldBack = bytes
+            if s.heldBack.count < faults.reorderDepth, s.random.nextUnit() < faults.reorderRate {
+                let overtakers = faults.reorderDepth == 1 ? 1 : Int.random(in: 1...faults.reorderDepth, using: &s.random)
+                s.heldBack.append((bytes, overtakers))
                 return (nil, [])
             }
             var out = [bytes]
             if s.random.nextUnit() < faults.duplicateRate { out.append(bytes) }
-            if let held = s.heldBack {
-                out.append(held)
-                s.heldBack = nil
-            }
+            // This datagram overtook every one held back; those it was the last to overtake follow it.
+            for index in s.heldBack.indices { s.heldBack[index].overtakers -= 1 }
+            let released = s.heldBack.filter { $0.overtakers <= 0 }
+            s.heldBack.removeAll { $0.overtakers <= 0 }
+            out += released.map(\.bytes)
+            s.reordered += released.count
             s.received += out.count
             return (handler, out)
         }

@@ -36,13 +36,6 @@ struct FaultTransportTests {
         let sequences = try delivered.map { try DatagramHeader(parsing: $0).sequence }
         let overtaken = zip(sequences, sequences.dropFirst()).filter { $0 > $1 }.count
         #expect(overtaken > 50, "the shuffle hardly reordered anything (\(overtaken) inversions)")
-        // The receiving rules take a sequence only when it is above every one taken before.
-        var highest: UInt64 = 0
-        var expectedAccepted = 0
-        for sequence in sequences where sequence > highest {
-            highest = sequence
-            expectedAccepted += 1
-        }
 
         var revisions: [Int] = []
         for datagram in delivered {
@@ -54,11 +47,11 @@ struct FaultTransportTests {
         }
         #expect(center.directory[id]?.record.revision == 200)
         #expect(center.directory[id]?.record.userInfo["count"] == 200)
-        #expect(center.statistics.accepted == expectedAccepted)
-        // The copies of an accepted datagram are duplicates; a sequence overtaken before it was taken is a replay.
-        #expect(center.statistics[.replay] + center.statistics.duplicate == 600 - expectedAccepted)
-        #expect(center.statistics.duplicate > 0)
-        #expect(center.statistics.totalRejected == center.statistics[.replay], "\(center.statistics.rejected)")
+        // A shuffle within 8 stays inside the window of 64: each datagram is taken once, however
+        // late, and its other two copies are duplicates. Nothing is lost as a replay.
+        #expect(center.statistics.accepted == 200)
+        #expect(center.statistics.duplicate == 400)
+        #expect(center.statistics.totalRejected == 0, "\(center.statistics.rejected)")
     }
 
     @Test("Live: a ticking counter through a transport that delivers everything three times, shuffled — converges, never backwards",
@@ -83,10 +76,12 @@ struct FaultTransportTests {
         let counts = transport.counts
         #expect(counts.delivered >= counts.received * 3 - 6, "not every datagram came three times: \(counts)")
         #expect(counts.overtaken > 0, "nothing was reordered: \(counts)")
-        // Of the three copies of a datagram at most one is taken; the rest are duplicates (or
-        // replays, when overtaken first), but for the copies still held in the shuffle window (at most `window`).
-        #expect(b.statistics[.replay] + b.statistics.duplicate + 6 >= 2 * b.statistics.accepted, "\(b.statistics)")
-        #expect(b.statistics.totalRejected == b.statistics[.replay], "\(b.statistics.rejected)")
+        // Of the three copies of a datagram one is taken and the rest are duplicates, but for the
+        // copies still held in the shuffle window (at most `window`). None is lost as a replay.
+        // (Copies of plain repeats reach the counters lazily, within 250 ms.)
+        let counted = await waitUntil(timeout: .seconds(5)) { b.statistics.duplicate + 6 >= 2 * b.statistics.accepted }
+        #expect(counted, "\(b.statistics)")
+        #expect(b.statistics.totalRejected == 0, "\(b.statistics.rejected)")
         await a.shutdown()
         await b.shutdown()
     }

@@ -124,17 +124,20 @@ struct ReceivingRulesTests {
         }
     }
 
-    @Test("A sequence not above the highest accepted is a replay, the accepted datagram again a duplicate; sentAt more than 60 s off is skew")
+    @Test("A sequence 64 below the highest accepted is a replay, 63 below is taken once, the accepted datagram again a duplicate; sentAt more than 60 s off is skew")
     func statefulRules() {
         let center = receiver()
-        let first = announce(sequence: 7)
+        let first = announce(sequence: 70)
         center.receive(ReceivedDatagram(bytes: first), now: now)
         center.receive(ReceivedDatagram(bytes: first), now: now)
         center.receive(ReceivedDatagram(bytes: announce(sequence: 6)), now: now)
-        center.receive(ReceivedDatagram(bytes: announce(sequence: 8)), now: now)
-        #expect(center.statistics.accepted == 2)
-        #expect(center.statistics.duplicate == 1, "the accepted sequence 7 again")
-        #expect(center.statistics[.replay] == 1, "sequence 6, never accepted")
+        let late = announce(sequence: 7)
+        center.receive(ReceivedDatagram(bytes: late), now: now)
+        center.receive(ReceivedDatagram(bytes: late), now: now)
+        center.receive(ReceivedDatagram(bytes: announce(sequence: 71)), now: now)
+        #expect(center.statistics.accepted == 3)
+        #expect(center.statistics.duplicate == 2, "sequences 70 and 7, each again")
+        #expect(center.statistics[.replay] == 1, "sequence 6, 64 below the highest")
 
         #expect(verdict(announce(sentAt: now.addingTimeInterval(-120))) == "clockSkew")
         #expect(verdict(announce(sentAt: now.addingTimeInterval(120))) == "clockSkew")
@@ -195,6 +198,83 @@ struct ReceivingRulesTests {
         let s = center.statistics
         #expect(s.accepted + s.totalRejected == 3000)
         #expect(s[.malformedPayload] > 0)
+    }
+
+    // MARK: Late datagrams (PROTOCOL.md section 7, "Late datagrams")
+
+    /// Feeds `datagrams` to a fresh receiver in the given order.
+    func received(_ datagrams: [[UInt8]]) -> ActivityCenter {
+        let center = receiver()
+        for bytes in datagrams { center.receive(ReceivedDatagram(bytes: bytes), now: now) }
+        return center
+    }
+
+    func sealed(_ message: HandoffMessage, _ sequence: UInt64, from sender: SenderID = Fixtures.sender) -> [UInt8] {
+        Fixtures.seal(message, sender: sender, sequence: sequence, sentAt: now)
+    }
+
+    @Test("A late ANNOUNCE of a lower revision is accepted and changes nothing: the newer revision stays")
+    func lateOlderRevision() {
+        let id = Fixtures.counterRecord(count: 0).activityID
+        let center = received([
+            sealed(.announce(Fixtures.counterRecord(count: 2, revision: 2, id: id)), 3),
+            sealed(.announce(Fixtures.counterRecord(count: 1, revision: 1, id: id)), 2),
+        ])
+        #expect(center.statistics.accepted == 2)
+        #expect(center.statistics.totalRejected == 0)
+        #expect(center.directory[id]?.record.revision == 2)
+        #expect(center.directory[id]?.record.userInfo["count"] == 2)
+    }
+
+    @Test("An ANNOUNCE overtaken by the WITHDRAW after it does not bring the activity back")
+    func lateAnnounceAfterWithdraw() {
+        let record = Fixtures.counterRecord(count: 1)
+        let center = received([
+            sealed(.announce(record), 1),
+            sealed(.withdraw(activityID: record.activityID), 3),
+            sealed(.announce(record), 2),
+        ])
+        #expect(center.statistics.accepted == 3)
+        #expect(center.directory[record.activityID] == nil, "\(center.nearby.map(\.record.revision))")
+        // Heard first, with nothing before it: the same.
+        let fresh = received([
+            sealed(.withdraw(activityID: record.activityID), 2),
+            sealed(.announce(record), 1),
+        ])
+        #expect(fresh.statistics.accepted == 2)
+        #expect(fresh.nearby.isEmpty)
+    }
+
+    @Test("A WITHDRAW overtaken by a later ANNOUNCE (the activity became current again) does not remove it")
+    func lateWithdrawAfterAnnounce() {
+        let id = Fixtures.counterRecord(count: 0).activityID
+        let center = received([
+            sealed(.announce(Fixtures.counterRecord(count: 1, revision: 1, id: id)), 1),
+            sealed(.announce(Fixtures.counterRecord(count: 2, revision: 2, id: id)), 3),
+            sealed(.withdraw(activityID: id), 2),
+        ])
+        #expect(center.statistics.accepted == 3)
+        #expect(center.directory[id]?.record.revision == 2)
+    }
+
+    @Test("A withdrawn activity owns nothing: its sender may announce it again later, and so may another sender")
+    func withdrawnOwnsNothing() {
+        let record = Fixtures.counterRecord(count: 1)
+        let again = received([
+            sealed(.announce(record), 1),
+            sealed(.withdraw(activityID: record.activityID), 2),
+            sealed(.announce(record), 3),
+        ])
+        #expect(again.directory[record.activityID]?.record.revision == 1)
+        let other = SenderID(bytes: Array(repeating: 0x42, count: 16))!
+        let taken = received([
+            sealed(.announce(record), 1),
+            sealed(.withdraw(activityID: record.activityID), 2),
+            sealed(.announce(Fixtures.counterRecord(count: 9, revision: 1)), 1, from: other),
+        ])
+        #expect(taken.statistics[.notOwner] == 0)
+        #expect(taken.directory[record.activityID]?.senderID == other)
+        #expect(taken.directory[record.activityID]?.record.userInfo["count"] == 9)
     }
 
     @Test("The rejection counters add up over a mixed stream")
