@@ -147,4 +147,23 @@ struct ReachLabTests {
             #expect(!screen.contains("Offline") && !screen.contains("unavailable"), "\(screen)")
         }
     }
+
+    @Test("A counter ticking every second, heard for 6 s: every datagram is accepted, none counted as replay")
+    func tickingCounterHasNoReplays() throws {
+        let peer = try Binaries.peer()
+        let lab = try Lab(hosts: 2)
+        defer { lab.down() }
+        let listener = try LabFaultTests.listener(lab, host: 2, peer: peer)
+        defer { listener.stop() }
+        let ticker = try LabFaultTests.announcer(lab, host: 1, peer: peer, name: "e2e-tick", every: 1)
+        defer { ticker.stop() }
+        // Each second a new revision and the old one's repeat fall due together; the repeat, sealed
+        // first, must leave first. 8 accepted datagrams take a little over 6 s.
+        let (_, line) = try listener.waitForLine("8 accepted datagrams", timeout: 20) {
+            (ReceiveCounts($0)?.accepted ?? 0) >= 8
+        }
+        let counts = try #require(ReceiveCounts(line))
+        #expect(counts["replay"] == 0, "\(line.text)")
+        #expect(counts.rejectedTotal == 0, "\(line.text)")
+    }
 }
