@@ -7,12 +7,14 @@ private let libraryReady: Bool = mosquitto_lib_init() == MQTTClient.success
 
 /// A thin MQTT client over libmosquitto, for the relay.
 ///
-/// libmosquitto runs the connection on a thread of its own (`mosquitto_loop_start`): it
-/// connects in the background, reconnects after a loss (1 s, then every 2 s: libmosquitto
-/// counts its delays in whole seconds), keeps the connection alive with pings, and calls back
-/// on that thread. The callbacks are C functions that find this object through libmosquitto's
-/// user-data pointer; they are written outside any actor, as libmosquitto calls them from its
-/// own thread. Publishing and subscribing may be called from any thread.
+/// The connection runs on a thread of its own, which drives `mosquitto_loop`: it connects in
+/// the background (`mosquitto_connect_async`), keeps the connection alive with pings, and
+/// reconnects after any loss 0.5 s later, doubling the wait up to 4 s while the broker stays
+/// away. (libmosquitto's own thread, `mosquitto_loop_start`, counts its delays in whole seconds
+/// and ends for good at a TLS or protocol error without a callback; this thread retries every
+/// error and reports it.) libmosquitto calls back on that thread: the callbacks are C functions
+/// that find this object through libmosquitto's user-data pointer, written outside any actor.
+/// Publishing and subscribing may be called from any thread.
 ///
 /// Subscriptions made with `addSubscription` are made again after every reconnect (the
 /// session is clean: the broker keeps nothing of a client between connections).
@@ -68,22 +70,34 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    private struct Shared {
+    struct Shared {
         var handlers = Handlers()
         var state = State.connecting
         var subscriptions: [(topic: String, qos: Int32)] = []
         /// The message id of the last subscription made on connecting: its SUBACK means the
         /// client hears what it subscribed to, and only then is it `connected`.
         var awaitedSubscription: Int32?
+        /// libmosquitto's last error line (OpenSSL's reason for a TLS failure), for the next loss.
+        var lastError: String?
         var started = false
+        var stopping = false
+        /// The wait before the next reconnect; back to the first after a connection is made.
+        var backoff = MQTTClient.firstBackoff
     }
+
+    static let firstBackoff = 0.5
+    static let longestBackoff = 4.0
 
     static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
 
     public let configuration: RelayConfiguration
-    /// libmosquitto's client; thread-safe once its loop thread runs (threaded mode).
-    private nonisolated(unsafe) let handle: OpaquePointer
-    private let shared = Mutex(Shared())
+    /// libmosquitto's client, in threaded mode: its calls may come from any thread.
+    nonisolated(unsafe) let handle: OpaquePointer
+    let shared = Mutex(Shared())
+    /// Cuts a reconnect wait short when the client stops.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the network thread ended.
+    private let finished = DispatchSemaphore(value: 0)
 
     /// A client for the broker in `configuration`, not yet connected. Throws when libmosquitto
     /// cannot be set up or refuses the TLS settings (a CA file it cannot read).
@@ -95,7 +109,7 @@ public final class MQTTClient: Sendable {
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         _ = mosquitto_max_inflight_messages_set(handle, 64)
-        _ = mosquitto_reconnect_delay_set(handle, 1, 2, false)
+        _ = mosquitto_threaded_set(handle, true)
         if configuration.scheme == .mqtts {
             let rc: Int32
             if let caFile = configuration.caFile {
@@ -104,7 +118,6 @@ public final class MQTTClient: Sendable {
                 rc = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
             }
             guard rc == Self.success else {
-                mosquitto_destroy(handle)
                 throw .tls(configuration.caFile.map { "cannot use \($0) as the relay's CA file (--relay-ca): \(Self.reason(rc))" }
                     ?? "cannot use the system's trusted certificates: \(Self.reason(rc))")
             }
@@ -114,15 +127,14 @@ public final class MQTTClient: Sendable {
                 mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos, will.retain)
             }
             guard rc == Self.success else {
-                mosquitto_destroy(handle)
                 throw .library("libmosquitto refused the last will: \(Self.reason(rc))")
             }
         }
         installCallbacks()
     }
 
+    /// Also runs when `init` throws after `handle` was set: the one place the client is destroyed.
     deinit {
-        if shared.withLock({ $0.started }) { _ = mosquitto_loop_stop(handle, true) }
         mosquitto_destroy(handle)
     }
 
@@ -139,10 +151,34 @@ public final class MQTTClient: Sendable {
             $0.started = true
         }
         handlers.stateChanged(.connecting)
-        let rc = mosquitto_connect_async(handle, configuration.host, Int32(configuration.port), Int32(max(5, configuration.keepalive)))
-        if rc != Self.success { changeState(.lost(reason: Self.reason(rc, errno: errno))) }
-        let loop = mosquitto_loop_start(handle)
-        if loop != Self.success { changeState(.lost(reason: "its network thread did not start: \(Self.reason(loop))")) }
+        // The thread keeps this client alive until `stop()` ends it.
+        let thread = Thread { [self] in run() }
+        thread.name = "baton.relay.mqtt"
+        thread.start()
+    }
+
+    /// The network thread: connects, runs libmosquitto's loop while connected, and after any
+    /// loss or failure waits and connects again, until `stop()`.
+    private func run() {
+        defer { finished.signal() }
+        let keepalive = Int32(max(5, configuration.keepalive))
+        var rc = mosquitto_connect_async(handle, configuration.host, Int32(configuration.port), keepalive)
+        while true {
+            if rc == Self.success {
+                rc = mosquitto_loop(handle, 250, 1)
+                if rc == Self.success { continue }
+            }
+            let saved = errno
+            if shared.withLock({ $0.stopping }) { return }
+            lost(rc, errno: saved)
+            let delay = shared.withLock { shared in
+                defer { shared.backoff = min(shared.backoff * 2, Self.longestBackoff) }
+                return shared.backoff
+            }
+            _ = wake.wait(timeout: .now() + delay)
+            if shared.withLock({ $0.stopping }) { return }
+            rc = mosquitto_reconnect_async(handle)
+        }
     }
 
     /// Subscribes to `topic` now (if connected) and after every reconnect.
@@ -173,17 +209,19 @@ public final class MQTTClient: Sendable {
         return rc == Self.success ? .success(mid) : .failure(.publish(Self.reason(rc, errno: errno)))
     }
 
-    /// Disconnects cleanly (the broker then discards the will) and ends the network thread.
-    /// Blocks until the thread ended; call it once, not from a callback.
+    /// Disconnects cleanly (the broker then discards the will: what was published before goes
+    /// out first) and ends the network thread. Blocks until the thread ended, at most 2 s; call
+    /// it once, not from a callback.
     public func stop() {
         let started = shared.withLock { shared in
             shared.state = .stopped
-            defer { shared.started = false }
+            shared.stopping = true
             return shared.started
         }
         guard started else { return }
         _ = mosquitto_disconnect(handle)
-        _ = mosquitto_loop_stop(handle, false)
+        wake.signal()
+        _ = finished.wait(timeout: .now() + 2)
     }
 
     /// Ends the connection under libmosquitto without a DISCONNECT, as a crash or a cut cable
@@ -191,89 +229,6 @@ public final class MQTTClient: Sendable {
     func cutConnectionForTesting() {
         let socket = mosquitto_socket(handle)
         if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-    }
-
-    // MARK: - Callbacks, on libmosquitto's thread
-
-    private func installCallbacks() {
-        mosquitto_connect_callback_set(handle) { _, object, rc in MQTTClient.from(object)?.connected(rc) }
-        mosquitto_disconnect_callback_set(handle) { _, object, rc in
-            let saved = errno
-            MQTTClient.from(object)?.disconnected(rc, errno: saved)
-        }
-        mosquitto_message_callback_set(handle) { _, object, message in
-            guard let client = MQTTClient.from(object), let message, let topic = message.pointee.topic else { return }
-            let length = Int(max(0, message.pointee.payloadlen))
-            let payload =
-                length == 0 || message.pointee.payload == nil
-                ? [] : Array(UnsafeRawBufferPointer(start: message.pointee.payload, count: length))
-            client.received(Message(topic: String(cString: topic), payload: payload, retained: message.pointee.retain))
-        }
-        mosquitto_publish_callback_set(handle) { _, object, mid in MQTTClient.from(object)?.published(mid) }
-        mosquitto_subscribe_callback_set(handle) { _, object, mid, _, _ in MQTTClient.from(object)?.subscribed(mid) }
-    }
-
-    private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTClient? {
-        object.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
-    }
-
-    private func connected(_ rc: Int32) {
-        guard rc == 0 else {
-            return changeState(.lost(reason: Self.words(String(cString: mosquitto_connack_string(rc)))))
-        }
-        // Called on libmosquitto's thread, so no SUBACK can be handled before `awaitedSubscription` is set.
-        var last: Int32?
-        for subscription in shared.withLock({ $0.subscriptions }) {
-            var mid: Int32 = 0
-            if mosquitto_subscribe(handle, &mid, subscription.topic, subscription.qos) == Self.success { last = mid }
-        }
-        shared.withLock { $0.awaitedSubscription = last }
-        if last == nil { changeState(.connected) }
-    }
-
-    private func subscribed(_ mid: Int32) {
-        let done = shared.withLock { shared in
-            guard shared.awaitedSubscription == mid else { return false }
-            shared.awaitedSubscription = nil
-            return true
-        }
-        if done { changeState(.connected) }
-    }
-
-    private func disconnected(_ rc: Int32, errno saved: Int32) {
-        shared.withLock { $0.awaitedSubscription = nil }
-        changeState(.lost(reason: rc == 0 ? "disconnected" : Self.reason(rc, errno: saved)))
-    }
-
-    private func received(_ message: Message) {
-        shared.withLock { $0.handlers }.message(message)
-    }
-
-    private func published(_ mid: Int32) {
-        shared.withLock { $0.handlers }.published(mid)
-    }
-
-    private func changeState(_ state: State) {
-        let handlers: Handlers? = shared.withLock { shared in
-            guard shared.state != .stopped, shared.state != state else { return nil }
-            shared.state = state
-            return shared.handlers
-        }
-        handlers?.stateChanged(state)
-    }
-
-    /// libmosquitto's words for `rc`, or the system's for an errno.
-    static func reason(_ rc: Int32, errno saved: Int32 = 0) -> String {
-        if rc == Int32(MOSQ_ERR_ERRNO.rawValue), saved != 0 { return words(String(cString: strerror(saved))) }
-        return words(String(cString: mosquitto_strerror(rc)))
-    }
-
-    /// "The connection was lost." as "the connection was lost", to sit inside a sentence.
-    static func words(_ text: String) -> String {
-        var text = text.trimmingCharacters(in: .whitespaces)
-        if text.hasSuffix(".") { text.removeLast() }
-        guard let first = text.first, text.dropFirst().first?.isUppercase != true else { return text }
-        return first.lowercased() + text.dropFirst()
     }
 }
 

@@ -26,30 +26,40 @@ final class Broker: Sendable {
     }
 
     let port: Int
-    private let folder: URL
+    let folder: URL
+    /// Whether it speaks TLS, with a certificate for 127.0.0.1 from the CA in `caFile`.
+    let tls: Bool
     private let process = Mutex<Process?>(nil)
 
-    private init(port: Int, folder: URL) {
+    private init(port: Int, folder: URL, tls: Bool) {
         self.port = port
         self.folder = folder
+        self.tls = tls
     }
 
-    /// A broker on a free port of 127.0.0.1.
-    static func start() async throws -> Broker {
+    /// A broker on a free port of 127.0.0.1; with `tls`, over TLS with a certificate made for it.
+    static func start(tls: Bool = false) async throws -> Broker {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baton-relay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broker = Broker(port: try freePort(), folder: folder)
+        let broker = Broker(port: try freePort(), folder: folder, tls: tls)
+        if tls { try broker.makeCertificates() }
         try await broker.run()
         return broker
     }
 
-    var url: String { "mqtt://127.0.0.1:\(port)" }
+    var url: String { "\(tls ? "mqtts" : "mqtt")://127.0.0.1:\(port)" }
+
+    /// The PEM file of the CA that signed a TLS broker's certificate.
+    var caFile: String { folder.appendingPathComponent("ca.pem").path }
 
     /// Starts the broker again on the same port (after `kill`).
     func run() async throws {
         let config = folder.appendingPathComponent("mosquitto.conf")
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
-            .write(to: config, atomically: true, encoding: .utf8)
+        var settings = ["listener \(port) 127.0.0.1", "allow_anonymous true", "persistence false", "log_dest stderr"]
+        if tls {
+            settings += ["cafile \(caFile)", "certfile \(folder.path)/server.pem", "keyfile \(folder.path)/server.key"]
+        }
+        try settings.joined(separator: "\n").appending("\n").write(to: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["-c", config.path]
@@ -95,6 +105,31 @@ final class Broker: Sendable {
     func stop() {
         kill()
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A CA and a certificate it signed for 127.0.0.1, made with the openssl command.
+    private func makeCertificates() throws {
+        let ext = folder.appendingPathComponent("san.cnf")
+        try "subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n".write(to: ext, atomically: true, encoding: .utf8)
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        for arguments in [
+            ["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=baton relay test CA"],
+            ["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
+             "-days", "1", "-extfile", ext.path],
+        ] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = arguments
+            process.currentDirectoryURL = folder
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw Failure(description: "openssl \(arguments[0]) failed") }
+        }
+        // mosquitto started as root reads its files as the user `mosquitto`; this key guards nothing.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.appendingPathComponent("server.key").path)
     }
 
     /// A TCP port of 127.0.0.1 that was free a moment ago.

@@ -65,6 +65,10 @@ struct RelayPeer: Sendable {
     init(_ broker: Broker, key: GroupKey, shelf: StateShelf? = nil, keepalive: Int = 10) throws {
         var configuration = try RelayConfiguration(broker.url)
         configuration.keepalive = keepalive
+        try self.init(configuration: configuration, key: key, shelf: shelf)
+    }
+
+    init(configuration: RelayConfiguration, key: GroupKey, shelf: StateShelf? = nil) throws {
         sender = SenderID.random()
         transport = try RelayTransport(configuration: configuration, groupKey: key, senderID: sender, shelf: shelf)
         let (heard, statuses) = (heard, statuses)
