@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "Handoff", targets: ["Handoff"]),
         .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
+        .library(name: "HandoffRelay", targets: ["HandoffRelay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -37,6 +38,18 @@ let package = Package(
                 "Handoff",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // libmosquitto, the MQTT client library, as a system library like ncurses.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The relay: datagrams and the state stream through an MQTT broker, for peers that
+        // multicast cannot reach (another subnet, another site).
+        .target(
+            name: "HandoffRelay",
+            dependencies: [
+                "Handoff", "CMosquitto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The declared activity types (an Info.plist-style registry), bundled with the programs.
@@ -105,6 +118,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
+        ),
+        // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
+        .testTarget(
+            name: "HandoffRelayTests",
+            dependencies: ["HandoffRelay", "Handoff", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff", "HandoffMulticast", "HandoffTesting"]),

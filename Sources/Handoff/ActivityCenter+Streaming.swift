@@ -93,9 +93,11 @@ extension ActivityCenter {
 
 extension NearbyActivity {
     /// The address the last datagram came from, without its port (`10.77.0.11`); a source
-    /// without a port (an in-memory network's peer name) is the host itself.
+    /// without a port (an in-memory network's peer name) is the host itself, and so is a relay's
+    /// (`relay:` and the sender's topic id, which only the relay's dialer reaches).
     var sourceHost: String? {
         guard let source else { return nil }
+        if source.hasPrefix("relay:") { return source }
         let host = source.lastIndex(of: ":").map { source[..<$0] } ?? source[...]
         let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return trimmed.isEmpty ? nil : trimmed

@@ -176,3 +176,22 @@ struct LargeStateTests {
         await pair.shutdown()
     }
 }
+
+@Suite("Where a large activity is fetched from")
+struct SourceHostTests {
+    static func nearby(source: String?) -> NearbyActivity {
+        let record = ActivityRecord(
+            activityID: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", activityType: "dev.baton.counter", revision: 1,
+            savedAt: Date(), userInfo: ["count": 1],
+            peer: PeerInfo(name: "a", host: "a.local", app: "baton", appVersion: "1.0.0"))
+        return NearbyActivity(record: record, senderID: SenderID(bytes: Array(0xA0...0xAF))!, lastHeard: Date(), source: source)
+    }
+
+    @Test("An address loses its port; a relay source stays whole, for the relay's dialer")
+    func sourceHost() {
+        #expect(Self.nearby(source: "10.77.0.11:47788").sourceHost == "10.77.0.11")
+        #expect(Self.nearby(source: "[fe80::1]:47788").sourceHost == "fe80::1")
+        #expect(Self.nearby(source: "relay:e0fad7b4be8a2694").sourceHost == "relay:e0fad7b4be8a2694")
+        #expect(Self.nearby(source: nil).sourceHost == nil)
+    }
+}

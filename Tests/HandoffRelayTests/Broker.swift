@@ -1,0 +1,164 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private mosquitto for one test, listening on 127.0.0.1 only, at a port nobody else uses.
+///
+/// `start` returns once the broker says it runs (its "running" log line, after its listener
+/// opened), or throws when it exits or says nothing within the deadline.
+final class Broker: Sendable {
+    static let binary = "/usr/sbin/mosquitto"
+
+    /// Whether the tests that need a broker can run; when not, why is printed once.
+    static let isUsable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            print("HandoffRelayTests: skipping the broker tests: \(binary) is missing (apt-get install mosquitto)")
+            return false
+        }
+        return true
+    }()
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let port: Int
+    let folder: URL
+    /// Whether it speaks TLS, with a certificate for 127.0.0.1 from the CA in `caFile`.
+    let tls: Bool
+    private let process = Mutex<Process?>(nil)
+
+    private init(port: Int, folder: URL, tls: Bool) {
+        self.port = port
+        self.folder = folder
+        self.tls = tls
+    }
+
+    /// A broker on a free port of 127.0.0.1; with `tls`, over TLS with a certificate made for it.
+    static func start(tls: Bool = false) async throws -> Broker {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baton-relay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let broker = Broker(port: try freePort(), folder: folder, tls: tls)
+        if tls { try broker.makeCertificates() }
+        try await broker.run()
+        return broker
+    }
+
+    var url: String { "\(tls ? "mqtts" : "mqtt")://127.0.0.1:\(port)" }
+
+    /// The PEM file of the CA that signed a TLS broker's certificate.
+    var caFile: String { folder.appendingPathComponent("ca.pem").path }
+
+    /// Starts the broker again on the same port (after `kill`).
+    func run() async throws {
+        let config = folder.appendingPathComponent("mosquitto.conf")
+        var settings = ["listener \(port) 127.0.0.1", "allow_anonymous true", "persistence false", "log_dest stderr"]
+        if tls {
+            settings += ["cafile \(caFile)", "certfile \(folder.path)/server.pem", "keyfile \(folder.path)/server.key"]
+        }
+        try settings.joined(separator: "\n").appending("\n").write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["-c", config.path]
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = FileHandle.nullDevice
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let log = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                continuation.finish()
+                return
+            }
+            continuation.yield(log.withLock { log in
+                log += String(decoding: data, as: UTF8.self)
+                return log
+            })
+        }
+        process.terminationHandler = { _ in continuation.finish() }
+        try process.run()
+        self.process.withLock { $0 = process }
+        let running = await within(.seconds(10)) {
+            for await text in lines where text.contains(" running") { return true }
+            return false
+        }
+        guard running == true else {
+            kill()
+            throw Failure(description: "mosquitto did not start on 127.0.0.1:\(port): \(log.withLock { $0 })")
+        }
+    }
+
+    /// Ends the broker at once (SIGKILL): its clients see their connections drop.
+    func kill() {
+        guard let process = process.withLock({ $0.take() }) else { return }
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func stop() {
+        kill()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A CA and a certificate it signed for 127.0.0.1, made with the openssl command.
+    private func makeCertificates() throws {
+        let ext = folder.appendingPathComponent("san.cnf")
+        try "subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n".write(to: ext, atomically: true, encoding: .utf8)
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        for arguments in [
+            ["req", "-x509"] + key + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=baton relay test CA"],
+            ["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
+             "-days", "1", "-extfile", ext.path],
+        ] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = arguments
+            process.currentDirectoryURL = folder
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw Failure(description: "openssl \(arguments[0]) failed") }
+        }
+        // mosquitto started as root reads its files as the user `mosquitto`; this key guards nothing.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.appendingPathComponent("server.key").path)
+    }
+
+    /// A TCP port of 127.0.0.1 that was free a moment ago.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "bind: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Runs `operation` until it returns or `timeout` passes (then nil).
+func within<Value: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Value) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return await group.next() ?? nil
+    }
+}
