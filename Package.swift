@@ -63,8 +63,9 @@ let package = Package(
         .target(
             name: "HandoffCLI",
             dependencies: [
-                "Handoff", "HandoffMulticast", "BatonResources",
+                "Handoff", "HandoffMulticast", "HandoffRelay", "BatonResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.

@@ -27,6 +27,16 @@ public struct NetworkOptions: ParsableArguments {
         valueName: "host[:port]"))
     public var peers: [String] = []
 
+    @Option(name: .customLong("relay"), help: ArgumentHelp(
+        "Also meet peers through this MQTT broker, for sites that multicast does not reach (another subnet, VLAN or site): mqtt://HOST[:PORT] (port 1883) or mqtts://HOST[:PORT] (TLS, 8883). The broker sees only sealed datagrams (env BATON_RELAY; file ~/.config/baton/relay).",
+        valueName: "url"))
+    public var relay: String?
+
+    @Option(name: .customLong("relay-ca"), help: ArgumentHelp(
+        "PEM file of the certificate authorities to trust for an mqtts:// relay (env BATON_RELAY_CA; default: the system's).",
+        valueName: "file"))
+    public var relayCA: String?
+
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "File with the group key (base64); machines that share a key see each other (env BATON_KEY holds the key itself).",
         valueName: "path"))

@@ -1,12 +1,16 @@
 import Foundation
 import Handoff
 import HandoffMulticast
+import HandoffRelay
+import Logging
 
 /// A running peer: the multicast transport and the activity center on it, from the options.
 @MainActor
 public final class PeerSession {
     public let center: ActivityCenter
     public let transport: MulticastTransport
+    /// The relay beside the LAN, when `--relay` (or `BATON_RELAY`, or the `relay` file) names one.
+    public let relay: RelayTransport?
     /// Serves this peer's large activities over TCP.
     public let stateServer: TCPStateServer
     public let keySource: GroupKey.Source
@@ -15,7 +19,8 @@ public final class PeerSession {
     /// Joins the group and starts the center. Errors say what to fix.
     public init(
         options: NetworkOptions, app: String, appVersion: String,
-        registry: ActivityTypeRegistry? = nil, configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
+        registry: ActivityTypeRegistry? = nil, configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
+        logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws {
         let registry = try registry ?? options.loadRegistry()
         let (key, keySource) = try options.loadKey()
@@ -26,8 +31,11 @@ public final class PeerSession {
         peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
         var config = try options.centerConfiguration(peer: peer)
         configure(&config)
+        relay = try options.startRelay(groupKey: key, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
+        let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream.setup)
         center = ActivityCenter(
-            registry: registry, groupKey: key, transport: transport, configuration: config, stateStream: stream.setup)
+            registry: registry, groupKey: key, transport: combined.transport, configuration: config,
+            stateStream: combined.stream, logger: logger)
         self.keySource = keySource
         center.start()
     }
@@ -38,6 +46,6 @@ public final class PeerSession {
         await stateServer.close()
     }
 
-    /// `239.255.77.88:47788 on eth0`.
-    public var endpoint: String { transport.endpointDescription }
+    /// `239.255.77.88:47788 on eth0`, and ` + mqtt://broker:1883` with a relay.
+    public var endpoint: String { center.transport.endpointDescription }
 }

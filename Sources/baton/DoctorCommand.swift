@@ -62,7 +62,8 @@ struct DoctorCommand: AsyncParsableCommand {
         let context = DoctorContext(
             configuration: configuration, interfaceSource: interfaceSource, keyFile: network.keyFile,
             environment: environment, listenSeconds: listen)
-        let report = await context.run(DoctorCheck.standard)
+        context.relay = try network.relayConfiguration(environment: environment)
+        let report = await context.run(DoctorCheck.standard + (context.relay == nil ? [] : [DoctorCheck.relay]))
         let output = json ? report.json() : report.text(unicode: Self.unicodeTerminal(environment))
         FileHandle.standardOutput.write(Data((output + "\n").utf8))
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }

@@ -60,18 +60,26 @@ struct Launch {
             state = .offline(error.description)
         }
         let online = state == .online
-        // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
-        if online { state = Program.networkState(transport.status) }
-        let endpoint = online ? transport.endpointDescription : "\(multicast.group):\(multicast.port)"
-        logger.info("network \(endpoint)")
-
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        let configuration = try network.centerConfiguration(peer: peer)
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
         let stream = online ? try await network.startStateStream(groupKey: key).setup : nil
+        // The relay beside the LAN, when one is named: it connects in the background, and its
+        // state (connecting, up, reconnecting) shows in the status bar.
+        let relay = online
+            ? try network.startRelay(
+                groupKey: key, senderID: configuration.senderID, shelf: stream!.shelf, logger: logger)
+            : nil
+        let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
+        // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
+        if online { state = Program.networkState(combined.transport.status) }
+        let endpoint = online ? combined.transport.endpointDescription : "\(multicast.group):\(multicast.port)"
+        logger.info("network \(endpoint)")
+
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: transport,
-            configuration: try network.centerConfiguration(peer: peer), stateStream: stream)
+            registry: registry, groupKey: key, transport: combined.transport,
+            configuration: configuration, stateStream: combined.stream)
         center.start()
 
         var session = start

@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import HandoffMulticast
+import HandoffRelay
 
 /// One check of `baton doctor`: a name and what it does with the shared context.
 ///
@@ -102,6 +103,8 @@ public final class DoctorContext {
     public var key: GroupKey?
     /// What the checks so far found, in order.
     public internal(set) var findings: [DoctorFinding] = []
+    /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
+    public var relay: RelayConfiguration?
 
     private var multicastRun: MulticastRun?
 

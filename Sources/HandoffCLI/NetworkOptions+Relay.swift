@@ -1,0 +1,72 @@
+import Foundation
+import Handoff
+import HandoffMulticast
+import HandoffRelay
+import Logging
+
+extension NetworkOptions {
+    /// The environment variable naming the relay.
+    public static let relayVariable = "BATON_RELAY"
+    /// The environment variable naming the relay's CA file.
+    public static let relayCAVariable = "BATON_RELAY_CA"
+    /// The file in Baton's config folder that names the relay.
+    public static let relayFileName = "relay"
+
+    /// The relay of `--relay`, else `BATON_RELAY`, else the `relay` file in Baton's config
+    /// folder, with `--relay-ca` or `BATON_RELAY_CA`; nil when none names one. A bad address is
+    /// an error that says where it came from and what to write instead.
+    public func relayConfiguration(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> RelayConfiguration? {
+        let caFile = relayCA ?? environment[Self.relayCAVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let address: String
+        let source: String
+        if let relay {
+            (address, source) = (relay, "--relay")
+        } else if let text = environment[Self.relayVariable], !text.isEmpty {
+            (address, source) = (text, Self.relayVariable)
+        } else {
+            let path = (GroupKey.defaultFolder(environment: environment) as NSString).appendingPathComponent(Self.relayFileName)
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+            do {
+                guard let found = try RelayConfiguration.address(inFile: contents, path: path) else { return nil }
+                (address, source) = (found, path)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+        }
+        do {
+            return try RelayConfiguration(address, caFile: caFile)
+        } catch {
+            throw CommandFailure("relay (\(source)): \(error)")
+        }
+    }
+
+    /// The relay transport, when one is named: it carries this peer's datagrams (sealed with
+    /// `senderID`) through the broker and serves `shelf` through it. It connects in the
+    /// background once started; an unreachable broker is its status, not an error.
+    public func startRelay(
+        groupKey: GroupKey, senderID: SenderID, shelf: StateShelf, logger: Logger
+    ) throws -> RelayTransport? {
+        guard let configuration = try relayConfiguration() else { return nil }
+        do {
+            return try RelayTransport(
+                configuration: configuration, groupKey: groupKey, senderID: senderID, shelf: shelf, logger: logger)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// The LAN and, when there is one, the relay as one transport, and the state stream's setup
+    /// that fetches through the relay what has no direct path (`relay:` sources).
+    public static func combine(
+        lan: any ActivityTransport, relay: RelayTransport?, stream: StateStreamSetup?
+    ) -> (transport: any ActivityTransport, stream: StateStreamSetup?) {
+        guard let relay else { return (lan, stream) }
+        let routed = stream.map {
+            StateStreamSetup(
+                shelf: $0.shelf, port: $0.port, dialer: RoutingStreamDialer(direct: $0.dialer, relay: relay.streamDialer))
+        }
+        return (TransportSet([lan, relay]), routed)
+    }
+}
