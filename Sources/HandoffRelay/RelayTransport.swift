@@ -31,7 +31,12 @@ public final class RelayTransport: ActivityTransport {
         var handler: TransportHandler?
         var state = TransportStatus.Path.State.connecting
         var closed = false
+        /// Datagrams sent while the broker was not (yet) reachable, oldest first: sent on connect.
+        var waiting: [[UInt8]] = []
     }
+
+    /// How many datagrams wait for the broker at most; older ones are dropped (repeats cover them).
+    static let waitingLimit = 32
 
     private let shared = Mutex(Shared())
 
@@ -84,13 +89,28 @@ public final class RelayTransport: ActivityTransport {
     }
 
     public func send(_ bytes: [UInt8]) {
-        let (handler, closed, up) = shared.withLock { ($0.handler, $0.closed, $0.state == .up) }
+        let (handler, closed, up) = shared.withLock { shared in
+            let up = shared.state == .up
+            if !up, !shared.closed {
+                // While the broker is away the datagram waits: a CONTINUED or a QUERY sent just
+                // before the relay came up is not repeated. The oldest give way to the newest.
+                shared.waiting.append(bytes)
+                if shared.waiting.count > Self.waitingLimit { shared.waiting.removeFirst() }
+            }
+            return (shared.handler, shared.closed, up)
+        }
         if closed {
             handler?.sendFailed(.closed)
             return
         }
-        // While the broker is away the datagram is dropped; the next repeat goes once it is back.
-        guard up, let sender = topics.senderTopic(ofDatagram: bytes) else { return }
+        guard up else { return }
+        publishDatagram(bytes)
+    }
+
+    /// Publishes one datagram on its topic: ANNOUNCE and OFFER kept on the sender's activity topic,
+    /// the rest on the group's datagram topic (a WITHDRAW also clears the kept one).
+    private func publishDatagram(_ bytes: [UInt8]) {
+        guard let sender = topics.senderTopic(ofDatagram: bytes) else { return }
         switch DatagramKind(rawValue: bytes[4]) {
         case .announce, .offer:
             publish(topics.activity(sender), bytes, retain: true)
@@ -140,6 +160,11 @@ public final class RelayTransport: ActivityTransport {
         case .connected:
             logger.info("relay \(configuration.url) connected")
             changeState(.up)
+            let waiting = shared.withLock { shared in
+                defer { shared.waiting = [] }
+                return shared.waiting
+            }
+            for bytes in waiting { publishDatagram(bytes) }
         case .lost(let reason):
             logger.warning("relay \(configuration.url) unavailable: \(reason)")
             streams.failAll("the relay connection was lost (\(reason))")
