@@ -24,8 +24,9 @@ struct Baton: AsyncParsableCommand {
               baton doctor                    find out why machines do not see each other
 
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
-            Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_LOG.
-            No multicast between two machines (Wi-Fi isolation, VPN)? Each names the other: --peer HOST.
+            Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_RELAY, BATON_LOG.
+            No multicast between two machines (Wi-Fi isolation, VPN)? Name the other on one side: --peer HOST.
+            On other networks (another subnet, VLAN or site)? Meet at an MQTT broker: --relay mqtt://HOST.
             """,
         version: version,
         subcommands: [
