@@ -29,31 +29,31 @@ final class DatagramPaths: @unchecked Sendable {
     let configuration: MulticastConfiguration
     let group: SocketAddress
     let state: TransportState
-    private let listed: [(key: String, address: SocketAddress)]
+    let listed: [(key: String, address: SocketAddress)]
 
-    private var main: (any Channel)?
-    private var mainGeneration = 0
-    private var mainProblem: String?
-    private var mainReopenDelay: TimeAmount = .milliseconds(20)
-    private var multicastSender: (any Channel)?
-    private var senderGeneration = 0
-    private var choice: InterfaceChoice?
-    private var joinedDevice: NIONetworkDevice?
-    private var isJoined = false
+    var main: (any Channel)?
+    var mainGeneration = 0
+    var mainProblem: String?
+    var mainReopenDelay: TimeAmount = .milliseconds(20)
+    var multicastSender: (any Channel)?
+    var senderGeneration = 0
+    var choice: InterfaceChoice?
+    var joinedDevice: NIONetworkDevice?
+    var isJoined = false
     /// Why multicast does not work, or nil when it does (or has not been seen failing).
-    private var multicastProblem: String? = nil
+    var multicastProblem: String? = nil
     /// The reason of the last failed multicast send, for when the channel closes over it.
-    private var lastSendFailure: String?
+    var lastSendFailure: String?
     /// Whether `multicastProblem` came from a failed send: then only a send that goes through
     /// shows that multicast works again, since setting the socket up succeeds all the same.
-    private var problemFromSend = false
-    private var retryDelay = DatagramPaths.firstRetry
-    private var nextRetry = NIODeadline.distantFuture
-    private var signature = ""
-    private var learned = LearnedPeers()
-    private var backoff = SendBackoff()
-    private var watcher: RepeatedTask?
-    private var isClosing = false
+    var problemFromSend = false
+    var retryDelay = DatagramPaths.firstRetry
+    var nextRetry = NIODeadline.distantFuture
+    var signature = ""
+    var learned = LearnedPeers()
+    var backoff = SendBackoff()
+    var watcher: RepeatedTask?
+    var isClosing = false
 
     init(
         loop: any EventLoop, configuration: MulticastConfiguration, group: SocketAddress, state: TransportState,
@@ -193,226 +193,5 @@ final class DatagramPaths: @unchecked Sendable {
             state.learnt()
             publish()
         }
-    }
-
-    // MARK: The sockets
-
-    private func bootstrap() -> DatagramBootstrap {
-        let state = state
-        let groupIP = group.ipAddress
-        return DatagramBootstrap(group: loop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            // Room for a burst while the thread is busy (the kernel caps it at net.core.rmem_max).
-            .channelOption(.socketOption(.so_rcvbuf), value: MulticastTransport.socketReceiveBufferSize)
-            .channelOption(
-                .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: MulticastTransport.receiveBufferSize)
-            )
-            // The destination address tells a multicast copy from a unicast one.
-            .channelOption(.receivePacketInfo, value: true)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        DatagramInboundHandler(state: state, groupIP: groupIP, learn: { [weak self] in self?.learn($0) }))
-                }
-            }
-    }
-
-    private func bindMain() -> EventLoopFuture<any Channel> {
-        bootstrap().bind(to: anyAddress).flatMap { channel in
-            #if os(Linux)
-            // Without this Linux hands the socket every group joined by anyone on the host on this port.
-            channel.setOption(Self.multicastAll, value: 0).map { channel }
-            #else
-            self.loop.makeSucceededFuture(channel)
-            #endif
-        }
-    }
-
-    private var anyAddress: SocketAddress {
-        // The configuration was validated: this cannot fail.
-        try! SocketAddress(ipAddress: "0.0.0.0", port: configuration.port)
-    }
-
-    #if os(Linux)
-    private static let multicastAll = ChannelOptions.Types.SocketOption(
-        level: .ip, name: .init(rawValue: IP_MULTICAST_ALL))
-    #endif
-
-    private func adoptMain(_ channel: any Channel) {
-        mainGeneration += 1
-        let generation = mainGeneration
-        main = channel
-        mainProblem = nil
-        isJoined = false
-        channel.closeFuture.whenComplete { _ in self.mainClosed(generation: generation) }
-    }
-
-    /// The main socket closed under us (a send error): open it again, join again.
-    private func mainClosed(generation: Int) {
-        guard !isClosing, generation == mainGeneration else { return }
-        main = nil
-        mainProblem = "reopening the socket"
-        publish()
-        let delay = mainReopenDelay
-        mainReopenDelay = min(mainReopenDelay * 2, .seconds(2))
-        loop.scheduleTask(in: delay) { self.reopenMain() }
-    }
-
-    private func reopenMain() {
-        guard !isClosing, main == nil else { return }
-        bindMain().whenComplete { result in
-            switch result {
-            case .success(let channel):
-                guard !self.isClosing else {
-                    channel.close(promise: nil)
-                    return
-                }
-                self.state.reopened()
-                self.mainReopenDelay = .milliseconds(20)
-                self.adoptMain(channel)
-                self.setUpMulticast().whenComplete { _ in self.publish() }
-            case .failure(let error):
-                self.mainProblem = "cannot bind port \(self.configuration.port): \(MulticastError.reason(for: error))"
-                self.publish()
-                self.loop.scheduleTask(in: self.mainReopenDelay) { self.reopenMain() }
-            }
-        }
-    }
-
-    // MARK: Multicast
-
-    /// Joins the group on the main socket and opens the multicast socket, on the interface as
-    /// chosen now. Never fails: what goes wrong becomes `multicastProblem`.
-    private func setUpMulticast() -> EventLoopFuture<Void> {
-        guard !isClosing, let main, let choice else {
-            closeSender()
-            return loop.makeSucceededVoidFuture()
-        }
-        guard let multicast = main as? any MulticastChannel else {
-            multicastUnavailable("the socket offers no multicast options")
-            return loop.makeSucceededVoidFuture()
-        }
-        let leave: EventLoopFuture<Void> =
-            isJoined
-            ? multicast.leaveGroup(group, device: joinedDevice).flatMapErrorWithEventLoop { _, loop in
-                loop.makeSucceededVoidFuture()
-            }
-            : loop.makeSucceededVoidFuture()
-        return leave.flatMap {
-            self.isJoined = false
-            return multicast.joinGroup(self.group, device: choice.device)
-        }
-        .flatMapError { error in
-            // Already a member on this interface (its address changed, the interface did not): fine.
-            if let io = error as? IOError, io.errnoCode == EADDRINUSE { return self.loop.makeSucceededVoidFuture() }
-            return self.loop.makeFailedFuture(error)
-        }
-        .flatMap {
-            self.isJoined = true
-            self.joinedDevice = choice.device
-            return self.openSender(choice)
-        }
-        .flatMapErrorWithEventLoop { error, loop in
-            self.multicastUnavailable(Self.joinReason(error, interface: choice.name, named: choice.device != nil))
-            return loop.makeSucceededVoidFuture()
-        }
-    }
-
-    private func openSender(_ choice: InterfaceChoice) -> EventLoopFuture<Void> {
-        closeSender()
-        return bindMain().flatMap { channel in
-            guard let options = channel as? any SocketOptionProvider else {
-                channel.close(promise: nil)
-                return self.loop.makeFailedFuture(ChannelError.operationUnsupported)
-            }
-            var steps = [
-                options.setIPMulticastTTL(CUnsignedChar(self.configuration.ttl)),
-                options.setIPMulticastLoop(self.configuration.loopback ? 1 : 0),
-            ]
-            if let address = choice.address { steps.append(options.setIPMulticastIF(address)) }
-            return EventLoopFuture.andAllSucceed(steps, on: self.loop)
-                .flatMapError { error in
-                    channel.close(promise: nil)
-                    return self.loop.makeFailedFuture(error)
-                }
-                .map {
-                    self.senderGeneration += 1
-                    let generation = self.senderGeneration
-                    self.multicastSender = channel
-                    channel.closeFuture.whenComplete { _ in self.senderClosed(generation: generation) }
-                    if !self.problemFromSend { self.multicastProblem = nil }
-                }
-        }
-    }
-
-    private func closeSender() {
-        senderGeneration += 1
-        multicastSender?.close(promise: nil)
-        multicastSender = nil
-    }
-
-    /// A send error closed the multicast socket: multicast is unavailable until a retry works.
-    private func senderClosed(generation: Int) {
-        guard !isClosing, generation == senderGeneration else { return }
-        multicastSender = nil
-        multicastUnavailable(lastSendFailure ?? "the multicast socket closed", bySend: true)
-    }
-
-    private func multicastUnavailable(_ reason: String, bySend: Bool = false) {
-        multicastProblem = reason
-        problemFromSend = bySend
-        nextRetry = .now() + retryDelay
-        retryDelay = min(retryDelay * 2, Self.longestRetry)
-        publish()
-    }
-
-    /// Every second: when the interfaces changed, or a retry is due, set multicast up again.
-    private func watch() {
-        guard !isClosing else { return }
-        let now = NIODeadline.now()
-        let current = Self.interfaceSignature(group: group)
-        let changed = current != signature
-        signature = current
-        let retry = multicastProblem != nil && now >= nextRetry
-        guard changed || retry else { return }
-        if changed {
-            // A new address or route: try at once, and soon again if that fails.
-            retryDelay = Self.firstRetry
-            problemFromSend = false
-        }
-        nextRetry = now + retryDelay
-        retryDelay = min(retryDelay * 2, Self.longestRetry)
-        do {
-            choice = try InterfaceChoice.resolve(named: configuration.interface, group: group)
-        } catch {
-            choice = nil
-            closeSender()
-            multicastUnavailable(Self.shortReason(error))
-            return
-        }
-        guard main != nil else { return }  // reopening: it sets multicast up when bound
-        setUpMulticast().whenComplete { _ in self.publish() }
-    }
-
-    // MARK: Status
-
-    /// Tells the handler when the status changed.
-    private func publish() {
-        let paths = TransportStatus(paths: [
-            .init(
-                kind: .multicast, state: multicastProblem.map { .down(reason: $0) } ?? .up,
-                detail: "\(configuration.group):\(configuration.port) on \(choice?.name ?? configuration.interface ?? "the default interface")"
-                    + (choice?.addressText.map { " (\($0))" } ?? "")
-            ),
-            .init(
-                kind: .unicast, state: mainProblem.map { .down(reason: $0) } ?? .up,
-                detail: Self.unicastDetail(listed: listed.count, learnt: learned.count)),
-        ])
-        state.update(paths, interfaceName: choice?.name)?.statusChanged(paths)
-    }
-
-    static func unicastDetail(listed: Int, learnt: Int) -> String {
-        func count(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word) peer" : "\(n) \(word) peers" }
-        return "to \(count(listed, "listed")), \(count(learnt, "learnt"))"
     }
 }
