@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import HandoffWire
 
 /// Publishes the current activity to peers and keeps the directory of what is nearby.
 ///

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Handoff
 import HandoffCLI
+import PropertyList
+import HandoffWire
 
 /// A headless Baton peer for scripts, tests and benchmarks: announce, listen, continue.
 @main

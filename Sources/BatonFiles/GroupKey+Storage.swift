@@ -1,21 +1,12 @@
 import Foundation
+import HandoffWire
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The 32-byte secret that machines which should see each other share.
-///
-/// Written as standard base64 (44 characters). Found, in order: an explicit key file
-/// (`--key-file`), `BATON_KEY`, then `$XDG_CONFIG_HOME/baton/group.key`
-/// (default `~/.config/baton/group.key`), which is created with mode 0600 on first use.
-///
-/// A key file is read only when it is a regular file of this user (the effective uid) that
-/// nobody else may read or change (no group or other bits), as ssh treats a private key; the
-/// refusal gives the `chmod` or `chown` that fixes it. Baton's own folder (`…/baton`) is made
-/// 0700 and put back to 0700 whenever Baton reads or writes the default key there.
-public struct GroupKey: Equatable, Sendable {
-    public let bytes: [UInt8]
-
+/// Where the group key is kept: the key file (mode 0600 in a 0700 folder), `BATON_KEY`, and
+/// which comes first. The key itself is `GroupKey` in `HandoffWire`.
+extension GroupKey {
     /// Where a key came from, for messages.
     public enum Source: Equatable, Sendable, CustomStringConvertible {
         case environment
@@ -32,96 +23,6 @@ public struct GroupKey: Equatable, Sendable {
             }
         }
     }
-
-    /// Why a key could not be had.
-    public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
-        case malformed(source: String, reason: String)
-        case unreadable(path: String, reason: String)
-        case cannotCreate(path: String, reason: String)
-        /// The key file may be read or changed by others: its permission bits are `mode`.
-        case exposed(path: String, mode: UInt32)
-        /// The key file belongs to `owner`, not to the effective user `user`; `mode` as above.
-        case foreignOwner(path: String, owner: UInt32, user: UInt32, mode: UInt32)
-
-        public var description: String {
-            switch self {
-            case .malformed(let source, let reason):
-                "The group key in \(source) is not usable: \(reason). A key is 32 random bytes in standard base64 (44 characters); make one with `baton key --new`, or copy another machine's: paste what `baton key` prints there into `baton key --import -` here."
-            case .unreadable(let path, let reason):
-                "Cannot read the group key file \(path): \(reason)."
-            case .cannotCreate(let path, let reason):
-                "Cannot create the group key file \(path): \(reason); set BATON_KEY or pass --key-file."
-            case .exposed(let path, let mode):
-                "The group key file \(path) is \(Self.exposure(mode)) (mode \(Self.octal(mode))); run: chmod 600 \(Self.quoted(path))"
-            case .foreignOwner(let path, let owner, let user, let mode):
-                "The group key file \(path) belongs to another user (\(Self.name(owner))), not to you (\(Self.name(user))); run: "
-                    + (user == 0 ? "" : "sudo ") + "chown \(Self.userName(user) ?? String(user)) \(Self.quoted(path))"
-                    + (mode & 0o077 == 0 ? "" : " && chmod 600 \(Self.quoted(path))")
-            }
-        }
-
-        /// Who besides the owner may do what: "readable by others", "writable by others".
-        private static func exposure(_ mode: UInt32) -> String {
-            if mode & 0o044 != 0 { return "readable by others" }
-            if mode & 0o022 != 0 { return "writable by others" }
-            return "open to others"
-        }
-
-        /// 0o644 as "0644".
-        private static func octal(_ mode: UInt32) -> String {
-            let digits = String(mode & 0o7777, radix: 8)
-            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        }
-
-        /// A path as one shell word: in single quotes, any single quote in it spelled '\''.
-        static func quoted(_ path: String) -> String {
-            "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        }
-
-        /// "uid 1000, bob", or "uid 1234" for a uid without a name.
-        private static func name(_ uid: UInt32) -> String {
-            "uid \(uid)" + (userName(uid).map { ", \($0)" } ?? "")
-        }
-
-        /// The login name of `uid` (getpwuid_r: other threads may look users up too), or nil.
-        private static func userName(_ uid: UInt32) -> String? {
-            var buffer = [CChar](repeating: 0, count: 4096)
-            return buffer.withUnsafeMutableBufferPointer { storage -> String? in
-                var entry = passwd()
-                var found: UnsafeMutablePointer<passwd>?
-                guard let base = storage.baseAddress, getpwuid_r(uid_t(uid), &entry, base, storage.count, &found) == 0,
-                    found != nil, let name = entry.pw_name
-                else { return nil }
-                return String(cString: name)
-            }
-        }
-    }
-
-    public init?(bytes: [UInt8]) {
-        guard bytes.count == 32 else { return nil }
-        self.bytes = bytes
-    }
-
-    /// Parses the base64 form; surrounding white space is ignored.
-    public init(base64 text: String, source: String = "the key") throws(LoadError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let data = Data(base64Encoded: trimmed) else {
-            throw .malformed(source: source, reason: "it is not standard base64")
-        }
-        guard data.count == 32 else {
-            throw .malformed(source: source, reason: "it decodes to \(data.count) bytes, not 32")
-        }
-        bytes = Array(data)
-    }
-
-    /// A fresh random key.
-    public static func random() -> GroupKey {
-        var generator = SystemRandomNumberGenerator()
-        return GroupKey(bytes: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })!
-    }
-
-    /// The 44-character base64 form.
-    public var base64: String { Data(bytes).base64EncodedString() }
 
     /// The default key file: `$XDG_CONFIG_HOME/baton/group.key` or `~/.config/baton/group.key`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

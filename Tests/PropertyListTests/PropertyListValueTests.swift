@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 @Suite("Property-list values: literals, accessors, description")
 struct PropertyListValueTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 /// Foundation's `PropertyListSerialization`, the canonical writer and the strict reader agree on valid input.
 @Suite("Property lists: differential against Foundation")

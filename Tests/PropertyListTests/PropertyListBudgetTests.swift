@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 /// The reader's byte budget: strings and data counted once per use of a shared object.
 @Suite("Binary property-list reader: the byte budget")
@@ -114,12 +114,4 @@ struct PropertyListBudgetTests {
         }
     }
 
-    @Test func aDatagramThatUnfoldsIsAMalformedPayload() {
-        // A sealed ANNOUNCE-sized plaintext of shared references never reaches the message decoder.
-        let plaintext = Self.sharedString(length: 20_000, uses: 100)
-        let datagram = try! GroupKeyCipher(groupKey: Fixtures.key).seal(
-            header: DatagramHeader(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce),
-            plaintext: plaintext)
-        #expect(throws: RejectionReason.malformedPayload) { try DatagramCodec(groupKey: Fixtures.key).decode(datagram) }
-    }
 }

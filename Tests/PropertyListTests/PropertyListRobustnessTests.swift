@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 /// Hostile bytes never crash the reader: each input is read or refused with an error.
 ///

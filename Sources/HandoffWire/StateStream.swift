@@ -79,5 +79,5 @@ public struct StateRequest: Equatable, Hashable, Sendable, CustomStringConvertib
         return nil
     }
 
-    public var description: String { "\(activityID) revision \(revision) (\(HandoffError.size(size)))" }
+    public var description: String { "\(activityID) revision \(revision) (\(ByteSize.text(size)))" }
 }

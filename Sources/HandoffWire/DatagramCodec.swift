@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// A datagram after it was opened and decoded.
 public struct DecodedDatagram: Equatable, Sendable {
@@ -32,7 +33,7 @@ public struct DatagramCodec: Sendable {
     public func encode(
         _ message: HandoffMessage, senderID: SenderID, sequence: UInt64, sentAt: Date,
         nonce: [UInt8] = GroupKeyCipher.randomNonce()
-    ) throws(HandoffError) -> [UInt8] {
+    ) throws(SealError) -> [UInt8] {
         let header = DatagramHeader(kind: message.kind, senderID: senderID, sequence: sequence, nonce: nonce)
         return try cipher.seal(header: header, plaintext: Self.plaintext(message, sentAt: sentAt))
     }

@@ -152,7 +152,7 @@ public enum PeerText {
     /// escape (a surrogate pair above U+FFFF). JSON text carries scalars beyond ASCII only
     /// inside strings, where the escape stands for the same scalar, so the value read back is
     /// unchanged, byte for byte; the text itself carries no control, bidi or invisible scalar.
-    static func escapingHazards(inJSON json: String) -> String {
+    package static func escapingHazards(inJSON json: String) -> String {
         guard json.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F }) else { return json }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(json.utf8.count)

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// Who a peer is, as it says in every ANNOUNCE and CONTINUED.
 public struct PeerInfo: Hashable, Sendable, CustomStringConvertible {

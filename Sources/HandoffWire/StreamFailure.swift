@@ -47,7 +47,7 @@ public enum StreamFailure: Error, Equatable, Hashable, Sendable, CustomStringCon
         case .connectionLost(let reason):
             return "The connection to the source was lost: \(reason)."
         case .gaveUp(let connections, let received, let size, let lastReason):
-            return "The source stopped answering: \(connections) connections in a row brought no data (last: \(lastReason)), with \(HandoffError.size(received)) of \(HandoffError.size(size)) received. Check that it is still running and that TCP is not blocked between the machines."
+            return "The source stopped answering: \(connections) connections in a row brought no data (last: \(lastReason)), with \(ByteSize.text(received)) of \(ByteSize.text(size)) received. Check that it is still running and that TCP is not blocked between the machines."
         case .digestMismatch:
             return "The state that arrived does not match the offer's digest, so it was thrown away."
         case .cancelled:

@@ -24,7 +24,7 @@ public struct GroupKeyCipher: Sendable {
     }
 
     /// Builds a whole datagram: the header, then the sealed payload and its tag.
-    public func seal(header: DatagramHeader, plaintext: [UInt8]) throws(HandoffError) -> [UInt8] {
+    public func seal(header: DatagramHeader, plaintext: [UInt8]) throws(SealError) -> [UInt8] {
         guard plaintext.count <= Self.maximumPlaintext else {
             throw .payloadTooLarge(bytes: plaintext.count, limit: Self.maximumPlaintext)
         }

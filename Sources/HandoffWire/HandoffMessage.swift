@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// The payload of a datagram, one case per kind (docs/PROTOCOL.md, "Payloads").
 public enum HandoffMessage: Equatable, Sendable {
@@ -114,7 +115,7 @@ public enum HandoffMessage: Equatable, Sendable {
     /// `webpageURL`. Nothing that breaks them reaches the directory, a log line or a screen.
     static func checkValues(of record: ActivityRecord) throws(RejectionReason) {
         guard ActivityRecord.isValidActivityID(record.activityID),
-            ActivityTypeRegistry.isValidActivityType(record.activityType),
+            ActivityRecord.isValidActivityType(record.activityType),
             record.revision >= 1,
             record.webpageURL.map(ActivityRecord.isValidWebpageURL) ?? true
         else { throw .invalidValue }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PropertyList
 
 /// A SHA-256 fingerprint of an activity record: what the receive gate and the directory
 /// keep and compare to tell a repeat from a change, instead of whole records and trees.

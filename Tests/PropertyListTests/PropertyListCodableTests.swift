@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 @Suite("Property lists: Codable bridge")
 struct PropertyListCodableTests {

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
+import PropertyList
 import Testing
-@testable import Handoff
+@testable import HandoffWire
 
 /// `baton pair`'s machine over in-memory bytes (docs/PROTOCOL.md, section 15).
 @Suite("Pairing")

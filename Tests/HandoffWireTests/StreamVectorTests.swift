@@ -1,6 +1,7 @@
 import Foundation
+import PropertyList
 import Testing
-@testable import Handoff
+@testable import HandoffWire
 
 /// Fixed inputs → exact bytes for one state-stream session (`Vectors/golden/stream.json`),
 /// the contract `scripts/check-vectors.py` checks independently. `BATON_WRITE_VECTORS=1 swift

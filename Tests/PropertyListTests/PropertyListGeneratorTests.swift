@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Handoff
+@testable import PropertyList
 
 // Shared by the property-list tests: a seeded generator of values, an exact
 // comparison, and a builder of hand-made binary plists.

@@ -1,7 +1,9 @@
 import Foundation
 import Crypto
+import PropertyList
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// Fixed inputs → exact bytes, for each of the five kinds. The files in `Vectors/golden`
 /// are the contract other implementations test against. `BATON_WRITE_VECTORS=1 swift test
