@@ -46,7 +46,7 @@ let package = Package(
         // Test doubles for programs built on Handoff: an in-memory network with seeded faults,
         // and a clock that moves only when told. Like NIOEmbedded beside NIOPosix: `baton` does
         // not link it.
-        .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire", "PropertyList"]),
+        .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire"]),
         // The UDP multicast transport over SwiftNIO.
         .target(
             name: "HandoffMulticast",
@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "BatonRuntime",
             dependencies: [
-                "BatonApp", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "TerminalUI",
+                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffCLI", "BatonResources",
+                "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffCLI", "BatonResources",
                 "BatonApp", "BatonRuntime", "TerminalUI",
                 "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "HandoffMulticastTests",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast",
+                "Handoff", "HandoffWire", "HandoffMulticast",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -152,17 +152,17 @@ let package = Package(
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
         .testTarget(
             name: "HandoffRelayTests",
-            dependencies: ["HandoffRelay", "Handoff", "HandoffWire", "PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HandoffRelay", "Handoff", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
             name: "HandoffCLITests",
             dependencies: ["HandoffCLI", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffTesting"]),
-        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffWire", "PropertyList", "HandoffTesting", "TerminalUI"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffWire", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",
             dependencies: [
-                "BatonRuntime", "BatonApp", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffTesting", "TerminalUI",
+                "BatonRuntime", "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting", "TerminalUI",
                 "BatonResources",
                 .product(name: "Logging", package: "swift-log"),
             ]
