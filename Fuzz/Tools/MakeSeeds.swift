@@ -7,6 +7,8 @@
 // broke Foundation, the bundled registry as XML and as binary, and a few key sequences.
 import Foundation
 import Handoff
+import PropertyList
+import HandoffWire
 
 @main
 struct MakeSeeds {
