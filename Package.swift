@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "baton", targets: ["baton"]),
         .executable(name: "baton-peer", targets: ["baton-peer"]),
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "HandoffWire", targets: ["HandoffWire"]),
         .library(name: "Handoff", targets: ["Handoff"]),
         .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
@@ -19,10 +21,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
-        // The library: activities, registry, save pipeline, wire codec, peer directory.
+        // The property-list value, its strict binary reader, canonical writer and Codable bridge.
+        // Foundation only: nothing of Baton, no Crypto, no Logging.
+        .target(name: "PropertyList"),
+        // What is bytes on the wire and what makes and checks them (docs/PROTOCOL.md): the
+        // datagram header and codec, sealing, the messages and records they carry, the record
+        // digest, the state stream's frames, handshake and connection machines, pairing.
+        // Knows nothing of activities, directories or clocks.
+        .target(
+            name: "HandoffWire",
+            dependencies: ["PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Files written whole and read with care: AtomicFile, RegularFile, the group key's file.
+        .target(name: "BatonFiles", dependencies: ["HandoffWire"]),
+        // The library: activities, registry, save pipeline, the protocol's rules, peer directory.
         .target(
             name: "Handoff",
             dependencies: [
+                "PropertyList", "HandoffWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -30,12 +46,12 @@ let package = Package(
         // Test doubles for programs built on Handoff: an in-memory network with seeded faults,
         // and a clock that moves only when told. Like NIOEmbedded beside NIOPosix: `baton` does
         // not link it.
-        .target(name: "HandoffTesting", dependencies: ["Handoff"]),
+        .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire"]),
         // The UDP multicast transport over SwiftNIO.
         .target(
             name: "HandoffMulticast",
             dependencies: [
-                "Handoff",
+                "Handoff", "HandoffWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -47,7 +63,7 @@ let package = Package(
         .target(
             name: "HandoffRelay",
             dependencies: [
-                "Handoff", "CMosquitto",
+                "Handoff", "HandoffWire", "CMosquitto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -63,7 +79,7 @@ let package = Package(
         .target(
             name: "HandoffCLI",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffRelay", "BatonResources",
+                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffRelay", "BatonResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -71,13 +87,13 @@ let package = Package(
         // Cells, keys and the backend protocol; knows nothing of ncurses.
         .target(name: "TerminalUI"),
         // The app as model / message / update / view: pure, no I/O.
-        .target(name: "BatonApp", dependencies: ["Handoff", "TerminalUI"]),
+        .target(name: "BatonApp", dependencies: ["Handoff", "HandoffWire", "PropertyList", "TerminalUI"]),
         // The app's effects: the Program that runs BatonApp over a backend and an activity
         // center, and the editor's files.
         .target(
             name: "BatonRuntime",
             dependencies: [
-                "BatonApp", "Handoff", "TerminalUI",
+                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -86,7 +102,8 @@ let package = Package(
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffCLI", "BatonResources", "BatonApp", "BatonRuntime", "TerminalUI",
+                "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffCLI", "BatonResources",
+                "BatonApp", "BatonRuntime", "TerminalUI",
                 "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "baton-peer",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffCLI",
+                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "HandoffCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,17 +121,29 @@ let package = Package(
         .executableTarget(
             name: "handoff-bench",
             dependencies: [
-                "Handoff", "HandoffMulticast", .product(name: "Crypto", package: "swift-crypto"),
+                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "HandoffTests",
-            dependencies: ["Handoff", "HandoffTesting", "BatonResources", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffTesting", "BatonResources",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")]),
+        // The reader's, writer's and Codable bridge's tests, with the plists they read.
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"], resources: [.copy("Vectors")]),
+        // The golden vectors (`BATON_WRITE_VECTORS=1` rewrites them; scripts/check-vectors.py
+        // checks them independently), pairing, and the datagram budget. `Handoff` only for the
+        // OFFER vector's summary, which the core's rule makes.
+        .testTarget(
+            name: "HandoffWireTests",
+            dependencies: ["HandoffWire", "PropertyList", "Handoff", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Vectors")]),
         .testTarget(
             name: "HandoffMulticastTests",
             dependencies: [
-                "Handoff", "HandoffMulticast",
+                "Handoff", "HandoffWire", "HandoffMulticast",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -123,15 +152,18 @@ let package = Package(
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
         .testTarget(
             name: "HandoffRelayTests",
-            dependencies: ["HandoffRelay", "Handoff", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HandoffRelay", "Handoff", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "HandoffCLITests", dependencies: ["HandoffCLI", "Handoff", "HandoffMulticast", "HandoffTesting"]),
-        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffTesting", "TerminalUI"]),
+        .testTarget(
+            name: "HandoffCLITests",
+            dependencies: ["HandoffCLI", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffTesting"]),
+        .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffWire", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",
             dependencies: [
-                "BatonRuntime", "BatonApp", "Handoff", "HandoffTesting", "TerminalUI", "BatonResources",
+                "BatonRuntime", "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting", "TerminalUI",
+                "BatonResources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

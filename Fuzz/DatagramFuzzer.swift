@@ -24,6 +24,8 @@
 // an input that makes any one buffer balloon stops the run.
 import Foundation
 import Handoff
+import PropertyList
+import HandoffWire
 
 private let codec = DatagramCodec(groupKey: FuzzFixtures.key)
 private let reader = BinaryPropertyListReader()

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import HandoffWire
 
 /// Fixed values the fuzz targets and the seed generator share, so that seeds sealed by
 /// `MakeSeeds` open in the targets. The same values as the tests' `Fixtures`.

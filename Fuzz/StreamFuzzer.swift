@@ -18,6 +18,7 @@
 import Crypto
 import Foundation
 import Handoff
+import HandoffWire
 
 private let key = FuzzFixtures.key
 private let clientNonce: [UInt8] = Array(0xD0...0xEF)

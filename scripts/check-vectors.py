@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks Baton's golden vectors with an independent implementation of docs/PROTOCOL.md.
 
-Opens every datagram in Tests/HandoffTests/Vectors/golden with Python's `cryptography`
+Opens every datagram in Tests/HandoffWireTests/Vectors/golden with Python's `cryptography`
 (HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same
 nonce and compares the bytes. For the state stream (stream.json) it derives the three keys,
 recomputes both proofs with `hmac`, checks the hellos' layout, re-seals every frame and reads
@@ -126,7 +126,7 @@ def check_pair(v: dict) -> list:
     return problems
 
 def main() -> int:
-    folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffTests/Vectors/golden"
+    folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffWireTests/Vectors/golden"
     files = sorted(folder.glob("*.json"))
     failures = 0
     for path in files:

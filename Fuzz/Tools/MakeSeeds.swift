@@ -7,6 +7,8 @@
 // broke Foundation, the bundled registry as XML and as binary, and a few key sequences.
 import Foundation
 import Handoff
+import PropertyList
+import HandoffWire
 
 @main
 struct MakeSeeds {
@@ -17,7 +19,7 @@ struct MakeSeeds {
         }
         let root = URL(fileURLWithPath: CommandLine.arguments[1])
         let corpus = root.appendingPathComponent("Fuzz/corpus")
-        let plistVectors = root.appendingPathComponent("Tests/HandoffTests/Vectors/plist")
+        let plistVectors = root.appendingPathComponent("Tests/PropertyListTests/Vectors/plist")
         let shared = try ["seed-valid", "bplist-set-segv", "bplist-reference-cycle"].map {
             ($0, Array(try Data(contentsOf: plistVectors.appendingPathComponent("\($0).bplist"))))
         }

@@ -1,5 +1,6 @@
 import Handoff
 import TerminalUI
+import HandoffWire
 
 extension BatonApp {
     /// Opens the nearby list with the newest activity selected.

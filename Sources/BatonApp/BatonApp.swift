@@ -1,5 +1,6 @@
 import Handoff
 import TerminalUI
+import HandoffWire
 
 /// The app as model / message / update / view, in the manner of Bubble Tea: `update` changes
 /// the model for one message and returns the side effects as commands; `view` draws a frame.

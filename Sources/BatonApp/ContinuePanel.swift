@@ -1,5 +1,6 @@
 import Handoff
 import TerminalUI
+import HandoffWire
 
 /// Draws the progress of a continue over the session, once it has taken long enough to show:
 ///

@@ -1,3 +1,4 @@
+import HandoffWire
 /// Why a name typed at the "Save as: " prompt cannot be used.
 public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing (or only spaces) was typed.

@@ -1,4 +1,5 @@
 import Handoff
+import HandoffWire
 
 /// Rules for the file names the editor saves to.
 ///

@@ -1,4 +1,6 @@
 import Handoff
+import PropertyList
+import HandoffWire
 
 extension Session {
     /// The activity type of `dev.baton.counter` sessions.

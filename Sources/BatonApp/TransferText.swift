@@ -1,5 +1,6 @@
 import Handoff
 import TerminalUI
+import HandoffWire
 
 /// How the fetch of a large activity reads — a bar, "1.2 MB of 16 MB", "35 MB/s",
 /// "from alice@laptop" — for the progress overlay and for the progress line

@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import Logging
+import HandoffWire
 
 /// Appends log lines to a file (`baton --log-file`): stdout and stderr belong to the terminal while the UI runs.
 ///

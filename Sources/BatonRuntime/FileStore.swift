@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import BatonFiles
 
 /// Reads and writes the editor's files; writes are atomic (temporary file, fsync, rename).
 ///

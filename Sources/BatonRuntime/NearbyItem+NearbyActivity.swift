@@ -1,5 +1,6 @@
 import BatonApp
 import Handoff
+import HandoffWire
 
 extension NearbyItem {
     /// The items for nearby activities, in the same order, each peer shown by its label from

@@ -1,5 +1,6 @@
 import BatonApp
 import Handoff
+import HandoffWire
 
 /// Continuing from the nearby list: the fetch of a large record runs in a task the Program
 /// keeps, so Esc can cancel it while keys, the network and the clock carry on.

@@ -3,6 +3,7 @@ import Foundation
 import Handoff
 import Logging
 import TerminalUI
+import HandoffWire
 
 /// Runs the app over a terminal backend and an activity center, as Bubble Tea's program runs
 /// a model: key presses, resizes, ticks and network events become messages in one inbox;

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 extension ActivityCenter {
     /// Timings, limits and identity; the defaults are those of docs/PROTOCOL.md, with Baton's

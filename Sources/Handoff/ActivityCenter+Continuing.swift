@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// Finding what is nearby and continuing it.
 extension ActivityCenter {

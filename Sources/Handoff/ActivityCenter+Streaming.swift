@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import PropertyList
+import HandoffWire
 
 /// What a center needs of the state stream: the shelf its server serves from, the TCP port
 /// peers reach it on, and a dialer for fetching from others. The server itself runs beside

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import HandoffWire
 
 /// Publishes the current activity to peers and keeps the directory of what is nearby.
 ///
@@ -56,12 +57,12 @@ public final class ActivityCenter {
     private let codec: DatagramCodec
     private let gate: ReceiveGate
     private var isStarted = false
-    private var isShutDown = false
-    private var timer: Task<Void, Never>?
-    private var timerDeadline: Date?
-    private var timerGeneration = 0
+    private(set) var isShutDown = false
+    var timer: Task<Void, Never>?
+    var timerDeadline: Date?
+    var timerGeneration = 0
     /// When queued plain repeats are to be taken in, when some are waiting.
-    private var absorbDue: Date?
+    var absorbDue: Date?
     private var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
     private var finding: [HandoffCore.FindID: CheckedContinuation<NearbyActivity?, Never>] = [:]
     private var nextFindID: HandoffCore.FindID = 0
@@ -253,37 +254,6 @@ public final class ActivityCenter {
     private func sendFailed(_ error: TransportError) {
         logger.warning("send failed: \(error)")
         emit(.sendFailed(error))
-    }
-
-    // MARK: The timer
-
-    /// Keeps one timer for the earliest of the core's deadline and the lazy intake.
-    func reschedule() {
-        guard !isShutDown else { return }
-        guard let next = [core.nextDeadline, absorbDue].compactMap({ $0 }).min() else { return }
-        // A timer that fires no later stays: on firing it finds what is due and sets the next.
-        if let scheduled = timerDeadline, scheduled <= next { return }
-        timer?.cancel()
-        timerGeneration += 1
-        let generation = timerGeneration
-        timerDeadline = next
-        let clock = clock
-        timer = Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            guard let self, self.timerGeneration == generation else { return }
-            self.timer = nil
-            self.timerDeadline = nil
-            self.fire()
-        }
-    }
-
-    /// The timer fired: take in what arrived (repeats still queued may keep an activity
-    /// alive), then let the core do what is due.
-    private func fire() {
-        let now = clock.now
-        if let due = absorbDue, due <= now { absorbReceived() }
-        perform(core.tick(now: now))
-        reschedule()
     }
 
     // MARK: Helpers

@@ -1,3 +1,4 @@
+import PropertyList
 /// The userInfo a declared activity type must carry: a plist type per key, and the keys required.
 public struct ActivitySchema: Equatable, Sendable {
     /// The plist type each known key must have; keys not listed may hold anything.

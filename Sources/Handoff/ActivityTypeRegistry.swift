@@ -1,4 +1,6 @@
 import Foundation
+import PropertyList
+import HandoffWire
 
 /// The activity types a program declares, read from an Info.plist-style file.
 ///
@@ -136,28 +138,9 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
         }
     }
 
-    /// Reverse-DNS: at least two dot-separated labels of letters, digits, `-` and `_`.
-    /// One pass over the UTF-8 bytes: every received ANNOUNCE is checked with it.
-    public static func isValidActivityType(_ type: String) -> Bool {
-        let utf8 = type.utf8
-        guard utf8.count <= 255 else { return false }
-        var labels = 1
-        var labelLength = 0
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "."):
-                guard labelLength > 0 else { return false }
-                labels += 1
-                labelLength = 0
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                labelLength += 1
-            default:
-                return false
-            }
-        }
-        return labels >= 2 && labelLength > 0
-    }
+    /// Reverse-DNS: at least two dot-separated labels of letters, digits, `-` and `_`
+    /// (the wire's rule, ``ActivityRecord/isValidActivityType(_:)``).
+    public static func isValidActivityType(_ type: String) -> Bool { ActivityRecord.isValidActivityType(type) }
 
     /// Whether this program declares `type`.
     public func isDeclared(_ type: String) -> Bool { declaredTypes.contains(type) }

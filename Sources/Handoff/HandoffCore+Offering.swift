@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import PropertyList
+import HandoffWire
 
 /// Choosing what carries a saved record: an ANNOUNCE when it fits one datagram, else an OFFER
 /// and the state bytes to serve over the state stream (docs/PROTOCOL.md, "OFFER" and "Saving").

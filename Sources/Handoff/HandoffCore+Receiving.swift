@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// What accepted datagrams do: the directory, QUERY answers, CONTINUED.
 extension HandoffCore {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// The current activity and saving: coalescing, publishing, withdrawing, repeating.
 extension HandoffCore {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// Baton's protocol rules without I/O: saving, repeating, receiving, answering, expiring,
 /// finding and continuing, as a state machine.

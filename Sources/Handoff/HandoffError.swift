@@ -1,4 +1,6 @@
 import Foundation
+import PropertyList
+import HandoffWire
 
 /// Why an activity could not be published or continued.
 ///
@@ -80,13 +82,7 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `512 bytes`, `40 KB`, `1.5 MB`, `16 MB` (powers of 1,024, as people read file sizes).
-    public static func size(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) bytes" }
-        let kib = Double(bytes) / 1024
-        if kib < 1024 { return kib < 10 ? String(format: "%.1f KB", kib) : "\(Int(kib.rounded())) KB" }
-        let mib = kib / 1024
-        return mib < 10 && mib != mib.rounded() ? String(format: "%.1f MB", mib) : "\(Int(mib.rounded())) MB"
-    }
+    public static func size(_ bytes: Int) -> String { ByteSize.text(bytes) }
 
     static func seconds(_ duration: Duration) -> String {
         let (s, atto) = duration.components

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// An activity another peer offers, as this peer last heard it.
 public struct NearbyActivity: Identifiable, Equatable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// What is nearby: the newest revision of every remote activity.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+import PropertyList
+import HandoffWire
 
 extension PropertyListValue {
     /// Reads JSON into plist values: objects become dictionaries, whole numbers integers,

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// How often a peer answers QUERYs, per asker and in all, so that a stream of small QUERYs
 /// cannot make it multicast its ANNOUNCE again and again (docs/PROTOCOL.md section 8).

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HandoffWire
 
 /// The receiving rules that need no main actor, applied on whichever thread a datagram
 /// arrives (a transport's own thread): the header, our own sender id, opening and decoding,

@@ -1,4 +1,5 @@
 import Foundation
+import HandoffWire
 
 /// Per-sender replay state: the highest sequence accepted from each sender id, which of the
 /// `window` sequences up to it were accepted, and the address that id speaks from.

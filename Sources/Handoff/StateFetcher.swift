@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HandoffWire
 
 /// Fetches one kept state from its source over the state stream, resuming after drops
 /// (docs/PROTOCOL.md, "Resuming" and "Limits").

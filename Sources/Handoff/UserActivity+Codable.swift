@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 extension UserActivity {
     /// Sets userInfo from any Encodable whose encoding is a keyed container: each property

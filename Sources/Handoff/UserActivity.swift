@@ -1,4 +1,6 @@
 import Foundation
+import PropertyList
+import HandoffWire
 
 /// What the user is doing, in a form another peer can continue: a typed, titled userInfo.
 ///

@@ -1,3 +1,4 @@
+import HandoffWire
 /// Told about an activity's life: before each save, and when another peer continued it.
 @MainActor
 public protocol UserActivityDelegate: AnyObject {

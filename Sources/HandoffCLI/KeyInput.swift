@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Handoff
+import HandoffWire
 
 /// The group key read from standard input, for `baton key --import -`: a key typed or pasted
 /// there, or piped from another machine, never appears in a command line (shell history,

@@ -1,5 +1,7 @@
 import Foundation
 import Handoff
+import PropertyList
+import HandoffWire
 
 /// Turns an activity center's directory into lines: what appears, changes and goes (with the
 /// size of records fetched over the state stream), and the receive counters — as text for

@@ -3,6 +3,8 @@ import Handoff
 import HandoffMulticast
 import HandoffRelay
 import Logging
+import HandoffWire
+import BatonFiles
 
 extension NetworkOptions {
     /// The environment variable naming the relay.

@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import HandoffMulticast
+import HandoffWire
 
 extension NetworkOptions {
     /// Starts the TCP server that serves this peer's large activities, on `--stream-port`

@@ -3,6 +3,8 @@ import BatonResources
 import Foundation
 import Handoff
 import HandoffMulticast
+import HandoffWire
+import BatonFiles
 
 /// The options every Baton program takes to find its peers: where, with which key, as whom.
 ///

@@ -3,6 +3,8 @@ import Handoff
 import HandoffMulticast
 import HandoffRelay
 import Logging
+import HandoffWire
+import BatonFiles
 
 /// A running peer: the multicast transport and the activity center on it, from the options.
 @MainActor

@@ -1,5 +1,6 @@
 import Handoff
 import NIOCore
+import HandoffWire
 
 /// Hosts one `StateServerConnection` on an accepted TCP connection: feeds it what the client
 /// sends, writes what it answers, pulls DATA frames only while the channel is writable, and

@@ -2,6 +2,7 @@ import Handoff
 import NIOCore
 import NIOPosix
 import Synchronization
+import HandoffWire
 
 /// Serves a `StateShelf` over the state stream: the TCP listener a source runs while it
 /// publishes OFFERs (docs/PROTOCOL.md section 10).

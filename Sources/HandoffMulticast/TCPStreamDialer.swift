@@ -2,6 +2,7 @@ import Handoff
 import NIOCore
 import NIOPosix
 import Synchronization
+import HandoffWire
 
 /// Opens state-stream connections over TCP for `StateFetcher`.
 ///

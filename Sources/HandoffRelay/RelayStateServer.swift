@@ -1,6 +1,7 @@
 import Dispatch
 import Handoff
 import Synchronization
+import HandoffWire
 
 /// Serves a `StateShelf` through the relay: one `StateServerConnection` per connection id that
 /// writes to `<root>/s/<own sender topic>/<id>/c`, answering on `.../s`, with the TCP server's

@@ -1,5 +1,6 @@
 import Handoff
 import Synchronization
+import HandoffWire
 
 /// Opens state-stream connections through the relay, for sources that no TCP connection
 /// reaches: the host is `relay:` and the source's sender topic, as the relay gives it for the

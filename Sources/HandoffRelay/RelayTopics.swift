@@ -1,5 +1,6 @@
 import Crypto
 import Handoff
+import HandoffWire
 
 /// The MQTT topics of one group on a relay, derived from the group key so that they name
 /// neither the group nor an activity type (docs/PROTOCOL.md section 16, "Topics").

@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import Logging
 import Synchronization
+import HandoffWire
 
 /// Carries Baton's datagrams through an MQTT broker, for peers that multicast does not reach
 /// (docs/PROTOCOL.md section 16). Run it beside the LAN transport in a `TransportSet`.

@@ -1,4 +1,5 @@
 import Handoff
+import HandoffWire
 
 /// Text a hostile (or broken) peer puts in the fields it controls — activity type, title,
 /// activity ID, peer name, host, app and version, userInfo keys and strings, required keys —

@@ -1,5 +1,6 @@
 import Handoff
 import Synchronization
+import HandoffWire
 
 /// The client's end of one in-memory connection; the server's machine runs inside it.
 final class InMemoryStreamConnection: StreamConnection {

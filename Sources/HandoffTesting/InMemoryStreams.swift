@@ -1,5 +1,6 @@
 import Handoff
 import Synchronization
+import HandoffWire
 
 /// State-stream servers and connections in memory: a `StreamDialer` for `StateFetcher`, and
 /// sources that answer it with `StateServerConnection`s over a `StateShelf`, with faults.

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Handoff
 import HandoffCLI
+import HandoffWire
+import BatonFiles
 
 /// `baton key`: show, import or renew the group key.
 struct KeyCommand: ParsableCommand {

@@ -7,6 +7,8 @@ import HandoffCLI
 import HandoffMulticast
 import Logging
 import NCursesBackend
+import HandoffWire
+import BatonFiles
 
 /// Wires the real network to the real terminal for one session.
 @MainActor

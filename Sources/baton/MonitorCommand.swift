@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Handoff
 import HandoffCLI
+import BatonFiles
 
 /// `baton monitor`: what peers offer, as lines, without a UI.
 struct MonitorCommand: AsyncParsableCommand {

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import BatonFiles
 import Handoff
 import HandoffCLI
 import HandoffMulticast
+import HandoffWire
 
 /// `baton pair`: give a new machine this machine's group key, after both screens show the same code.
 struct PairCommand: ParsableCommand {

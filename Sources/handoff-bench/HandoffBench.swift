@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import Handoff
+import PropertyList
+import HandoffWire
 
 /// Measures the datagram codec: seal+encode and open+decode of ANNOUNCE records whose
 /// userInfo is about 100 B, 1 KB and 50 KB; then the state of large editing records (1 MB and

@@ -4,6 +4,7 @@ import Handoff
 import HandoffMulticast
 import NIOCore
 import NIOPosix
+import HandoffWire
 
 /// `handoff-bench stream [megabytes] [rounds]`: the state stream over loopback TCP against
 /// plain TCP carrying the same bytes, and the pieces that bound it (seal, open, SHA-256, the two

@@ -4,6 +4,7 @@ import HandoffTesting
 import TerminalUI
 import Testing
 @testable import BatonApp
+import HandoffWire
 
 /// Peer text on the app's screen: controls inert (the screen sees to that), and invisible and
 /// bidi characters shown as `<U+XXXX>` in the nearby list, the hint line, the notices and the

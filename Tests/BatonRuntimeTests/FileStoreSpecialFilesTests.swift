@@ -2,6 +2,7 @@
 import Foundation
 import HandoffTesting
 import Testing
+import BatonFiles
 
 /// Links, FIFOs, sockets, devices and files too large to open: what the editor reads and
 /// saves when the path is not a plain regular file. Every call that could block runs on a

@@ -3,6 +3,7 @@ import BatonRuntime
 import Foundation
 @testable import Handoff
 import Testing
+@testable import HandoffWire
 
 @Suite("Nearby activities as items")
 struct NearbyItemTests {

@@ -2,6 +2,8 @@ import Foundation
 import Handoff
 import HandoffCLI
 import Testing
+import HandoffWire
+import BatonFiles
 
 @Suite("baton doctor: interfaces")
 struct DoctorInterfaceTests {

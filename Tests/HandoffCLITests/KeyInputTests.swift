@@ -5,6 +5,7 @@ import Foundation
 import Handoff
 import HandoffCLI
 import Testing
+import HandoffWire
 
 /// `baton key --import -`: the key from standard input, one line, white space trimmed.
 @Suite("Reading the key from standard input")

@@ -3,6 +3,8 @@ import Handoff
 import HandoffTesting
 import Testing
 @testable import HandoffCLI
+@testable import PropertyList
+@testable import HandoffWire
 
 /// `baton monitor` with hostile text in every field a peer controls: the text line shows it
 /// visibly, the JSON line escapes it and reads back exactly, and neither holds a control byte.

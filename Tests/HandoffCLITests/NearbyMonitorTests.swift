@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import Testing
 @testable import HandoffCLI
+@testable import HandoffWire
 
 /// `baton monitor`'s lines for one activity, in text and JSON, with and without a size.
 @Suite("Monitor lines")

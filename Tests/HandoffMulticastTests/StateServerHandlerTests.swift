@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import HandoffMulticast
+@testable import HandoffWire
 
 /// The server's channel handler on an `EmbeddedChannel`, in the event loop's virtual time.
 @Suite("State server handler")

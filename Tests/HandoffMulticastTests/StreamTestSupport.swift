@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Handoff
 import Synchronization
+import HandoffWire
 
 /// Shared values and helpers for the state-stream tests over NIO.
 enum StreamTest {

@@ -4,6 +4,7 @@ import NIOCore
 import Synchronization
 import Testing
 @testable import HandoffMulticast
+@testable import HandoffWire
 
 /// The state stream over real sockets on 127.0.0.1: nothing leaves the machine.
 @Suite("State stream over TCP on loopback", .serialized, .timeLimit(.minutes(2)))

@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import HandoffRelay
 import Synchronization
+import HandoffWire
 
 /// Keeps what arrives, in order, and lets a test wait until it satisfies a condition, woken
 /// by each arrival, with a deadline that ends the wait as failed. Nothing sleeps in the hope

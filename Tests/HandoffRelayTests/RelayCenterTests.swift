@@ -3,6 +3,7 @@ import Handoff
 import Testing
 
 @testable import HandoffRelay
+@testable import HandoffWire
 
 /// Two activity centers that share nothing but a private mosquitto on 127.0.0.1: no LAN, no TCP.
 @Suite(

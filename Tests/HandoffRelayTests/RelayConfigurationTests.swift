@@ -2,6 +2,7 @@ import Handoff
 import Testing
 
 @testable import HandoffRelay
+@testable import HandoffWire
 
 @Suite("Relay addresses and topics")
 struct RelayConfigurationTests {

@@ -4,6 +4,7 @@ import Handoff
 import Testing
 
 @testable import HandoffRelay
+@testable import HandoffWire
 
 /// The state stream through a private mosquitto on 127.0.0.1.
 @Suite(

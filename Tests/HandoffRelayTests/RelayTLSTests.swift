@@ -3,6 +3,7 @@ import Handoff
 import Testing
 
 @testable import HandoffRelay
+@testable import HandoffWire
 
 /// A private mosquitto speaking TLS on 127.0.0.1, with a CA made for the test by openssl.
 @Suite(

@@ -3,6 +3,7 @@ import Handoff
 import Testing
 
 @testable import HandoffRelay
+@testable import HandoffWire
 
 /// Each test starts its own mosquitto on 127.0.0.1 and talks to nothing else.
 @Suite(

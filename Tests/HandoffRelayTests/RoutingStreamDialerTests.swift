@@ -1,6 +1,7 @@
 import Handoff
 import HandoffRelay
 import Testing
+import HandoffWire
 
 @Suite("Routing state-stream connections")
 struct RoutingStreamDialerTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 @MainActor
 @Suite("An activity's life")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
+@testable import BatonFiles
 
 @Suite("Atomic file writes")
 struct AtomicFileTests {

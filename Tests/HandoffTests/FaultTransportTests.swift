@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// "Every datagram duplicated three times and reordered; no state ever goes backwards."
 ///

@@ -2,6 +2,9 @@ import Foundation
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import PropertyList
+@testable import HandoffWire
+@testable import BatonFiles
 
 /// The fuzz targets' inputs as ordinary tests: every reproducer a fuzzer found is refused
 /// with an error (never a crash), and every seed in `Fuzz/corpus` still is what it claims.
@@ -14,7 +17,7 @@ import HandoffTesting
 struct FuzzRegressionTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let regressions = here.appendingPathComponent("Vectors/fuzz-regressions")
-    static let plistVectors = here.appendingPathComponent("Vectors/plist")
+    static let plistVectors = here.deletingLastPathComponent().appendingPathComponent("PropertyListTests/Vectors/plist")
     static let corpus = here.appendingPathComponent("../../Fuzz/corpus").standardizedFileURL
 
     /// The regular files in `folder`, sorted, without READMEs and dot files; none when it is missing.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
+@testable import BatonFiles
 
 /// The key file is treated as ssh treats a private key: only a regular file of this user that
 /// no one else may read or change is used, and a refusal says the command that fixes it.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
+@testable import BatonFiles
 
 @Suite("The group key")
 struct GroupKeyTests {

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Testing
 @testable import Handoff
+@testable import PropertyList
+@testable import HandoffWire
 
 /// Large records in the core: what a save publishes when the ANNOUNCE does not fit one
 /// datagram, and what an OFFER does on arrival (docs/PROTOCOL.md, "OFFER", "Saving").

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// The protocol rules in virtual time: `HandoffCore` takes the time as input, so these tests
 /// walk through seconds of protocol time without waiting for any of it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// What a peer that holds the group key can do to others, and where it stops
 /// (docs/PROTOCOL.md section 7, "What a key holder can still do").

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// Records too large for one datagram, end to end between two centers: the OFFER, the fetch
 /// over the (in-memory) state stream, and what a continue restores — or does not.

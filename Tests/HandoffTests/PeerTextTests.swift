@@ -2,6 +2,8 @@ import Foundation
 import HandoffTesting
 import Testing
 @testable import Handoff
+@testable import PropertyList
+@testable import HandoffWire
 
 /// Shorter names in these tests.
 typealias Hostile = HostileText

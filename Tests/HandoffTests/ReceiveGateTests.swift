@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// The part of receiving that runs off the main actor, and when it asks for the main actor.
 @Suite("Receive gate")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import PropertyList
+@testable import HandoffWire
 
 @MainActor
 @Suite("Receiving rules")

@@ -2,6 +2,7 @@ import BatonResources
 import Foundation
 import Testing
 @testable import Handoff
+@testable import PropertyList
 
 @Suite("The declared type registry")
 struct RegistryTests {

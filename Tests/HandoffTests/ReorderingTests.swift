@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// A path that reorders (Wi-Fi, a unicast copy beside the multicast one, a relay) costs no
 /// datagram: the window takes what was overtaken, and revisions keep the state in order.

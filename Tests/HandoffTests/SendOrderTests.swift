@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// A sender writes its datagrams in the order their sequences were given (PROTOCOL.md section 2).
 @MainActor

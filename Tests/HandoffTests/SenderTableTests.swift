@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// The anti-replay window of PROTOCOL.md section 7, step 12: a sequence above the highest is
 /// new, one up to 63 below it is new until accepted, and one 64 or more below is a replay.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// The fetcher over in-memory streams, in virtual time: resume, timeouts, give-up, digest
 /// (docs/PROTOCOL.md section 10, "Resuming" and "Limits").

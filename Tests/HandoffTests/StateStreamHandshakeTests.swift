@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// Both sides prove the group key before any state moves (docs/PROTOCOL.md section 10, "Handshake").
 @Suite("State stream handshake")

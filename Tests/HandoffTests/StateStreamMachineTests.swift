@@ -1,5 +1,6 @@
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// The two sans-IO machines after the handshake: what a server answers to each GET, and what a
 /// client refuses (docs/PROTOCOL.md section 10, "Frames").

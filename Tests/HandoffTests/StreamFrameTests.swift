@@ -1,5 +1,6 @@
 import Testing
 @testable import Handoff
+@testable import HandoffWire
 
 /// Frames and their plaintexts (docs/PROTOCOL.md section 10, "Frames").
 @Suite("State stream frames")

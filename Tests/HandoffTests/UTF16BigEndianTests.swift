@@ -1,5 +1,6 @@
 import Testing
 @testable import Handoff
+@testable import PropertyList
 
 /// The one-pass UTF-16BE transcoding the plist writer and reader use for long texts.
 @Suite("UTF-16BE transcoding")

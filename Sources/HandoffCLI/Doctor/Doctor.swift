@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import HandoffMulticast
 import HandoffRelay
+import HandoffWire
 
 /// One check of `baton doctor`: a name and what it does with the shared context.
 ///

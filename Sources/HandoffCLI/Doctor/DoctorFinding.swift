@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import HandoffWire
 
 /// What one check of `baton doctor` found: in plain words, and the fix to try when something is wrong.
 public struct DoctorFinding: Equatable, Sendable {

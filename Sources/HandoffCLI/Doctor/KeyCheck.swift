@@ -2,6 +2,8 @@ import Foundation
 import Handoff
 #if canImport(Glibc)
 import Glibc
+import HandoffWire
+import BatonFiles
 #endif
 
 /// `baton doctor`'s key check: which key Baton would use, and whether it may use it. Unlike

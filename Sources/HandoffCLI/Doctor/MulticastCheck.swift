@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import HandoffMulticast
+import HandoffWire
 
 /// The probe `baton doctor` sends to the group to see it come back through the kernel
 /// (docs/PROTOCOL.md, section 7): 58 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its

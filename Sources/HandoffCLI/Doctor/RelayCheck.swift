@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import HandoffRelay
+import HandoffWire
 
 /// `baton doctor`'s relay check: connect to the broker as Baton does, send one datagram
 /// through it from one connection to another, and say how long each took (and whether TLS was

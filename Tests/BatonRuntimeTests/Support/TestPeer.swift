@@ -5,6 +5,7 @@ import Handoff
 import HandoffTesting
 import Logging
 import TerminalUI
+import HandoffWire
 
 /// One running Program over a `TestBackend` and an activity center on an in-memory network.
 @MainActor

@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import HandoffTesting
 import Synchronization
+import HandoffWire
 
 /// Runs a `StateFetcher` on a `ManualClock` over `InMemoryStreams`, moving virtual time only
 /// when the fetch is really stuck: sleeping out a backoff, or racing a read or connect that

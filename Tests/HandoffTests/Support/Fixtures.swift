@@ -1,5 +1,6 @@
 import Foundation
 @testable import Handoff
+@testable import HandoffWire
 
 /// Shared values for Handoff tests.
 enum Fixtures {

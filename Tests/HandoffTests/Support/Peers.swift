@@ -1,6 +1,7 @@
 import Foundation
 @testable import Handoff
 import HandoffTesting
+@testable import HandoffWire
 
 /// Records every hook call, in order, and plays the app's part in continues.
 @MainActor

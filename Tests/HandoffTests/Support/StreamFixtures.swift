@@ -1,5 +1,6 @@
 import Crypto
 @testable import Handoff
+@testable import HandoffWire
 
 /// Fixed inputs for the state-stream tests, and a way to run both machines against each other in memory.
 enum StreamFixtures {

@@ -1,0 +1,163 @@
+import Foundation
+import HandoffWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the group key is kept: the key file (mode 0600 in a 0700 folder), `BATON_KEY`, and
+/// which comes first. The key itself is `GroupKey` in `HandoffWire`.
+extension GroupKey {
+    /// Where a key came from, for messages.
+    public enum Source: Equatable, Sendable, CustomStringConvertible {
+        case environment
+        case file(String)
+        case created(String)
+        case given
+
+        public var description: String {
+            switch self {
+            case .environment: "BATON_KEY"
+            case .file(let path): path
+            case .created(let path): "\(path) (new)"
+            case .given: "given"
+            }
+        }
+    }
+
+    /// The default key file: `$XDG_CONFIG_HOME/baton/group.key` or `~/.config/baton/group.key`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        (defaultFolder(environment: environment) as NSString).appendingPathComponent("group.key")
+    }
+
+    /// Baton's own folder, which holds the default key and is kept at 0700:
+    /// `$XDG_CONFIG_HOME/baton`, or `~/.config/baton` when `XDG_CONFIG_HOME` is unset, empty or
+    /// relative (the XDG Base Directory spec calls a relative one invalid: it would name a
+    /// different folder in every working directory).
+    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let config: String
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            config = xdg
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            config = (home as NSString).appendingPathComponent(".config")
+        }
+        return (config as NSString).appendingPathComponent("baton")
+    }
+
+    /// Finds the key as docs/PROTOCOL.md orders it, creating the default file on first use.
+    public static func load(
+        keyFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(LoadError) -> (key: GroupKey, source: Source) {
+        if let keyFile {
+            return (try read(path: keyFile), .file(keyFile))
+        }
+        if let text = environment["BATON_KEY"], !text.isEmpty {
+            return (try GroupKey(base64: text, source: "BATON_KEY"), .environment)
+        }
+        let folder = defaultFolder(environment: environment)
+        let path = (folder as NSString).appendingPathComponent("group.key")
+        if let key = try readIfPresent(path: path) {
+            _ = try? Self.keepPrivate(folder: folder, for: path)  // reading stays safe without it
+            return (key, .file(path))
+        }
+        let key = GroupKey.random()
+        do {
+            try key.write(to: path, replace: false, privateFolder: true)
+        } catch LoadError.cannotCreate(_, let reason) where reason.contains("exists") {
+            // Another process created it first: use theirs.
+            return (try read(path: path), .file(path))
+        }
+        return (key, .created(path))
+    }
+
+    /// Reads a key file: a regular file of the effective user that no one else may read or
+    /// change, checked on the open descriptor (`fstat`), so the file checked is the file read.
+    public static func read(path: String) throws(LoadError) -> GroupKey {
+        guard let key = try readIfPresent(path: path) else {
+            throw .unreadable(path: path, reason: RegularFile.Problem.reason(ENOENT))
+        }
+        return key
+    }
+
+    /// `read(path:)`, or nil when nothing is at `path`.
+    private static func readIfPresent(path: String) throws(LoadError) -> GroupKey? {
+        let file: RegularFile
+        do throws(RegularFile.Problem) {
+            file = try RegularFile(openingForReading: path)
+        } catch {
+            if error == .missing { return nil }
+            throw loadError(error, path: path)
+        }
+        let user = geteuid()
+        if file.owner != user {
+            throw .foreignOwner(path: path, owner: file.owner, user: user, mode: file.permissions)
+        }
+        if file.permissions & 0o077 != 0 { throw .exposed(path: path, mode: file.permissions) }
+        let bytes: [UInt8]
+        do throws(RegularFile.Problem) {
+            bytes = try file.readAll(limit: 4096)  // a key file is 45 bytes; no need to read a big one
+        } catch {
+            throw loadError(error, path: path)
+        }
+        return try GroupKey(base64: String(decoding: bytes, as: UTF8.self), source: path)
+    }
+
+    private static func loadError(_ problem: RegularFile.Problem, path: String) -> LoadError {
+        switch problem {
+        case .missing: .unreadable(path: path, reason: RegularFile.Problem.reason(ENOENT))
+        case .notRegular(let kind): .unreadable(path: path, reason: "it is \(kind), not a regular file")
+        case .tooLarge: .malformed(source: path, reason: "the file is over 4 KB")
+        case .system(let code): .unreadable(path: path, reason: RegularFile.Problem.reason(code))
+        }
+    }
+
+    /// Writes the key with mode 0600, atomically: a reader never sees half a key. Without
+    /// `replace`, an existing file is left alone and `cannotCreate` says "it already exists"
+    /// (two processes creating the default key race, and one wins). A missing folder is made
+    /// 0700; Baton's own folder (`defaultFolder()`) is also put back to 0700 when it is not.
+    public func write(to path: String, replace: Bool) throws(LoadError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        try write(to: path, replace: replace, privateFolder: folder == Self.defaultFolder())
+    }
+
+    private func write(to path: String, replace: Bool, privateFolder: Bool) throws(LoadError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .cannotCreate(path: path, reason: Self.reason(error))
+            }
+        }
+        if privateFolder { try Self.keepPrivate(folder: folder, for: path) }
+        do {
+            try AtomicFile.write(Array((base64 + "\n").utf8), to: path, mode: 0o600, replace: replace)
+        } catch {
+            switch error {
+            case .incompleteWrite: throw .cannotCreate(path: path, reason: "the write did not complete")
+            default: throw .cannotCreate(path: path, reason: error.reason)
+            }
+        }
+    }
+
+    /// Makes `folder` 0700 when it is this user's and has any group or other bit; refuses one
+    /// that belongs to someone else, who could swap the key file in it.
+    private static func keepPrivate(folder: String, for path: String) throws(LoadError) {
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
+        guard info.st_uid == geteuid() else {
+            throw .cannotCreate(path: path, reason: "its folder \(folder) belongs to another user (uid \(info.st_uid))")
+        }
+        if info.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
+            throw .cannotCreate(path: path, reason: "cannot make its folder \(folder) private: \(RegularFile.Problem.reason(errno))")
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

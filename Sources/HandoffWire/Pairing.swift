@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+
+/// `baton pair`'s wire format and derivations (docs/PROTOCOL.md, section 15).
+public enum Pairing {
+    /// `BTNP`, the first bytes of a HELLO.
+    public static let magic: [UInt8] = Array("BTNP".utf8)
+    public static let version: UInt8 = 1
+    /// UDP (HELLO) and TCP (the exchange) port.
+    public static let defaultPort = 47790
+    /// The whole pairing, answers included.
+    public static let defaultTimeout: Double = 120
+    public static let helloInterval: Double = 0.25
+    public static let helloLength = 24
+    public static let maximumBody = 512
+    public static let maximumNameBytes = 64
+    static let commitLabel: [UInt8] = Array("baton pair v1 commit".utf8)
+
+    /// A HELLO: magic, version, type 0, the TCP port and the pairing id (24 bytes).
+    public static func hello(port: UInt16, pairingID: [UInt8]) -> [UInt8] {
+        precondition(pairingID.count == 16, "a pairing id is 16 bytes")
+        return magic + [version, 0, UInt8(port >> 8), UInt8(port & 0xff)] + pairingID
+    }
+
+    /// The port and pairing id of a HELLO, or nil for anything else.
+    public static func parseHello(_ bytes: [UInt8]) -> (port: UInt16, pairingID: [UInt8])? {
+        guard bytes.count == helloLength, Array(bytes[0..<4]) == magic, bytes[4] == version, bytes[5] == 0 else {
+            return nil
+        }
+        return (UInt16(bytes[6]) << 8 | UInt16(bytes[7]), Array(bytes[8..<24]))
+    }
+
+    /// SHA-256(`baton pair v1 commit` ‖ public key ‖ nonce).
+    public static func commitment(publicKey: [UInt8], nonce: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(data: commitLabel + publicKey + nonce))
+    }
+
+    /// The three outputs of one pairing: the code and the two SEALED keys.
+    public struct Keys: Equatable, Sendable {
+        public let code: String
+        public let sharer: [UInt8]
+        public let joiner: [UInt8]
+
+        /// From the X25519 secret and the transcript COMMIT ‖ PUBLIC ‖ REVEAL.
+        public init(sharedSecret: [UInt8], transcript: [UInt8]) {
+            let salt = Array(SHA256.hash(data: transcript))
+            func derive(_ info: String, _ count: Int) -> [UInt8] {
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: SymmetricKey(data: sharedSecret), salt: salt, info: Array(info.utf8),
+                    outputByteCount: count
+                ).withUnsafeBytes { Array($0) }
+            }
+            let number = derive("baton pair v1 code", 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
+            let digits = String(number)
+            let six = String(repeating: "0", count: 6 - digits.count) + digits
+            code = String(six.prefix(3)) + " " + String(six.suffix(3))
+            sharer = derive("baton pair v1 sharer", 32)
+            joiner = derive("baton pair v1 joiner", 32)
+        }
+    }
+
+    /// Frame types on the TCP connection.
+    public enum FrameType: UInt8, Sendable {
+        case commit = 1, publicKey = 2, reveal = 3, sealed = 4, abort = 5
+    }
+
+    /// Plaintext types inside a SEALED frame.
+    enum SealedType: UInt8 {
+        case confirm = 1, key = 2, stored = 3
+    }
+
+    /// type ‖ length (2) ‖ body.
+    public static func frame(_ type: FrameType, _ body: [UInt8]) -> [UInt8] {
+        precondition((1...maximumBody).contains(body.count), "a pairing frame's body is 1-512 bytes")
+        return [type.rawValue, UInt8(body.count >> 8), UInt8(body.count & 0xff)] + body
+    }
+
+    /// ChaCha20-Poly1305 under `key`, nonce `00000000` ‖ counter, associated data the header.
+    static func sealedFrame(_ plaintext: [UInt8], key: [UInt8], counter: UInt64) -> [UInt8] {
+        let length = plaintext.count + 16
+        let header: [UInt8] = [FrameType.sealed.rawValue, UInt8(length >> 8), UInt8(length & 0xff)]
+        // swift-format-ignore
+        let box = try! ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key), nonce: nonce(counter), authenticating: header)
+        return header + Array(box.ciphertext) + Array(box.tag)
+    }
+
+    static func open(_ body: [UInt8], header: [UInt8], key: [UInt8], counter: UInt64) -> [UInt8]? {
+        guard body.count > 16,
+            let box = try? ChaChaPoly.SealedBox(
+                nonce: nonce(counter), ciphertext: body.dropLast(16), tag: body.suffix(16)),
+            let plain = try? ChaChaPoly.open(box, using: SymmetricKey(data: key), authenticating: header)
+        else { return nil }
+        return Array(plain)
+    }
+
+    static func nonce(_ counter: UInt64) -> ChaChaPoly.Nonce {
+        let bytes: [UInt8] = [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * $0)) }
+        return try! ChaChaPoly.Nonce(data: bytes)
+    }
+}

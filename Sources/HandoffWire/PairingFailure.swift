@@ -1,0 +1,42 @@
+/// Why a pairing ended without a key changing hands.
+public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
+    case declinedHere, declinedThere
+    case anotherPairing
+    case commitmentMismatch
+    case protocolError(String)
+    case timedOut
+    case connectionLost
+    case otherSideAborted(UInt8)
+
+    /// The ABORT reason this side sends for it, or nil when nothing is sent.
+    var abortReason: UInt8? {
+        switch self {
+        case .declinedHere: 1
+        case .anotherPairing: 2
+        case .commitmentMismatch, .protocolError: 3
+        case .timedOut: 4
+        case .declinedThere, .connectionLost, .otherSideAborted: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .declinedHere: "Not paired: you did not confirm the code. Nothing was changed."
+        case .declinedThere: "Not paired: the other side did not confirm the code. Nothing was changed."
+        case .anotherPairing: "Not paired: another pairing is running on this network; try again."
+        case .commitmentMismatch:
+            "Not paired: the other side's key does not match its commitment (someone may be interfering). Nothing was changed."
+        case .protocolError(let what): "Not paired: \(what). Nothing was changed."
+        case .timedOut: "Not paired: the pairing timed out. Nothing was changed."
+        case .connectionLost: "Not paired: the other side went away. Nothing was changed."
+        case .otherSideAborted(let reason):
+            switch reason {
+            case 2: "Not paired: another pairing is running on this network; try again."
+            case 3: "Not paired: the other side saw a protocol error. Nothing was changed."
+            case 4: "Not paired: the other side timed out. Nothing was changed."
+            default: "Not paired: the other side ended the pairing. Nothing was changed."
+            }
+        }
+    }
+}
+

@@ -1,0 +1,220 @@
+import Crypto
+import Foundation
+import PropertyList
+import Testing
+@testable import HandoffWire
+
+/// `baton pair`'s machine over in-memory bytes (docs/PROTOCOL.md, section 15).
+@Suite("Pairing")
+struct PairingTests {
+    static var sharerPrivate: Curve25519.KeyAgreement.PrivateKey { try! .init(rawRepresentation: Array(0x40..<0x60).map(UInt8.init)) }
+    static var joinerPrivate: Curve25519.KeyAgreement.PrivateKey { try! .init(rawRepresentation: Array(0x60..<0x80).map(UInt8.init)) }
+    static let sharerNonce = Array(0x80..<0xa0).map(UInt8.init)
+    static let joinerNonce = Array(0xa0..<0xc0).map(UInt8.init)
+    static let pairingID = Array(0x10..<0x20).map(UInt8.init)
+
+    static func machines(fixed: Bool = true) -> (sharer: PairingMachine, joiner: PairingMachine) {
+        if fixed {
+            return (
+                PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce),
+                PairingMachine(role: .joiner, name: "bob@desk", privateKey: Array(joinerPrivate.rawRepresentation), nonce: joinerNonce))
+        }
+        return (PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop"), PairingMachine(role: .joiner, name: "bob@desk"))
+    }
+
+    /// The bytes of every `.send` in `actions`.
+    static func sent(_ actions: [PairingAction]) -> [UInt8] {
+        actions.flatMap { action -> [UInt8] in if case .send(let bytes) = action { bytes } else { [] } }
+    }
+
+    static func code(_ actions: [PairingAction]) -> String? {
+        actions.lazy.compactMap { if case .showCode(let code, _) = $0 { code } else { nil } }.first
+    }
+
+    static func failure(_ actions: [PairingAction]) -> PairingFailure? {
+        actions.lazy.compactMap { if case .failed(let failure) = $0 { failure } else { nil } }.first
+    }
+
+    /// Runs both machines up to the code on both screens: (sharer's, joiner's code).
+    static func toCodes(_ s: inout PairingMachine, _ j: inout PairingMachine) -> (String?, String?) {
+        let commit = j.start()
+        let publicFrame = s.received(sent(commit))
+        let joinerSide = j.received(sent(publicFrame))
+        let sharerSide = s.received(sent(joinerSide))
+        return (code(sharerSide), code(joinerSide))
+    }
+
+    @Test("Both sides show the same code; with two yeses the key arrives, is stored, and both are paired")
+    func confirmed() throws {
+        for fixed in [true, false] {
+            var (s, j) = Self.machines(fixed: fixed)
+            let (sharerCode, joinerCode) = Self.toCodes(&s, &j)
+            #expect(sharerCode != nil)
+            #expect(sharerCode == joinerCode)
+            #expect(sharerCode?.count == 7 && sharerCode?.dropFirst(3).first == " ")
+            // The sharer says yes first: nothing is sent until the joiner's confirmation opened.
+            #expect(s.answered(true).isEmpty)
+            let confirm = j.answered(true)
+            let key = s.received(Self.sent(confirm))
+            let atJoiner = j.received(Self.sent(key))
+            #expect(atJoiner == [.storeKey(Fixtures.key)])
+            let done = j.stored()
+            #expect(done.last == .paired(peerName: "alice@laptop"))
+            #expect(s.received(Self.sent(done)) == [.paired(peerName: "bob@desk")])
+            #expect(s.isDone && j.isDone)
+        }
+    }
+
+    @Test("The joiner says yes first: the key still waits for the sharer's own yes")
+    func keyOnlyAfterBothConfirmed() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        let afterConfirm = s.received(Self.sent(j.answered(true)))
+        #expect(afterConfirm.isEmpty)
+        let key = s.answered(true)
+        #expect(Self.sent(key).first == Pairing.FrameType.sealed.rawValue)
+        #expect(j.received(Self.sent(key)) == [.storeKey(Fixtures.key)])
+    }
+
+    @Test("A no on either side ends both, and no key is handed over", arguments: [true, false])
+    func declined(sharerDeclines: Bool) {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        var everything: [PairingAction] = []
+        if sharerDeclines {
+            _ = j.answered(true)
+            let no = s.answered(false)
+            #expect(Self.failure(no) == .declinedHere)
+            let atJoiner = j.received(Self.sent(no))
+            #expect(Self.failure(atJoiner) == .declinedThere)
+            everything = no + atJoiner
+        } else {
+            #expect(s.answered(true).isEmpty)
+            let no = j.answered(false)
+            #expect(Self.failure(no) == .declinedHere)
+            let atSharer = s.received(Self.sent(no))
+            #expect(Self.failure(atSharer) == .declinedThere)
+            everything = no + atSharer
+        }
+        #expect(!everything.contains { if case .storeKey = $0 { true } else { false } })
+        #expect(s.isDone && j.isDone)
+    }
+
+    @Test("A REVEAL that does not match its commitment aborts the sharer before any code is shown")
+    func forgedReveal() {
+        var (s, j) = Self.machines()
+        let publicFrame = s.received(Self.sent(j.start()))
+        _ = j.received(Self.sent(publicFrame))
+        // Another key revealed in place of the committed one.
+        let forged = Pairing.frame(.reveal, Array(Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation) + Self.joinerNonce)
+        let actions = s.received(forged)
+        #expect(Self.failure(actions) == .commitmentMismatch)
+        #expect(Self.code(actions) == nil)
+        #expect(Self.sent(actions) == Pairing.frame(.abort, [3]))
+        #expect(s.isDone)
+    }
+
+    @Test("A man in the middle with his own keys gets two codes that differ (for these keys), and his sealed frames do not open")
+    func manInTheMiddle() {
+        var (s, j) = Self.machines()
+        // He runs one exchange with each side.
+        var towardsSharer = PairingMachine(role: .joiner, name: "bob@desk")
+        var towardsJoiner = PairingMachine(role: .sharer(GroupKey.random()), name: "alice@laptop")
+        let (sharerCode, _) = Self.toCodes(&s, &towardsSharer)
+        let (_, joinerCode) = Self.toCodes(&towardsJoiner, &j)
+        #expect(sharerCode != joinerCode)
+        // The joiner's confirmation, relayed as is, does not open at the sharer.
+        _ = s.answered(true)
+        let relayed = s.received(Self.sent(j.answered(true)))
+        if case .protocolError = Self.failure(relayed) {} else { Issue.record("expected a protocol error, got \(relayed)") }
+    }
+
+    @Test("A timeout ends either side at any point before the end, with ABORT 04")
+    func timeout() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        let late = s.timedOut()
+        #expect(Self.failure(late) == .timedOut)
+        #expect(Self.failure(j.received(Self.sent(late))) == .otherSideAborted(4))
+        var lone = PairingMachine(role: .joiner, name: "x")
+        _ = lone.start()
+        #expect(Self.failure(lone.timedOut()) == .timedOut)
+    }
+
+    @Test("Another pairing seen, a frame out of turn, and garbage all abort")
+    func aborts() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        #expect(Self.failure(s.otherPairingSeen()) == .anotherPairing)
+        var t = PairingMachine(role: .sharer(Fixtures.key), name: "a")
+        if case .protocolError = Self.failure(t.received(Pairing.frame(.reveal, Array(repeating: 1, count: 64)))) {} else {
+            Issue.record("a REVEAL before COMMIT must abort")
+        }
+        var u = PairingMachine(role: .sharer(Fixtures.key), name: "a")
+        if case .protocolError = Self.failure(u.received([0x42, 0x54, 0x4e, 0x31])) {} else { Issue.record("garbage must abort") }
+        // Bytes split anywhere are read the same.
+        var (s2, j2) = Self.machines()
+        let commit = Self.sent(j2.start())
+        var replies: [PairingAction] = []
+        for byte in commit { replies += s2.received([byte]) }
+        #expect(Self.sent(replies).first == Pairing.FrameType.publicKey.rawValue)
+    }
+
+    @Test("HELLO round-trips; other bytes are not a HELLO")
+    func hello() {
+        let hello = Pairing.hello(port: 47790, pairingID: Self.pairingID)
+        #expect(hello.count == 24)
+        #expect(Pairing.parseHello(hello)?.port == 47790)
+        #expect(Pairing.parseHello(hello)?.pairingID == Self.pairingID)
+        #expect(Pairing.parseHello(Array(hello.dropLast())) == nil)
+        #expect(Pairing.parseHello([0x42, 0x54, 0x4e, 0x31] + hello.dropFirst(4)) == nil)
+    }
+
+    // MARK: - Golden vector
+
+    struct Vector: Codable, Equatable {
+        var groupKey, sharerPrivateKey, joinerPrivateKey, sharerNonce, joinerNonce: String
+        var sharerName, joinerName: String
+        var hello, commitment, commit, publicFrame, reveal, sharedSecret, transcriptHash: String
+        var codeBytes, code, sharerKey, joinerKey, confirm, key, stored: String
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static let file = GoldenVectorTests.folder.appendingPathComponent("pair.json")
+
+    static func make() -> Vector {
+        var (s, j) = machines()
+        let commit = sent(j.start())
+        let publicFrame = sent(s.received(commit))
+        let joinerSide = j.received(publicFrame)
+        let reveal = sent(joinerSide)
+        _ = s.received(reveal)
+        _ = s.answered(true)
+        let confirm = sent(j.answered(true))
+        let key = sent(s.received(confirm))
+        _ = j.received(key)
+        let stored = sent(j.stored())
+        let secret = try! sharerPrivate.sharedSecretFromKeyAgreement(with: joinerPrivate.publicKey).withUnsafeBytes { Array($0) }
+        let transcript = commit + publicFrame + reveal
+        let keys = Pairing.Keys(sharedSecret: secret, transcript: transcript)
+        let codeBytes = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: secret), salt: Array(SHA256.hash(data: transcript)),
+            info: Array("baton pair v1 code".utf8), outputByteCount: 8
+        ).withUnsafeBytes { Array($0) }
+        return Vector(
+            groupKey: Fixtures.key.base64, sharerPrivateKey: hex(Array(sharerPrivate.rawRepresentation)),
+            joinerPrivateKey: hex(Array(joinerPrivate.rawRepresentation)), sharerNonce: hex(sharerNonce),
+            joinerNonce: hex(joinerNonce), sharerName: "alice@laptop", joinerName: "bob@desk",
+            hello: hex(Pairing.hello(port: 47790, pairingID: pairingID)),
+            commitment: hex(Pairing.commitment(publicKey: Array(joinerPrivate.publicKey.rawRepresentation), nonce: joinerNonce)),
+            commit: hex(commit), publicFrame: hex(publicFrame), reveal: hex(reveal), sharedSecret: hex(secret),
+            transcriptHash: hex(Array(SHA256.hash(data: transcript))), codeBytes: hex(codeBytes), code: keys.code,
+            sharerKey: hex(keys.sharer), joinerKey: hex(keys.joiner), confirm: hex(confirm), key: hex(key), stored: hex(stored))
+    }
+
+    @Test("The fixed pairing gives the committed bytes (Vectors/golden/pair.json)")
+    func vector() throws {
+        let made = Self.make()
+        _ = try committedGolden(made, file: Self.file)
+    }
+}

@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+@testable import HandoffWire
+
+/// The fixed inputs of the wire's vectors: the same values as `Fixtures` in HandoffTests
+/// (the golden files were made from them), without the registry, which is the activity layer's.
+enum Fixtures {
+    static let key = GroupKey(bytes: Array(0..<32))!
+    static let sender = SenderID(bytes: Array(0xA0...0xAF))!
+    static let nonce: [UInt8] = Array(0xC0...0xCB)
+    static let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
+    static let peer = PeerInfo(name: "alice@laptop", host: "laptop.local", app: "baton", appVersion: "1.0.0")
+}
+
+/// The state stream's fixed nonces and a shelf, as `StreamFixtures` in HandoffTests has them.
+enum StreamFixtures {
+    static let clientNonce: [UInt8] = Array(0xD0...0xEF)
+    static let serverNonce: [UInt8] = Array(0x10...0x2F)
+    static let activityID = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"
+
+    static func digest(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+
+    /// A shelf holding `state` as revision `revision` of `activityID`, and the request for it.
+    static func shelf(_ state: [UInt8], revision: Int = 3) -> (StateShelf, StateRequest) {
+        let shelf = StateShelf()
+        let digest = digest(state)
+        shelf.put(activityID: activityID, revision: revision, digest: digest, bytes: state)
+        return (shelf, StateRequest(activityID: activityID, revision: revision, digest: digest, size: state.count))
+    }
+
+    /// The keys of a session with the fixed nonces.
+    static var keys: StateStreamKeys {
+        StateStreamKeys(groupKey: Fixtures.key, clientNonce: clientNonce, serverNonce: serverNonce)
+    }
+}
