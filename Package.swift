@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffMulticast", "HandoffCLI", "BatonResources", "BatonApp", "BatonRuntime", "TerminalUI",
+                "Handoff", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources", "BatonApp", "BatonRuntime", "TerminalUI",
                 "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
