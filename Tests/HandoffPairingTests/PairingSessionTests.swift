@@ -183,3 +183,43 @@ struct PairingSessionTests {
         }
     }
 }
+
+/// Another pairing's HELLO on the port: one pairing at a time.
+extension PairingSessionTests {
+    /// Sends a HELLO with a pairing id of its own to 127.0.0.1 at `port` (the HELLO socket listens on all addresses).
+    static func foreignHello(to port: Int) async throws {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let hello = Pairing.hello(port: UInt16(port), pairingID: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        try await channel.writeAndFlush(
+            AddressedEnvelope(remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port), data: ByteBuffer(bytes: hello)))
+        try await channel.close()
+    }
+
+    @Test("A sharer that hears another pairing's HELLO ends: another pairing is running")
+    func sharerHearsAnotherPairing() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        try await Self.foreignHello(to: port)
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+    }
+
+    @Test("A second pairing id while a HELLO pairing runs ends both ends, with ABORT 02 between them")
+    func joinerHearsAnotherPairing() async throws {
+        let port = try await Self.freePort()
+        let joiner = Self.joiner(port: port, peer: nil)
+        try await joiner.start()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        var joinerEvents = joiner.events.makeAsyncIterator()
+        guard case .code = await joinerEvents.next() else {
+            Issue.record("the joiner showed no code")
+            return
+        }
+        try await Self.foreignHello(to: port)
+        let ends = [await Self.events(sharer, answering: nil).last, await joinerEvents.next()]
+        #expect(ends.allSatisfy { $0 == .failed(.anotherPairing) || $0 == .failed(.otherSideAborted(2)) })
+        #expect(ends.contains(.failed(.anotherPairing)))
+    }
+}
