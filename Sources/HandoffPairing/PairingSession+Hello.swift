@@ -25,9 +25,25 @@ extension PairingSession {
                 throw PairingSetupError("Cannot listen on UDP port \(port) for pairing: \(Self.reason(for: error)).")
             }
             .flatMap { channel in
+                guard !self.ended else { return channel.close() }
                 self.hello = channel
+                channel.closeFuture.whenComplete { _ in
+                    if self.hello === channel { self.hello = nil }
+                }
                 return self.joinGroup(channel, group: group)
             }
+    }
+
+    /// NIO closes a datagram socket on most send errors (a firewall's EPERM, an interface going
+    /// down), where a failed send used to change nothing: the next HELLO tick opens it again,
+    /// so the sharer goes on hearing other pairings. Each attempt that fails waits for the next tick.
+    func reopenHello() {
+        guard !ended, !reopeningHello else { return }
+        reopeningHello = true
+        openHello().whenComplete { result in
+            self.reopeningHello = false
+            if case .failure = result { self.hello?.close(promise: nil) }
+        }
     }
 
     /// The membership and the sending interface by interface index (0: the kernel's choice),
@@ -68,7 +84,8 @@ extension PairingSession {
     static let multicastAll = ChannelOptions.Types.SocketOption(level: .ip, name: .init(rawValue: IP_MULTICAST_ALL))
 
     func sendHello() {
-        guard let hello, let destination = try? SocketAddress(ipAddress: settings.group, port: settings.port) else { return }
+        guard let hello else { return reopenHello() }
+        guard let destination = try? SocketAddress(ipAddress: settings.group, port: settings.port) else { return }
         let bytes = Pairing.hello(port: UInt16(settings.port), pairingID: pairingID)
         lastHelloWrite = hello.writeAndFlush(AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes)))
     }

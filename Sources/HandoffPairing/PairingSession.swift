@@ -53,6 +53,8 @@ public final class PairingSession: @unchecked Sendable {
     var connection: (any Channel)?
     /// Joiner: the pairing id of the HELLO it answered.
     var chosenPairing: [UInt8]?
+    /// Sharer: the HELLO socket closed under it and is being opened again.
+    var reopeningHello = false
     var helloTimer: RepeatedTask?
     var deadlineTimer: Scheduled<Void>?
     var deadline = NIODeadline.distantFuture

@@ -223,3 +223,21 @@ extension PairingSessionTests {
         #expect(ends.contains(.failed(.anotherPairing)))
     }
 }
+
+/// The HELLO socket after a send error closed it.
+extension PairingSessionTests {
+    @Test("A HELLO socket closed under the sharer (as a send error closes it) opens again, and still hears other pairings")
+    func helloSocketComesBack() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        try await sharer.loop.flatSubmit { sharer.hello!.close() }.get()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try await sharer.loop.submit({ sharer.hello == nil || sharer.reopeningHello }).get() {
+            try #require(ContinuousClock.now < deadline, "the HELLO socket did not come back")
+            try await Task.sleep(for: .milliseconds(5))  // wait-ok: polls a condition until its deadline
+        }
+        try await Self.foreignHello(to: port)
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+    }
+}
