@@ -56,6 +56,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `baton pair` on SwiftNIO: the HELLO datagrams and the one TCP connection, driving
+        // Handoff's `PairingMachine`.
+        .target(
+            name: "HandoffPairing",
+            dependencies: [
+                "Handoff", "HandoffWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // libmosquitto, the MQTT client library, as a system library like ncurses.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The relay: datagrams and the state stream through an MQTT broker, for peers that
@@ -102,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "baton",
             dependencies: [
-                "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffCLI", "BatonResources",
+                "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
                 "BatonApp", "BatonRuntime", "TerminalUI",
                 "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -147,6 +157,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        // Two ends of a pairing on this machine: by --peer on 127.0.0.1, and by HELLO on loopback.
+        .testTarget(
+            name: "HandoffPairingTests",
+            dependencies: [
+                "HandoffPairing", "Handoff", "HandoffWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).

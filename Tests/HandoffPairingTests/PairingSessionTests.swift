@@ -1,0 +1,244 @@
+import Handoff
+import HandoffWire
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import HandoffPairing
+
+/// Both ends of a pairing on this machine: the joiner reaches the sharer by `--peer` on
+/// 127.0.0.1, or by HELLO multicast on the loopback interface (never on the LAN). Every side
+/// has a time limit of its own, so every event stream ends, and each test with it.
+@Suite("Pairing over SwiftNIO (127.0.0.1 and loopback multicast)", .timeLimit(.minutes(1)))
+struct PairingSessionTests {
+    static let key = GroupKey(bytes: (0..<32).map { UInt8($0) })!
+
+    /// The key a joiner stored, if any.
+    final class Stored: Sendable {
+        private let box = Mutex<GroupKey?>(nil)
+        var key: GroupKey? { box.withLock { $0 } }
+        func keep(_ key: GroupKey) { box.withLock { $0 = key } }
+    }
+
+    /// A port free for TCP on 127.0.0.1 just now (the pairing also binds UDP on it).
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress!.port!
+        try await channel.close()
+        return port
+    }
+
+    static func sharer(port: Int, name: String = "sharer", timeout: Double = 10) -> PairingSession {
+        PairingSession(
+            role: .sharer(key), name: name,
+            settings: .init(port: port, group: "239.255.77.88", interface: "lo", timeout: timeout))
+    }
+
+    static func joiner(
+        port: Int, peer: String?, timeout: Double = 10, stored: Stored? = nil
+    ) -> PairingSession {
+        PairingSession(
+            role: .joiner, name: "joiner",
+            settings: .init(port: port, group: "239.255.77.88", interface: "lo", peer: peer, timeout: timeout)
+        ) { key in
+            stored?.keep(key)
+            return nil
+        }
+    }
+
+    /// Every event of `session` until its stream ends, answering `yes` (when given) to the code.
+    static func events(_ session: PairingSession, answering yes: Bool?) async -> [PairingEvent] {
+        var seen: [PairingEvent] = []
+        for await event in session.events {
+            seen.append(event)
+            if case .code = event, let yes { session.answer(yes) }
+        }
+        return seen
+    }
+
+    static func code(_ events: [PairingEvent]) -> String? {
+        for case .code(let code, _) in events { return code }
+        return nil
+    }
+
+    @Test("--peer on 127.0.0.1: same code on both ends, two yeses hand the key over and both say paired")
+    func pairsByPeer() async throws {
+        let port = try await Self.freePort()
+        let stored = Stored()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)", stored: stored)
+        try await joiner.start()
+        async let sharerEvents = Self.events(sharer, answering: true)
+        let joinerEvents = await Self.events(joiner, answering: true)
+        let sharerSaw = await sharerEvents
+        #expect(sharerSaw.last == .paired(peerName: "joiner"))
+        #expect(joinerEvents.last == .paired(peerName: "sharer"))
+        #expect(Self.code(sharerSaw) != nil && Self.code(sharerSaw) == Self.code(joinerEvents))
+        #expect(stored.key == Self.key)
+    }
+
+    @Test("A joiner without --peer finds the sharer by its HELLO on loopback multicast and pairs")
+    func pairsByHello() async throws {
+        let port = try await Self.freePort()
+        let stored = Stored()
+        let joiner = Self.joiner(port: port, peer: nil, stored: stored)
+        try await joiner.start()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        async let sharerEvents = Self.events(sharer, answering: true)
+        let joinerEvents = await Self.events(joiner, answering: true)
+        #expect(await sharerEvents.last == .paired(peerName: "joiner"))
+        #expect(joinerEvents.last == .paired(peerName: "sharer"))
+        #expect(stored.key == Self.key)
+    }
+
+    @Test("A no on the joining side: ABORT 01 reaches the sharer, and no key is stored")
+    func declined() async throws {
+        let port = try await Self.freePort()
+        let stored = Stored()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)", stored: stored)
+        try await joiner.start()
+        async let sharerEvents = Self.events(sharer, answering: true)
+        let joinerEvents = await Self.events(joiner, answering: false)
+        #expect(await sharerEvents.last == .failed(.declinedThere))
+        #expect(joinerEvents.last == .failed(.declinedHere))
+        #expect(stored.key == nil)
+    }
+
+    @Test("Nobody answers: the sharer's time limit ends it, and its ABORT 04 ends the joiner")
+    func timeLimit() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port, timeout: 0.5)
+        try await sharer.start()
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        try await joiner.start()
+        let started = ContinuousClock.now
+        async let sharerEvents = Self.events(sharer, answering: nil)
+        let joinerEvents = await Self.events(joiner, answering: nil)
+        #expect(await sharerEvents.last == .failed(.timedOut))
+        #expect(joinerEvents.last == .failed(.otherSideAborted(4)))
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("A second connection while one is open: the sharer ends with ABORT 02, and the first joiner hears it")
+    func secondConnection() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        let first = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        try await first.start()
+        var firstEvents = first.events.makeAsyncIterator()
+        guard case .code = await firstEvents.next() else {
+            Issue.record("the first joiner showed no code")
+            return
+        }
+        let second = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        try? await second.start()
+        let sharerSaw = await Self.events(sharer, answering: nil)
+        #expect(sharerSaw.last == .failed(.anotherPairing))
+        #expect(await firstEvents.next() == .failed(.otherSideAborted(2)))
+        let secondSaw = await Self.events(second, answering: nil)
+        #expect(!secondSaw.contains { if case .paired = $0 { true } else { false } })
+    }
+
+    @Test("--peer where nothing listens: start() says where and why")
+    func unreachablePeer() async throws {
+        let port = try await Self.freePort()
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        await #expect(throws: PairingSetupError("Cannot reach `baton pair` at 127.0.0.1:\(port): Connection refused.")) {
+            try await joiner.start()
+        }
+        #expect(await Self.events(joiner, answering: nil).isEmpty)
+    }
+
+    @Test("A sharer whose TCP port is taken does not start, and the one holding it goes on undisturbed")
+    func portTaken() async throws {
+        let port = try await Self.freePort()
+        let first = Self.sharer(port: port, name: "first")
+        try await first.start()
+        let second = Self.sharer(port: port, name: "second")
+        await #expect(throws: PairingSetupError(
+            "Cannot listen on TCP port \(port) for pairing (is another `baton pair` running here?): Address already in use.")
+        ) {
+            try await second.start()
+        }
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        try await joiner.start()
+        async let firstEvents = Self.events(first, answering: true)
+        #expect(await Self.events(joiner, answering: true).last == .paired(peerName: "first"))
+        #expect(await firstEvents.last == .paired(peerName: "joiner"))
+    }
+
+    @Test("HOST[:PORT]: the port after the last colon, else the default; an unknown host is named")
+    func peerAddress() throws {
+        #expect(PairingPeerAddress.split("10.0.0.5:4000", defaultPort: 47790) == ("10.0.0.5", 4000))
+        #expect(PairingPeerAddress.split("laptop", defaultPort: 47790) == ("laptop", 47790))
+        #expect(try PairingPeerAddress.resolve("127.0.0.1", defaultPort: 47790).port == 47790)
+        #expect(throws: PairingSetupError("--peer nowhere.invalid:5: cannot resolve nowhere.invalid.")) {
+            try PairingPeerAddress.resolve("nowhere.invalid:5", defaultPort: 47790)
+        }
+    }
+}
+
+/// Another pairing's HELLO on the port: one pairing at a time.
+extension PairingSessionTests {
+    /// Sends a HELLO with a pairing id of its own to 127.0.0.1 at `port` (the HELLO socket listens on all addresses).
+    static func foreignHello(to port: Int) async throws {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let hello = Pairing.hello(port: UInt16(port), pairingID: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        try await channel.writeAndFlush(
+            AddressedEnvelope(remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port), data: ByteBuffer(bytes: hello)))
+        try await channel.close()
+    }
+
+    @Test("A sharer that hears another pairing's HELLO ends: another pairing is running")
+    func sharerHearsAnotherPairing() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        try await Self.foreignHello(to: port)
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+    }
+
+    @Test("A second pairing id while a HELLO pairing runs ends both ends, with ABORT 02 between them")
+    func joinerHearsAnotherPairing() async throws {
+        let port = try await Self.freePort()
+        let joiner = Self.joiner(port: port, peer: nil)
+        try await joiner.start()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        var joinerEvents = joiner.events.makeAsyncIterator()
+        guard case .code = await joinerEvents.next() else {
+            Issue.record("the joiner showed no code")
+            return
+        }
+        try await Self.foreignHello(to: port)
+        let ends = [await Self.events(sharer, answering: nil).last, await joinerEvents.next()]
+        #expect(ends.allSatisfy { $0 == .failed(.anotherPairing) || $0 == .failed(.otherSideAborted(2)) })
+        #expect(ends.contains(.failed(.anotherPairing)))
+    }
+}
+
+/// The HELLO socket after a send error closed it.
+extension PairingSessionTests {
+    @Test("A HELLO socket closed under the sharer (as a send error closes it) opens again, and still hears other pairings")
+    func helloSocketComesBack() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port)
+        try await sharer.start()
+        try await sharer.loop.flatSubmit { sharer.hello!.close() }.get()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try await sharer.loop.submit({ sharer.hello == nil || sharer.reopeningHello }).get() {
+            try #require(ContinuousClock.now < deadline, "the HELLO socket did not come back")
+            try await Task.sleep(for: .milliseconds(5))  // wait-ok: polls a condition until its deadline
+        }
+        try await Self.foreignHello(to: port)
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+    }
+}
