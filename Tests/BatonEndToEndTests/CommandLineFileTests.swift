@@ -137,4 +137,21 @@ struct CommandLineFileTests {
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
+
+    @Test("Without a terminal the UI commands end at once with status 1 and name baton-peer")
+    func noTerminal() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        // Standard input is /dev/null and standard output a pipe, as under nohup or in a script.
+        for arguments in [[], ["edit", home.folder + "/f.txt"], ["--continue-activity"], ["edit", "--continue-activity"]] {
+            let started = Date()
+            let result = try await Self.run([baton] + arguments, environment: home.environment, check: false)
+            #expect(result.status == 1, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("baton needs a terminal; for scripts use baton-peer"), "\(arguments): \(result.errorOutput)")
+            #expect(Date().timeIntervalSince(started) < 5, "\(arguments) waited for something first")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.keyFile), "the key was loaded before the terminal was checked")
+        #expect(!FileManager.default.fileExists(atPath: home.folder + "/f.txt"))
+    }
 }
