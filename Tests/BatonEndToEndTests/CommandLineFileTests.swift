@@ -154,4 +154,18 @@ struct CommandLineFileTests {
         #expect(!FileManager.default.fileExists(atPath: home.keyFile), "the key was loaded before the terminal was checked")
         #expect(!FileManager.default.fileExists(atPath: home.folder + "/f.txt"))
     }
+
+    @Test("A bad BATON_KEY is BATON_KEY's to fix, not a new key file's")
+    func badEnvironmentKey() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        var environment = home.environment
+        environment["BATON_KEY"] = "garbage"
+        let result = try await Self.run([baton, "key"], environment: environment, check: false)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("BATON_KEY holds no usable group key"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("unset BATON_KEY"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("baton key --new"), "\(result.errorOutput)")
+    }
 }

@@ -50,8 +50,13 @@ struct GroupKeyTests {
         #expect(throws: GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")) {
             try GroupKey.load(environment: ["BATON_KEY": "AAAA"])
         }
-        let error = GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")
+        let error = GroupKey.LoadError.malformed(source: "/k/group.key", reason: "it decodes to 3 bytes, not 32")
         #expect(error.description.contains("baton key --new"))
+        // `baton key --new` writes the file, which BATON_KEY still overrides: the fix is BATON_KEY's.
+        let fromEnvironment = GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")
+        #expect(fromEnvironment.description.hasPrefix("BATON_KEY holds no usable group key: it decodes to 3 bytes, not 32."))
+        #expect(fromEnvironment.description.contains("unset BATON_KEY"))
+        #expect(!fromEnvironment.description.contains("baton key --new"))
         let missing = #expect(throws: GroupKey.LoadError.self) { try GroupKey.load(keyFile: "/nonexistent/key") }
         guard case .unreadable(let path, _)? = missing else {
             Issue.record("expected unreadable")
@@ -59,4 +64,5 @@ struct GroupKeyTests {
         }
         #expect(path == "/nonexistent/key")
     }
+
 }
