@@ -168,4 +168,18 @@ struct CommandLineFileTests {
         #expect(result.errorOutput.contains("unset BATON_KEY"), "\(result.errorOutput)")
         #expect(!result.errorOutput.contains("baton key --new"), "\(result.errorOutput)")
     }
+
+    @Test("`baton key --new` keeps the key it replaces as group.key.old (mode 0600) and says so")
+    func newKeepsOld() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let first = try await Self.run([baton, "key", "--new"], environment: home.environment)
+        #expect(!first.errorOutput.contains("group.key.old"), "there was no key to keep")
+        let second = try await Self.run([baton, "key", "--new"], environment: home.environment)
+        #expect(try String(contentsOfFile: home.keyFile + ".old", encoding: .utf8) == first.output)
+        #expect(try String(contentsOfFile: home.keyFile, encoding: .utf8) == second.output)
+        #expect(Self.mode(home.keyFile + ".old") == 0o600)
+        #expect(second.errorOutput.contains("The previous key is kept in \(home.keyFile).old"), "\(second.errorOutput)")
+    }
 }

@@ -65,4 +65,21 @@ struct GroupKeyTests {
         #expect(path == "/nonexistent/key")
     }
 
+    @Test("Replacing a key file keeps the previous key as group.key.old, mode 0600; the same key keeps nothing")
+    func replaceKeepsOld() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/group.key"
+        let first = GroupKey.random()
+        #expect(try first.replaceKeepingOld(at: path) == nil, "nothing was there to keep")
+        #expect(!FileManager.default.fileExists(atPath: path + ".old"))
+        let second = GroupKey.random()
+        #expect(try second.replaceKeepingOld(at: path) == path + ".old")
+        #expect(try GroupKey.read(path: path) == second)
+        #expect(try GroupKey.read(path: path + ".old") == first)
+        let mode = try FileManager.default.attributesOfItem(atPath: path + ".old")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        #expect(try second.replaceKeepingOld(at: path) == nil, "the same key again keeps no copy")
+        #expect(try GroupKey.read(path: path + ".old") == first, "the kept key was not overwritten with the same key")
+    }
 }
