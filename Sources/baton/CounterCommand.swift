@@ -43,7 +43,8 @@ struct EditCommand: AsyncParsableCommand {
             Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
             Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
             A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
-            name in the current folder, asking before replacing a different file. Only regular \
+            name in the current folder, asking before replacing a different file (Ctrl-O saves it \
+            under another name); so --continue-activity takes no FILE. Only regular \
             files up to 64 MB are opened (a FIFO, socket or device is refused); a symbolic link is \
             followed, and saving writes its target, keeping the link.
             """)
@@ -51,8 +52,17 @@ struct EditCommand: AsyncParsableCommand {
     @OptionGroup var session: SessionOptions
     @OptionGroup var network: NetworkOptions
 
-    @Argument(help: ArgumentHelp("The file to edit; it is created on the first save.", valueName: "file"))
+    @Argument(help: ArgumentHelp(
+        "The file to edit; it is created on the first save. Not with --continue-activity, which continues a peer's file.",
+        valueName: "file"))
     var file: String?
+
+    func validate() throws {
+        if let file, session.continueActivity {
+            throw ValidationError(
+                "--continue-activity continues a peer's file, so '\(file)' would not be opened: run baton edit --continue-activity, then save with Ctrl-S (under the peer's file name) or Ctrl-O (under another name, e.g. \(file)).")
+        }
+    }
 
     @MainActor
     func run() async throws {

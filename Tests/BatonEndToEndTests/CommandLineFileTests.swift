@@ -182,4 +182,18 @@ struct CommandLineFileTests {
         #expect(Self.mode(home.keyFile + ".old") == 0o600)
         #expect(second.errorOutput.contains("The previous key is kept in \(home.keyFile).old"), "\(second.errorOutput)")
     }
+
+    @Test("`baton edit FILE --continue-activity` is refused with what to do instead")
+    func editFileWithContinue() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let result = try await Self.run(
+            [baton, "edit", "mine.txt", "--continue-activity"], environment: home.environment, check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("run baton edit --continue-activity, then save with Ctrl-S"), "\(result.errorOutput)")
+        let help = try await Self.run([baton, "edit", "--help"], environment: home.environment)
+        let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")  // the help wraps lines
+        #expect(words.contains("so --continue-activity takes no FILE"), "\(help.output)")
+    }
 }
