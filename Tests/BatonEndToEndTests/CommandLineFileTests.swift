@@ -196,4 +196,23 @@ struct CommandLineFileTests {
         let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")  // the help wraps lines
         #expect(words.contains("so --continue-activity takes no FILE"), "\(help.output)")
     }
+
+    @Test("Options before the command, and a mistyped command, get the command line to run instead")
+    func optionsBeforeCommand() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let cases: [([String], String)] = [
+            (["--peer", "10.66.0.2", "edit", "notes.txt"], "go after the command: baton edit --peer 10.66.0.2 notes.txt"),
+            (["--name", "x", "monitor"], "go after the command: baton monitor --name x"),
+            (["edt", "notes.txt"], "'edt' is not a command; did you mean edit? baton edit notes.txt"),
+            (["moniter"], "did you mean monitor? baton monitor"),
+            (["dev.baton.editing"], "use --continue-activity dev.baton.editing"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.run([baton] + arguments, environment: home.environment, check: false)
+            #expect(result.status != 0)
+            #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
+        }
+    }
 }
