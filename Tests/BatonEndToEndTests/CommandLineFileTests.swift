@@ -143,10 +143,13 @@ struct CommandLineFileTests {
         let baton = try Binaries.baton()
         let home = try Home()
         defer { home.remove() }
-        // Standard input is /dev/null and standard output a pipe, as under nohup or in a script.
+        // Standard input is /dev/null and standard output a pipe, as under nohup or in a script;
+        // TERM is set, as it is there, so ncurses itself would start (and the loop used to spin).
+        var environment = home.environment
+        environment["TERM"] = "xterm-256color"
         for arguments in [[], ["edit", home.folder + "/f.txt"], ["--continue-activity"], ["edit", "--continue-activity"]] {
             let started = Date()
-            let result = try await Self.run([baton] + arguments, environment: home.environment, check: false)
+            let result = try await Self.run([baton] + arguments, environment: environment, check: false)
             #expect(result.status == 1, "\(arguments): \(result.errorOutput)")
             #expect(result.errorOutput.contains("baton needs a terminal; for scripts use baton-peer"), "\(arguments): \(result.errorOutput)")
             #expect(Date().timeIntervalSince(started) < 5, "\(arguments) waited for something first")
