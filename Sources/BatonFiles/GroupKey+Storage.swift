@@ -120,6 +120,33 @@ extension GroupKey {
         try write(to: path, replace: replace, privateFolder: folder == Self.defaultFolder())
     }
 
+    /// Puts this key at `path` in place of the key file there, keeping that file first as
+    /// `path.old` (mode 0600, written atomically, replacing an older `.old`), so that a key
+    /// replaced by mistake can be put back. Returns the path of the kept copy, or nil when
+    /// there was no file, or it held this same key. A file that cannot be read is left
+    /// alone and nothing is written.
+    public func replaceKeepingOld(at path: String) throws(LoadError) -> String? {
+        let previous: [UInt8]
+        do throws(RegularFile.Problem) {
+            previous = try RegularFile(openingForReading: path).readAll(limit: 4096)
+        } catch {
+            if error != .missing { throw Self.loadError(error, path: path) }
+            try write(to: path, replace: true)
+            return nil
+        }
+        let old = path + ".old"
+        let same = String(decoding: previous, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == base64
+        if !same {
+            do {
+                try AtomicFile.write(previous, to: old, mode: 0o600, replace: true)
+            } catch {
+                throw .cannotCreate(path: path, reason: "the key there could not be kept as \(old) (\(error.reason)), so it was left alone")
+            }
+        }
+        try write(to: path, replace: true)
+        return same ? nil : old
+    }
+
     private func write(to path: String, replace: Bool, privateFolder: Bool) throws(LoadError) {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {

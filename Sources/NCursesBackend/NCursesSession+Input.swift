@@ -71,15 +71,20 @@ extension NCursesSession {
     }
 
     /// Reads every key ncurses can decode now. Input has ended when the
-    /// descriptor is readable with nothing to read. Lock taken here.
+    /// descriptor is readable with nothing to read. Where the byte count cannot be
+    /// asked for (FIONREAD fails: /dev/null, a closed descriptor), input has ended when
+    /// poll said readable and ncurses read no key: otherwise poll would report the same
+    /// readiness at once, forever, and the loop would spin. Lock taken here.
     private func drainInput() -> (events: [TerminalEvent], ended: Bool) {
         Self.lock.withLock {
             guard let screen, !isShutDown else { return ([], false) }
-            if baton_bytes_available(inputFD) == 0 {
+            let available = baton_bytes_available(inputFD)
+            if available == 0 {
                 return ([], true)
             }
             set_term(screen)
-            return (readKeysLocked(), false)
+            let events = readKeysLocked()
+            return (events, available < 0 && events.isEmpty)
         }
     }
 

@@ -23,6 +23,7 @@ struct Baton: AsyncParsableCommand {
               baton key                       show this machine's group key (for scripts)
               baton doctor                    find out why machines do not see each other
 
+            Options go after the command: baton edit --peer HOST notes.txt.
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
             Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE, BATON_PEERS, BATON_RELAY, BATON_LOG.
             No multicast between two machines (Wi-Fi isolation, VPN)? Name the other on one side: --peer HOST.

@@ -22,9 +22,53 @@ struct CounterCommand: AsyncParsableCommand {
     var activityType: String?
 
     func validate() throws {
-        if activityType != nil, !session.continueActivity {
-            throw ValidationError("'\(activityType!)' is not a command; to continue an activity of that type, use --continue-activity \(activityType!).")
+        if let activityType, !session.continueActivity {
+            if let advice = Self.commandAdvice(activityType, arguments: Array(CommandLine.arguments.dropFirst())) {
+                throw ValidationError(advice)
+            }
+            throw ValidationError("'\(activityType)' is not a command; to continue an activity of that type, use --continue-activity \(activityType).")
         }
+    }
+
+    /// What to say when `word`, taken as the counter's activity type, is a command (options came
+    /// before it, so it was read as the counter's argument) or nearly one (a typo): the command
+    /// line to run instead, the command first. Nil when `word` is neither.
+    static func commandAdvice(_ word: String, arguments: [String]) -> String? {
+        let names = Baton.configuration.subcommands.compactMap { $0.configuration.commandName }
+        var rest = arguments
+        if let index = rest.firstIndex(of: word) { rest.remove(at: index) }
+        let line = { (command: String) in (["baton", command] + rest.map(shellWord)).joined(separator: " ") }
+        if names.contains(word) {
+            return "'\(word)' came after options, which go after the command: \(line(word))"
+        }
+        let allowed = word.count <= 4 ? 1 : 2
+        let near = names.map { (name: $0, distance: editDistance(word, $0)) }
+            .filter { $0.distance <= allowed }
+            .min { $0.distance < $1.distance }
+        guard let near else { return nil }
+        return "'\(word)' is not a command; did you mean \(near.name)? \(line(near.name))"
+    }
+
+    /// Levenshtein distance between two strings, by characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// `argument` as one shell word: as it is when plain, else in single quotes.
+    static func shellWord(_ argument: String) -> String {
+        let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._/:@=+,-%".unicodeScalars.contains($0)
+        }
+        return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     @MainActor
@@ -43,7 +87,8 @@ struct EditCommand: AsyncParsableCommand {
             Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
             Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
             A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
-            name in the current folder, asking before replacing a different file. Only regular \
+            name in the current folder, asking before replacing a different file (Ctrl-O saves it \
+            under another name); so --continue-activity takes no FILE. Only regular \
             files up to 64 MB are opened (a FIFO, socket or device is refused); a symbolic link is \
             followed, and saving writes its target, keeping the link.
             """)
@@ -51,8 +96,17 @@ struct EditCommand: AsyncParsableCommand {
     @OptionGroup var session: SessionOptions
     @OptionGroup var network: NetworkOptions
 
-    @Argument(help: ArgumentHelp("The file to edit; it is created on the first save.", valueName: "file"))
+    @Argument(help: ArgumentHelp(
+        "The file to edit; it is created on the first save. Not with --continue-activity, which continues a peer's file.",
+        valueName: "file"))
     var file: String?
+
+    func validate() throws {
+        if let file, session.continueActivity {
+            throw ValidationError(
+                "--continue-activity continues a peer's file, so '\(file)' would not be opened: run baton edit --continue-activity, then save with Ctrl-S (under the peer's file name) or Ctrl-O (under another name, e.g. \(file)).")
+        }
+    }
 
     @MainActor
     func run() async throws {

@@ -19,6 +19,8 @@ struct KeyCommand: ParsableCommand {
               baton key --import -         use another machine's key: paste it, or pipe it
               baton key --new              make a fresh key (others must import it again)
 
+            --new and --import keep the key they replace as group.key.old (mode 0600).
+
             `baton key` prints the key alone on standard output (its hints go to standard \
             error), so one pipe copies it from this machine to another:
 
@@ -34,7 +36,7 @@ struct KeyCommand: ParsableCommand {
         valueName: "-|key"))
     var importKey: String?
 
-    @Flag(help: "Replace the key with a fresh random one.")
+    @Flag(help: "Replace the key with a fresh random one; the old one is kept as group.key.old.")
     var new = false
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp("The key file to use instead of the default.", valueName: "path"))
@@ -56,15 +58,17 @@ struct KeyCommand: ParsableCommand {
             } else {
                 key = try GroupKey(base64: importKey, source: "--import")
             }
-            try key.write(to: path, replace: true)
+            let kept = try key.replaceKeepingOld(at: path)
             print("Imported. \(path) now holds the shared key; baton here will see peers that use it.")
+            if let kept { hint(Self.keptOld(kept, path: path)) }
             return
         }
         if new {
             let key = GroupKey.random()
-            try key.write(to: path, replace: true)
+            let kept = try key.replaceKeepingOld(at: path)
             print(key.base64)
             hint("A new key is in \(path). On each machine that should see this one, \(KeyInput.howToCopy)")
+            if let kept { hint(Self.keptOld(kept, path: path)) }
             return
         }
         if keyFile == nil, let env = ProcessInfo.processInfo.environment["BATON_KEY"], !env.isEmpty {
@@ -76,6 +80,12 @@ struct KeyCommand: ParsableCommand {
         let (key, source) = try GroupKey.load(keyFile: keyFile)
         print(key.base64)
         hint("(\(source)) To let another machine see this one, \(KeyInput.howToCopy)")
+    }
+
+    /// Where the replaced key went, and how to put it back.
+    static func keptOld(_ kept: String, path: String) -> String {
+        let quoted = { (path: String) in "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return "The previous key is kept in \(kept); to go back to it: mv \(quoted(kept)) \(quoted(path))"
     }
 
     /// A line for the person, on standard error: standard output is the key alone, to pipe.

@@ -38,6 +38,7 @@ struct Launch {
     /// Everything that can fail before the UI starts fails with a one-line message and exit
     /// status 1, leaving the terminal untouched.
     func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
+        try Self.requireTerminal()
         let logger = makeLogger()
         let registry = try network.loadRegistry()
         let (key, keySource) = try network.loadKey()
@@ -141,6 +142,15 @@ struct Launch {
         backend.shutdown()
         await center.shutdown()
         logger.info("exit")
+    }
+
+    /// The UI reads keys from standard input and draws on standard output: without a terminal
+    /// on both (`baton </dev/null`, under nohup, in a script) it fails at once, before the
+    /// network or the terminal is touched, and names the program made for scripts.
+    static func requireTerminal() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CommandFailure("baton needs a terminal; for scripts use baton-peer (see baton-peer --help), or baton monitor to watch peers.")
+        }
     }
 
     private func makeLogger() -> Logger {

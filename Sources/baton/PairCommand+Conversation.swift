@@ -16,7 +16,9 @@ extension PairCommand {
     }
 
     /// Runs until the session ended: true when paired.
-    static func converse(with session: PairingSession, joined: Bool, keyPath: String) async -> Bool {
+    static func converse(
+        with session: PairingSession, joined: Bool, keyPath: String, keptOld: @Sendable () -> String? = { nil }
+    ) async -> Bool {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         Task {
             for await event in session.events { feed.yield(.event(event)) }
@@ -36,6 +38,7 @@ extension PairCommand {
                 say("Paired with \(PeerText.visible(peerName))")
                 if joined {
                     say("\(keyPath) now holds the shared key.")
+                    if let kept = keptOld() { say(KeyCommand.keptOld(kept, path: keyPath)) }
                     if let set = ProcessInfo.processInfo.environment["BATON_KEY"], !set.isEmpty {
                         say("BATON_KEY is set in this shell and takes the place of that file: unset it (unset BATON_KEY).")
                     }

@@ -14,7 +14,8 @@ struct PairCommand: AsyncParsableCommand {
         abstract: "Share this machine's group key with a new machine: run `baton pair` here, `baton pair --join` there.",
         discussion: """
             Both machines show a six-digit code; when it is the same on both screens and both people \
-            answer y, the new machine stores the key (mode 0600) and both print `Paired with NAME`. \
+            answer y, the new machine stores the key (mode 0600; a different key it had is kept as \
+            group.key.old) and both print `Paired with NAME`. \
             Anything else changes nothing and exits 1. The two find each other by UDP multicast on \
             the LAN (port 47790; TCP on the same port for the exchange). Where multicast does not \
             pass, give the joining machine the other's address: `baton pair --join --peer HOST[:PORT]`.
@@ -63,9 +64,10 @@ struct PairCommand: AsyncParsableCommand {
         let role: PairingMachine.Role = try join ? .joiner : .sharer(GroupKey.load(keyFile: keyFile).key)
         let settings = PairingSession.Settings(
             port: port, group: config.group, interface: config.interface, peer: peer, timeout: timeout)
+        let kept = KeptOld()
         let session = PairingSession(role: role, name: myName, settings: settings) { key in
             do {
-                try key.write(to: keyPath, replace: true)
+                kept.path = try key.replaceKeepingOld(at: keyPath)
                 return nil
             } catch {
                 return String(describing: error)
@@ -81,7 +83,17 @@ struct PairCommand: AsyncParsableCommand {
         } else if peer == nil {
             Self.say("Looking for `baton pair` on this network (multicast on \(config.group) port \(port); where multicast does not pass, use --peer HOST).")
         }
-        if await !Self.converse(with: session, joined: join, keyPath: keyPath) { throw ExitCode(1) }
+        if await !Self.converse(with: session, joined: join, keyPath: keyPath, keptOld: { kept.path }) { throw ExitCode(1) }
+    }
+
+    /// Where the joining side kept the key it replaced, set on the session's thread.
+    final class KeptOld: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: String?
+        var path: String? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
     }
 
     static func say(_ text: String, newline: Bool = true) {

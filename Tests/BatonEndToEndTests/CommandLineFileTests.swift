@@ -137,4 +137,85 @@ struct CommandLineFileTests {
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
+
+    @Test("Without a terminal the UI commands end at once with status 1 and name baton-peer")
+    func noTerminal() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        // Standard input is /dev/null and standard output a pipe, as under nohup or in a script;
+        // TERM is set, as it is there, so ncurses itself would start (and the loop used to spin).
+        var environment = home.environment
+        environment["TERM"] = "xterm-256color"
+        for arguments in [[], ["edit", home.folder + "/f.txt"], ["--continue-activity"], ["edit", "--continue-activity"]] {
+            let started = Date()
+            let result = try await Self.run([baton] + arguments, environment: environment, check: false)
+            #expect(result.status == 1, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("baton needs a terminal; for scripts use baton-peer"), "\(arguments): \(result.errorOutput)")
+            #expect(Date().timeIntervalSince(started) < 5, "\(arguments) waited for something first")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.keyFile), "the key was loaded before the terminal was checked")
+        #expect(!FileManager.default.fileExists(atPath: home.folder + "/f.txt"))
+    }
+
+    @Test("A bad BATON_KEY is BATON_KEY's to fix, not a new key file's")
+    func badEnvironmentKey() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        var environment = home.environment
+        environment["BATON_KEY"] = "garbage"
+        let result = try await Self.run([baton, "key"], environment: environment, check: false)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("BATON_KEY holds no usable group key"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains("unset BATON_KEY"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("baton key --new"), "\(result.errorOutput)")
+    }
+
+    @Test("`baton key --new` keeps the key it replaces as group.key.old (mode 0600) and says so")
+    func newKeepsOld() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let first = try await Self.run([baton, "key", "--new"], environment: home.environment)
+        #expect(!first.errorOutput.contains("group.key.old"), "there was no key to keep")
+        let second = try await Self.run([baton, "key", "--new"], environment: home.environment)
+        #expect(try String(contentsOfFile: home.keyFile + ".old", encoding: .utf8) == first.output)
+        #expect(try String(contentsOfFile: home.keyFile, encoding: .utf8) == second.output)
+        #expect(Self.mode(home.keyFile + ".old") == 0o600)
+        #expect(second.errorOutput.contains("The previous key is kept in \(home.keyFile).old"), "\(second.errorOutput)")
+    }
+
+    @Test("`baton edit FILE --continue-activity` is refused with what to do instead")
+    func editFileWithContinue() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let result = try await Self.run(
+            [baton, "edit", "mine.txt", "--continue-activity"], environment: home.environment, check: false)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("run baton edit --continue-activity, then save with Ctrl-S"), "\(result.errorOutput)")
+        let help = try await Self.run([baton, "edit", "--help"], environment: home.environment)
+        let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")  // the help wraps lines
+        #expect(words.contains("so --continue-activity takes no FILE"), "\(help.output)")
+    }
+
+    @Test("Options before the command, and a mistyped command, get the command line to run instead")
+    func optionsBeforeCommand() async throws {
+        let baton = try Binaries.baton()
+        let home = try Home()
+        defer { home.remove() }
+        let cases: [([String], String)] = [
+            (["--peer", "10.66.0.2", "edit", "notes.txt"], "go after the command: baton edit --peer 10.66.0.2 notes.txt"),
+            (["--name", "x", "monitor"], "go after the command: baton monitor --name x"),
+            (["edt", "notes.txt"], "'edt' is not a command; did you mean edit? baton edit notes.txt"),
+            (["moniter"], "did you mean monitor? baton monitor"),
+            (["dev.baton.editing"], "use --continue-activity dev.baton.editing"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.run([baton] + arguments, environment: home.environment, check: false)
+            #expect(result.status != 0)
+            #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
+        }
+    }
 }

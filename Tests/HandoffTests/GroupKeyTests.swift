@@ -50,13 +50,36 @@ struct GroupKeyTests {
         #expect(throws: GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")) {
             try GroupKey.load(environment: ["BATON_KEY": "AAAA"])
         }
-        let error = GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")
+        let error = GroupKey.LoadError.malformed(source: "/k/group.key", reason: "it decodes to 3 bytes, not 32")
         #expect(error.description.contains("baton key --new"))
+        // `baton key --new` writes the file, which BATON_KEY still overrides: the fix is BATON_KEY's.
+        let fromEnvironment = GroupKey.LoadError.malformed(source: "BATON_KEY", reason: "it decodes to 3 bytes, not 32")
+        #expect(fromEnvironment.description.hasPrefix("BATON_KEY holds no usable group key: it decodes to 3 bytes, not 32."))
+        #expect(fromEnvironment.description.contains("unset BATON_KEY"))
+        #expect(!fromEnvironment.description.contains("baton key --new"))
         let missing = #expect(throws: GroupKey.LoadError.self) { try GroupKey.load(keyFile: "/nonexistent/key") }
         guard case .unreadable(let path, _)? = missing else {
             Issue.record("expected unreadable")
             return
         }
         #expect(path == "/nonexistent/key")
+    }
+
+    @Test("Replacing a key file keeps the previous key as group.key.old, mode 0600; the same key keeps nothing")
+    func replaceKeepsOld() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/group.key"
+        let first = GroupKey.random()
+        #expect(try first.replaceKeepingOld(at: path) == nil, "nothing was there to keep")
+        #expect(!FileManager.default.fileExists(atPath: path + ".old"))
+        let second = GroupKey.random()
+        #expect(try second.replaceKeepingOld(at: path) == path + ".old")
+        #expect(try GroupKey.read(path: path) == second)
+        #expect(try GroupKey.read(path: path + ".old") == first)
+        let mode = try FileManager.default.attributesOfItem(atPath: path + ".old")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        #expect(try second.replaceKeepingOld(at: path) == nil, "the same key again keeps no copy")
+        #expect(try GroupKey.read(path: path + ".old") == first, "the kept key was not overwritten with the same key")
     }
 }

@@ -125,6 +125,24 @@ struct NCursesBackendTests {
         #expect(events == [.key(.character("q"))])
     }
 
+    @Test("Input from /dev/null ends the event stream instead of spinning (FIONREAD fails there)")
+    func inputFromDevNull() async throws {
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        try #require(input >= 0)
+        defer { close(input) }
+        var out: [Int32] = [-1, -1]
+        try #require(pipe(&out) == 0)
+        let output = OutputCollector(fd: out[0])
+        let backend = try NCursesBackend(
+            input: input, output: out[1], termType: "xterm-256color", locale: "C.UTF-8", handlesSignals: false)
+        close(out[1])
+        let recorder = EventRecorder(backend.events())
+        let events = try await recorder.wait(for: "the stream to finish") { _, finished in finished }
+        #expect(events.isEmpty)
+        backend.shutdown()
+        _ = output.waitForEnd(timeout: 5)
+    }
+
     #if os(Linux)
     @Test("Starting and shutting down backends repeatedly leaks no file descriptors")
     func noDescriptorLeak() throws {
