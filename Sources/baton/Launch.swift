@@ -40,6 +40,8 @@ struct Launch {
     func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         let logger = try makeLogger()
         let registry = try network.loadRegistry()
+        // A type this baton could never continue fails now, not after --wait seconds of asking.
+        if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
         let (key, keySource) = try network.loadKey()
         let multicast = try network.multicastConfiguration()
         logger.info("key from \(keySource)")
