@@ -7,10 +7,65 @@ import HandoffWire
 /// `NSUserActivityTypes` lists the types; `BatonActivitySchemas` maps a type to a dictionary
 /// from userInfo key to a plist type name, with an optional `BatonRequiredKeys` array.
 /// Only declared types can be published or continued.
+///
+/// An app's own Info.plist can serve: `NSUserActivityTypes` there may also list intent class
+/// names (`OrderSoupIntent`, `INStartAudioCallIntent`) or entries with Xcode build variables
+/// (`$(PRODUCT_BUNDLE_IDENTIFIER).counter`), which Baton cannot continue. Such an entry is
+/// skipped, not refused, and listed in ``skipped`` so that a program can say so. Every other
+/// key of the file is ignored.
 public struct ActivityTypeRegistry: Equatable, Sendable {
     /// Declared types, in file order.
     public private(set) var declaredTypes: [String]
     public private(set) var schemas: [String: ActivitySchema]
+    /// The `NSUserActivityTypes` entries that were left out, in file order, each with why.
+    public private(set) var skipped: [SkippedEntry] = []
+
+    /// An `NSUserActivityTypes` entry that is not a reverse-DNS activity type, left out of the registry.
+    public struct SkippedEntry: Equatable, Sendable, CustomStringConvertible {
+        public enum Reason: Equatable, Sendable {
+            /// A bare name such as `OrderSoupIntent`: an intent class, which Apple lists there too.
+            case intentClassName
+            /// It holds `$(…)`, which only Xcode expands when it builds the app.
+            case buildVariable
+            /// Anything else that is not reverse-DNS.
+            case notReverseDNS
+        }
+
+        /// The entry as the file has it.
+        public var entry: String
+        public var reason: Reason
+        /// The registry file, as named in messages.
+        public var path: String
+
+        public init(entry: String, reason: Reason, path: String) {
+            self.entry = entry
+            self.reason = reason
+            self.path = path
+        }
+
+        /// Why the entry is not declared, and what to do if it was meant to be.
+        public var description: String {
+            let why: String
+            switch reason {
+            case .intentClassName:
+                why = "it is not a reverse-DNS activity type (an intent class name?), and Baton continues only reverse-DNS types such as dev.baton.counter"
+            case .buildVariable:
+                why = "it holds an Xcode build variable, which only Xcode expands; write the expanded type, e.g. com.example.app.counter, to continue it with Baton"
+            case .notReverseDNS:
+                why = "it is not a reverse-DNS activity type such as dev.baton.counter"
+            }
+            return "warning: the activity registry \(path) lists '\(entry)' in NSUserActivityTypes; skipped: \(why)."
+        }
+
+        /// Why `entry` is not a type Baton can use.
+        static func reason(for entry: String) -> Reason {
+            if entry.contains("$(") || entry.contains("${") { return .buildVariable }
+            let identifier = !entry.isEmpty && entry.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
+            }
+            return identifier ? .intentClassName : .notReverseDNS
+        }
+    }
 
     /// Why a registry file could not be used.
     public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -18,7 +73,6 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
         case notAPropertyList(path: String, reason: String)
         case missingTypes(path: String)
         case wrongType(path: String, key: String, expected: String)
-        case invalidType(path: String, type: String)
         case unknownPlistType(path: String, type: String, key: String, value: String)
         case schemaForUndeclaredType(path: String, type: String)
 
@@ -32,8 +86,6 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
                 return "The activity registry \(path) has no NSUserActivityTypes array of strings; declare the types this program can continue there."
             case .wrongType(let path, let key, let expected):
                 return "In the activity registry \(path), \(key) must be \(expected)."
-            case .invalidType(let path, let type):
-                return "The activity registry \(path) declares '\(type)', which is not a reverse-DNS activity type such as dev.baton.counter."
             case .unknownPlistType(let path, let type, let key, let value):
                 let names = PropertyListType.allCases.map(\.rawValue).joined(separator: ", ")
                 return "In the activity registry \(path), the schema of \(type) gives key '\(key)' the type '\(value)'; use one of \(names)."
@@ -67,9 +119,13 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
         }
         guard case .array(let typeValues)? = top["NSUserActivityTypes"] else { throw .missingTypes(path: path) }
         var declared: [String] = []
+        var skipped: [SkippedEntry] = []
         for value in typeValues {
             guard case .string(let type) = value else { throw .missingTypes(path: path) }
-            guard Self.isValidActivityType(type) else { throw .invalidType(path: path, type: type) }
+            guard Self.isValidActivityType(type) else {
+                skipped.append(SkippedEntry(entry: type, reason: SkippedEntry.reason(for: type), path: path))
+                continue
+            }
             if !declared.contains(type) { declared.append(type) }
         }
         var schemas: [String: ActivitySchema] = [:]
@@ -108,6 +164,7 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
             }
         }
         self.init(declaredTypes: declared, schemas: schemas)
+        self.skipped = skipped
     }
 
     private static func parse(_ data: Data, path: String) throws(LoadError) -> PropertyListValue {

@@ -130,16 +130,24 @@ public struct NetworkOptions: ParsableArguments {
         return try UnicastPeers.resolve(entries, defaultPort: defaultPort, resolver: resolver)
     }
 
-    /// The registry named by `--registry`, or the bundled one.
-    public func loadRegistry() throws -> ActivityTypeRegistry {
+    /// The registry named by `--registry`, or the bundled one. The `NSUserActivityTypes` entries
+    /// it skipped (intent class names, Xcode build variables) go to `warn`, one line each:
+    /// standard error unless told otherwise. Call it once per run.
+    public func loadRegistry(
+        warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws -> ActivityTypeRegistry {
+        let loaded: ActivityTypeRegistry
         if let registry {
-            return try ActivityTypeRegistry(contentsOf: URL(fileURLWithPath: registry))
+            loaded = try ActivityTypeRegistry(contentsOf: URL(fileURLWithPath: registry))
+        } else {
+            guard let url = BatonResources.registryURL else {
+                throw CommandFailure(
+                    "The bundled activity registry is missing beside the program; reinstall it, or pass --registry FILE.")
+            }
+            loaded = try ActivityTypeRegistry(contentsOf: url)
         }
-        guard let url = BatonResources.registryURL else {
-            throw CommandFailure(
-                "The bundled activity registry is missing beside the program; reinstall it, or pass --registry FILE.")
-        }
-        return try ActivityTypeRegistry(contentsOf: url)
+        for entry in loaded.skipped { warn(PeerText.visible(entry.description)) }
+        return loaded
     }
 
     /// The group key from `--key-file`, `BATON_KEY` or the default file (created on first use).

@@ -39,7 +39,10 @@ extension BatonPeer {
 
         @MainActor
         func run() async throws {
-            try await withPeerSession(network) { session in
+            let registry = try network.loadRegistry()
+            // A type this program could never continue fails now, not after --wait seconds of asking.
+            try registry.checkContinuable(type, program: "baton-peer")
+            try await withPeerSession(network, registry: registry) { session in
                 var last: TransferProgress?
                 let printProgress = progress
                 let started = ContinuousClock.now

@@ -22,7 +22,7 @@ struct BatonPeer: AsyncParsableCommand {
               baton-peer continue --type dev.baton.counter --wait 2
               baton-peer continue --type dev.baton.editing --save-text copy.txt --no-user-info
             """,
-        version: version,
+        version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: false), runtime: .current()),
         subcommands: [Announce.self, Listen.self, Continue.self])
 }
 

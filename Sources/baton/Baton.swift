@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HandoffCLI
 
 /// `baton`: Handoff for the terminal.
 @main
@@ -29,7 +30,7 @@ struct Baton: AsyncParsableCommand {
             No multicast between two machines (Wi-Fi isolation, VPN)? Name the other on one side: --peer HOST.
             On other networks (another subnet, VLAN or site)? Meet at an MQTT broker: --relay mqtt://HOST.
             """,
-        version: version,
+        version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: true), runtime: .current()),
         subcommands: [
             CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self, DoctorCommand.self,
         ],

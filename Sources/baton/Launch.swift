@@ -39,8 +39,10 @@ struct Launch {
     /// status 1, leaving the terminal untouched.
     func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         try Self.requireTerminal()
-        let logger = makeLogger()
+        let logger = try makeLogger()
         let registry = try network.loadRegistry()
+        // A type this baton could never continue fails now, not after --wait seconds of asking.
+        if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
         let (key, keySource) = try network.loadKey()
         let multicast = try network.multicastConfiguration()
         logger.info("key from \(keySource)")
@@ -153,9 +155,17 @@ struct Launch {
         }
     }
 
-    private func makeLogger() -> Logger {
-        let path = options.logFile ?? ProcessInfo.processInfo.environment["BATON_LOG"]
-        let level = Logger.Level(rawValue: options.logLevel) ?? .info
+    /// The logger of `--log-file` (or `BATON_LOG`) at `--log-level`; a level that does not exist
+    /// or a file that cannot be written is refused here, before anything else starts.
+    private func makeLogger() throws -> Logger {
+        let settings: LogSettings
+        do {
+            settings = try LogSettings(logFile: options.logFile, logLevel: options.logLevel)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let path = settings.path
+        let level = settings.level
         LoggingSystem.bootstrap { label in
             guard let path, let handler = FileLogHandler(label: label, path: path) else {
                 return SwiftLogNoOpLogHandler()

@@ -160,7 +160,8 @@ extension LabFaultTests {
         }
 
         /// While the undeclared activity is being announced: baton's nearby list does not show it,
-        /// and `baton --continue-activity com.evil.undeclared` is refused as undeclared.
+        /// and `baton --continue-activity com.evil.undeclared` is refused as undeclared (at once,
+        /// from the registry, before it asks peers).
         static func checkUndeclared(stage: Stage, a: TmuxSession, monitor: LabProcess, since mark: Int) throws {
             try monitor.waitForEvent("the undeclared activity", since: mark) { $0.type == "com.evil.undeclared" }
             try a.type("n")
@@ -176,7 +177,7 @@ extension LabFaultTests {
             ], width: 250)
             #expect(try u.waitForExit(timeout: 10) == 1)
             let said = try u.capture().joined(separator: "\n")
-            #expect(said.contains("'com.evil.undeclared' is not declared"), "baton --continue-activity said:\n\(said)")
+            #expect(said.contains("com.evil.undeclared is not an activity type this baton declares"), "baton --continue-activity said:\n\(said)")
         }
 
         // MARK: - Floods

@@ -41,9 +41,6 @@ struct RegistryTests {
         #expect(throws: ActivityTypeRegistry.LoadError.missingTypes(path: "test.plist")) {
             try load(plist("<key>NSUserActivityTypes</key><array><integer>1</integer></array>"))
         }
-        #expect(throws: ActivityTypeRegistry.LoadError.invalidType(path: "test.plist", type: "counter")) {
-            try load(plist("<key>NSUserActivityTypes</key><array><string>counter</string></array>"))
-        }
         #expect(throws: ActivityTypeRegistry.LoadError.unknownPlistType(path: "test.plist", type: "a.b", key: "n", value: "int")) {
             try load(plist("""
                 <key>NSUserActivityTypes</key><array><string>a.b</string></array>
@@ -66,6 +63,107 @@ struct RegistryTests {
         #expect(path == "/nonexistent/registry.plist")
         let message = ActivityTypeRegistry.LoadError.unknownPlistType(path: "r.plist", type: "a.b", key: "n", value: "int").description
         #expect(message.contains("'n'") && message.contains("'int'") && message.contains("integer"))
+    }
+
+    /// An app's Info.plist as Xcode keeps it: intent class names beside the activity types,
+    /// build variables, a scene manifest, booleans.
+    static let appInfoPlist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        	<key>CFBundleDevelopmentRegion</key>
+        	<string>$(DEVELOPMENT_LANGUAGE)</string>
+        	<key>CFBundleExecutable</key>
+        	<string>$(EXECUTABLE_NAME)</string>
+        	<key>CFBundleIdentifier</key>
+        	<string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
+        	<key>CFBundleShortVersionString</key>
+        	<string>$(MARKETING_VERSION)</string>
+        	<key>LSRequiresIPhoneOS</key>
+        	<true/>
+        	<key>NSUserActivityTypes</key>
+        	<array>
+        		<string>OrderSoupIntent</string>
+        		<string>INStartAudioCallIntent</string>
+        		<string>com.example.soupchef.order</string>
+        		<string>$(PRODUCT_BUNDLE_IDENTIFIER).menu</string>
+        		<string>com.example.soupchef.viewMenu</string>
+        	</array>
+        	<key>UIApplicationSceneManifest</key>
+        	<dict>
+        		<key>UIApplicationSupportsMultipleScenes</key>
+        		<false/>
+        		<key>UISceneConfigurations</key>
+        		<dict>
+        			<key>UIWindowSceneSessionRoleApplication</key>
+        			<array>
+        				<dict>
+        					<key>UISceneConfigurationName</key>
+        					<string>Default Configuration</string>
+        					<key>UISceneDelegateClassName</key>
+        					<string>$(PRODUCT_MODULE_NAME).SceneDelegate</string>
+        				</dict>
+        			</array>
+        		</dict>
+        	</dict>
+        	<key>UIRequiredDeviceCapabilities</key>
+        	<array>
+        		<string>armv7</string>
+        	</array>
+        	<key>UIFileSharingEnabled</key>
+        	<false/>
+        	<key>CFBundleVersion</key>
+        	<string>$(CURRENT_PROJECT_VERSION)</string>
+        </dict>
+        </plist>
+        """
+
+    func checkAppInfoPlist(_ registry: ActivityTypeRegistry, path: String) {
+        #expect(registry.declaredTypes == ["com.example.soupchef.order", "com.example.soupchef.viewMenu"])
+        #expect(!registry.isDeclared("OrderSoupIntent"))
+        #expect(registry.skipped == [
+            .init(entry: "OrderSoupIntent", reason: .intentClassName, path: path),
+            .init(entry: "INStartAudioCallIntent", reason: .intentClassName, path: path),
+            .init(entry: "$(PRODUCT_BUNDLE_IDENTIFIER).menu", reason: .buildVariable, path: path),
+        ])
+        guard registry.skipped.count == 3 else { return }
+        let warning = registry.skipped[0].description
+        #expect(warning.hasPrefix("warning: ") && warning.contains(path) && warning.contains("'OrderSoupIntent'"))
+        #expect(warning.contains("NSUserActivityTypes") && warning.contains("skipped"))
+        #expect(registry.skipped[2].description.contains("Xcode build variable"))
+        #expect(throws: Never.self) {
+            try registry.validate(type: "com.example.soupchef.order", userInfo: ["anything": [1]])
+        }
+    }
+
+    @Test("An app's Info.plist loads: intent names and build variables are skipped with warnings, other keys ignored")
+    func appInfoPlistXML() throws {
+        checkAppInfoPlist(try load(Self.appInfoPlist), path: "test.plist")
+    }
+
+    @Test("The same Info.plist in binary form, from Foundation's writer and from Baton's")
+    func appInfoPlistBinary() throws {
+        let object = try PropertyListSerialization.propertyList(from: Data(Self.appInfoPlist.utf8), format: nil)
+        let foundation = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        #expect(foundation.starts(with: Array("bplist".utf8)))
+        checkAppInfoPlist(try ActivityTypeRegistry(data: foundation, path: "app.plist"), path: "app.plist")
+        let value = try PropertyListValue(foundationObject: object)
+        let baton = Data(BinaryPropertyListWriter().write(value))
+        checkAppInfoPlist(try ActivityTypeRegistry(data: baton, path: "app.plist"), path: "app.plist")
+    }
+
+    @Test("Entries that are not reverse-DNS are told apart in the warning")
+    func skippedReasons() throws {
+        let registry = try load(plist("""
+            <key>NSUserActivityTypes</key>
+            <array><string>counter</string><string>dev..x</string><string>${BUNDLE}.x</string><string>a.b</string></array>
+            """))
+        #expect(registry.declaredTypes == ["a.b"])
+        #expect(registry.skipped.map(\.reason) == [.intentClassName, .notReverseDNS, .buildVariable])
+        // A file that lists nothing Baton can use still loads; what it skipped says why.
+        let none = try load(plist("<key>NSUserActivityTypes</key><array><string>OrderSoupIntent</string></array>"))
+        #expect(none.declaredTypes.isEmpty && none.skipped.count == 1)
     }
 
     @Test("A binary registry is read with the strict reader")
