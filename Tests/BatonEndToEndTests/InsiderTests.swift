@@ -320,19 +320,23 @@ extension LabFaultTests {
             }
             try a.waitForScreen(containing: "Continued on escapes-continued")
 
-            // Continues whose messages carry peer text. Without TERM, so that a continue that succeeds
-            // then fails to open the terminal: it has written its log line by then, and ends.
+            // Continues whose messages carry peer text. On a pseudo-terminal of their own (baton
+            // refuses to start without one), without TERM, so that a continue that succeeds then
+            // fails to open the terminal: it has written its log line by then, and ends. What it
+            // prints (stdout and stderr both reach the terminal) is read with the terminal's
+            // CR LF turned back into LF.
             var outputs: [(String, Data)] = []
             func attempt(_ label: String, _ arguments: [String], expect exercised: [String]) throws {
                 let logFile = ring.folder.path("h3/continue-\(label).log")
                 let result = try Command.run(
-                    ring.lab.command(host: 3, [ring.baton, "--continue-activity"] + arguments + [
+                    ring.lab.command(host: 3, Self.onTerminal([ring.baton, "--continue-activity"] + arguments + [
                         "--wait", "5", "--name", "e2e-c-\(label)", "--log-file", logFile,
-                    ]), environment: LabFaultTests.commandEnvironment, check: false)
+                    ])), environment: LabFaultTests.commandEnvironment, check: false)
                 let logged = (try? Data(contentsOf: URL(fileURLWithPath: logFile))) ?? Data()
-                outputs += [("continue \(label): stderr", Data(result.errorOutput.utf8)),
-                            ("continue \(label): stdout", Data(result.output.utf8)), ("continue \(label): log", logged)]
-                let said = result.errorOutput + String(decoding: logged, as: UTF8.self)
+                let printed = result.output.replacingOccurrences(of: "\r\n", with: "\n")
+                outputs += [("continue \(label): terminal", Data(printed.utf8)),
+                            ("continue \(label): stderr", Data(result.errorOutput.utf8)), ("continue \(label): log", logged)]
+                let said = printed + result.errorOutput + String(decoding: logged, as: UTF8.self)
                 print("[figure]   continue \(label): exit \(result.status): " + PeerText.escaped(said.prefix(300).unicodeScalars))
                 #expect(exercised.contains { said.contains($0) },
                     "continue \(label) did not reach the message under test: \(PeerText.escaped(said.unicodeScalars))")
@@ -370,6 +374,12 @@ extension LabFaultTests {
             let seen = impostor.map { String(String.UnicodeScalarView($0.unicodeScalars.filter { !PeerText.isInvisible($0) })) }
             #expect(!impostor.isEmpty && seen.allSatisfy { !$0.contains("from e2e-a rev") },
                 "the impostor's name reads as e2e-a's: \(impostor.map { PeerText.escaped($0.unicodeScalars) })")
+        }
+
+        /// `arguments` run on a pseudo-terminal of their own (Python's `pty`), whose output goes to
+        /// standard output; the exit status is the program's.
+        static func onTerminal(_ arguments: [String]) -> [String] {
+            ["python3", "-c", "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))"] + arguments
         }
 
         /// escapes-all's specimens as hostile.py describes them: label and peer name.
