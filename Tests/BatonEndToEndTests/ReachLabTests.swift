@@ -39,20 +39,10 @@ extension LabFaultTests {
                 let h2 = lab.address(host: 2)
 
                 // a names h2; b names nobody and learns a from a's unicast repeats.
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a", "--peer", h2], width: 120)
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 3, ["--peer", h2])
                 try a.waitForScreen(containing: "multicast unavailable (no multicast route): unicast only")
-                try a.type("+++")
-                try a.waitForScreen("a's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
-                let b = try stage.baton("b", on: 2, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
-                ])
-                try b.waitForScreen("b's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
-                try a.waitForScreen(containing: "Continued on e2e-b")
-                try a.type("q")
-                try b.type("q")
-                #expect(try a.waitForExit() == 0)
-                #expect(try b.waitForExit() == 0)
+                let b = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 3)
+                try stage.quit(a, b)
 
                 // 200 KB: an OFFER by unicast, the text fetched over TCP from its source address; the
                 // continuing side names nobody.
@@ -84,33 +74,18 @@ extension LabFaultTests {
                 try Self.dropMulticastOutput(lab, host: 2)
                 let h2 = lab.address(host: 2)
 
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a", "--peer", h2], width: 120)
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
-                try a.type("++")
-                try a.waitForScreen("a's counter at 2") { EndToEndTests.screen($0, showsCount: 2) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 2, ["--peer", h2])
                 // The first multicast send failed: a says so, and is not offline.
                 try a.waitForScreen(containing: "multicast unavailable (a firewall refuses it): unicast only")
-                let b = try stage.baton("b", on: 2, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
-                ], width: 120)
-                try b.waitForScreen("b's counter at 2") { EndToEndTests.screen($0, showsCount: 2) }
-                try a.waitForScreen(containing: "Continued on e2e-b")
+                let b = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 2)
                 #expect(try !a.capture().joined().contains("Offline"))
 
                 // And back: b counts on, a quits, a2 on h1 (naming h2 again) continues b's count.
                 try b.type("+++")
                 try b.waitForScreen("b's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                try a.type("q")
-                #expect(try a.waitForExit() == 0)
-                let a2 = try stage.baton("a2", on: 1, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-b", "--wait", "5", "--name", "e2e-a2", "--peer", h2,
-                ])
-                try a2.waitForScreen("a2's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                try b.waitForScreen(containing: "Continued on e2e-a2")
-                try a2.type("q")
-                try b.type("q")
-                #expect(try a2.waitForExit() == 0)
-                #expect(try b.waitForExit() == 0)
+                try stage.quit(a)
+                let a2 = try stage.continueCounter("a2", on: 1, name: "e2e-a2", from: (b, "e2e-b"), count: 5, ["--peer", h2])
+                try stage.quit(a2, b)
             }
         }
 
@@ -119,10 +94,7 @@ extension LabFaultTests {
             try Stage.run(hosts: 3) { stage in
                 let lab = stage.lab
                 let logA = stage.tmux.directory.appendingPathComponent("a.log").path
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a", "--log-file", logA], width: 120)
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
-                try a.type("++")
-                try a.waitForScreen("a's counter at 2") { EndToEndTests.screen($0, showsCount: 2) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 2, ["--log-file", logA])
 
                 // A new lease: the new address comes, the old one goes (kept by promotion, as a DHCP
                 // client's renumbering leaves it), and the route follows.
@@ -141,11 +113,7 @@ extension LabFaultTests {
                 }
                 try a.type("+++")
                 try a.waitForScreen("a's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                let b = try stage.baton("b", on: 2, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
-                ])
-                try b.waitForScreen("b's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                try a.waitForScreen(containing: "Continued on e2e-b")
+                _ = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 5)
                 let screen = try a.capture().joined(separator: "\n")
                 #expect(!screen.contains("Offline") && !screen.contains("unavailable"), "\(screen)")
             }

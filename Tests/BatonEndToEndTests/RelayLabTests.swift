@@ -91,31 +91,16 @@ extension LabFaultTests {
                 defer { watcher.stop() }
 
                 // Counter: a on h1 (site A), continued by b on h2 (site B): only the broker joins them.
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a"] + Self.relay(lab), width: 120)
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
-                try a.type("+++")
-                try a.waitForScreen("a's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
-                let b = try stage.baton("b", on: 2, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
-                ] + Self.relay(lab))
-                try b.waitForScreen("b's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 3, Self.relay(lab))
+                let b = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 3, Self.relay(lab))
                 try b.waitForScreen(containing: "Continued from e2e-a")
-                try a.waitForScreen(containing: "Continued on e2e-b")
 
                 // And back: b counts on, a quits, a2 on h1 continues b's count.
                 try b.type("++")
                 try b.waitForScreen("b's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                try a.type("q")
-                #expect(try a.waitForExit() == 0)
-                let a2 = try stage.baton("a2", on: 1, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-b", "--wait", "5", "--name", "e2e-a2",
-                ] + Self.relay(lab))
-                try a2.waitForScreen("a2's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
-                try b.waitForScreen(containing: "Continued on e2e-a2")
-                try a2.type("q")
-                try b.type("q")
-                #expect(try a2.waitForExit() == 0)
-                #expect(try b.waitForExit() == 0)
+                try stage.quit(a)
+                let a2 = try stage.continueCounter("a2", on: 1, name: "e2e-a2", from: (b, "e2e-b"), count: 5, Self.relay(lab))
+                try stage.quit(a2, b)
 
                 // 1 MB of mixed text: offered on h1, fetched through the broker on h2, byte-exact; then
                 // offered from h2 and fetched back on h1.
@@ -172,10 +157,7 @@ extension LabFaultTests {
                 let lab = stage.lab
                 let broker = try Broker(lab)
                 defer { broker.stop() }
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a"] + Self.relay(lab), width: 120)
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
-                try a.type("+")
-                try a.waitForScreen("a's counter at 1") { EndToEndTests.screen($0, showsCount: 1) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 1, Self.relay(lab))
 
                 let restarted = Date()
                 try broker.restart()
@@ -185,11 +167,7 @@ extension LabFaultTests {
                 }
                 try a.type("++")
                 try a.waitForScreen("a's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
-                let b = try stage.baton("b", on: 2, [
-                    "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
-                ] + Self.relay(lab))
-                try b.waitForScreen("b's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
-                try a.waitForScreen(containing: "Continued on e2e-b")
+                _ = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 3, Self.relay(lab))
                 Figures.record("relay: broker restart → handoff on the other site (lab, release)",
                     Figures.seconds(Date().timeIntervalSince(restarted)), target: "≤ 3 s in the benchmark")
             }
@@ -201,10 +179,7 @@ extension LabFaultTests {
                 let lab = stage.lab
                 let broker = try Broker(lab)
                 defer { broker.stop() }
-                let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a"] + Self.relay(lab))
-                try a.waitForScreen("a's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
-                try a.type("+")
-                try a.waitForScreen("a's counter at 1") { EndToEndTests.screen($0, showsCount: 1) }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 1, Self.relay(lab))
                 let kept = try Wait.until("a's offer to be kept by the broker", timeout: 10, interval: 0.2) {
                     try broker.retainedTopics().first { $0.contains("/a/") }
                 }
