@@ -8,12 +8,14 @@ final class DatagramInboundHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let state: TransportState
-    private let groupIP: String?
-    private let learn: (SocketAddress) -> Void
+    /// The group's IPv4 address as the kernel gives it (network order), to tell a multicast
+    /// copy from a unicast one without formatting an address for every datagram.
+    private let group: UInt32?
+    private let learn: (SocketAddress, String) -> Void
 
-    init(state: TransportState, groupIP: String?, learn: @escaping (SocketAddress) -> Void) {
+    init(state: TransportState, group: SocketAddress, learn: @escaping (SocketAddress, String) -> Void) {
         self.state = state
-        self.groupIP = groupIP
+        if case .v4(let address) = group { self.group = address.address.sin_addr.s_addr } else { self.group = nil }
         self.learn = learn
     }
 
@@ -21,15 +23,15 @@ final class DatagramInboundHandler: ChannelInboundHandler {
         let envelope = unwrapInboundIn(data)
         guard let handler = state.received() else { return }
         let path: DatagramPath
-        if let destination = envelope.metadata?.packetInfo?.destinationAddress.ipAddress {
-            path = destination == groupIP ? .multicast : .unicast
-        } else {
-            path = .unspecified
+        switch envelope.metadata?.packetInfo?.destinationAddress {
+        case .v4(let destination)?: path = destination.address.sin_addr.s_addr == group ? .multicast : .unicast
+        case .some: path = .unicast
+        case nil: path = .unspecified
         }
+        let source = Self.describe(envelope.remoteAddress)
         let verdict = handler.deliver(
-            ReceivedDatagram(
-                bytes: Array(envelope.data.readableBytesView), source: Self.describe(envelope.remoteAddress), path: path))
-        if verdict == .accepted, path == .unicast { learn(envelope.remoteAddress) }
+            ReceivedDatagram(bytes: Array(envelope.data.readableBytesView), source: source, path: path))
+        if verdict == .accepted, path == .unicast { learn(envelope.remoteAddress, source) }
     }
 
     /// Read errors on a datagram socket (e.g. an ICMP error for an earlier send) affect one

@@ -8,7 +8,7 @@ extension DatagramPaths {
 
     func bootstrap() -> DatagramBootstrap {
         let state = state
-        let groupIP = group.ipAddress
+        let groupAddress = group
         return DatagramBootstrap(group: loop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             // Room for a burst while the thread is busy (the kernel caps it at net.core.rmem_max).
@@ -21,7 +21,7 @@ extension DatagramPaths {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        DatagramInboundHandler(state: state, groupIP: groupIP, learn: { [weak self] in self?.learn($0) }))
+                        DatagramInboundHandler(state: state, group: groupAddress, learn: { [weak self] in self?.learn($0, key: $1) }))
                 }
             }
     }

@@ -184,10 +184,10 @@ final class DatagramPaths: @unchecked Sendable {
 
     // MARK: Learning
 
-    /// An accepted datagram arrived by unicast from `address`: send to it from now on.
-    func learn(_ address: SocketAddress) {
+    /// An accepted datagram arrived by unicast from `address` (`key`: as the handler described it):
+    /// send to it from now on.
+    func learn(_ address: SocketAddress, key: String) {
         loop.preconditionInEventLoop()
-        let key = DatagramInboundHandler.describe(address)
         guard !listed.contains(where: { $0.key == key }) else { return }
         if learned.heard(address, key: key, at: .now()) {
             state.learnt()

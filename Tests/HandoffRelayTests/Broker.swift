@@ -155,7 +155,7 @@ func within<Value: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendab
     await withTaskGroup(of: Value?.self) { group in
         group.addTask { await operation() }
         group.addTask {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout)  // wait-ok: the deadline, cancelled once the operation returns
             return nil
         }
         defer { group.cancelAll() }

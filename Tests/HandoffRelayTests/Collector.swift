@@ -40,7 +40,7 @@ final class Collector<Item: Sendable>: Sendable {
             return state.next
         }
         let deadline = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout)  // wait-ok: the deadline, cancelled when the condition holds
             let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
             waiter?.continuation.resume(returning: false)
         }
