@@ -78,12 +78,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The declared activity types (an Info.plist-style registry), bundled with the programs.
+        // The declared activity types (an Info.plist-style registry), compiled into the programs
+        // so that a copied or installed binary needs no resource folder beside it.
         .target(
             name: "BatonResources",
             path: "Resources",
             exclude: ["README.md"],
-            resources: [.copy("Registry")]
+            resources: [.embedInCode("Registry/ActivityTypes.plist")]
         ),
         // What both programs share on the command line: network options, key, registry, monitor output.
         .target(

@@ -86,7 +86,7 @@ struct MakeSeeds {
     // MARK: Registry
 
     static func registrySeeds(root: URL, shared: [(String, [UInt8])], into folder: URL) throws {
-        let xml = try Data(contentsOf: root.appendingPathComponent("Resources/Registry/Info.plist"))
+        let xml = try Data(contentsOf: root.appendingPathComponent("Resources/Registry/ActivityTypes.plist"))
         let object = try PropertyListSerialization.propertyList(from: xml, format: nil)
         let value = try PropertyListValue(foundationObject: object)
         _ = try ActivityTypeRegistry(data: xml)

@@ -38,7 +38,7 @@ public enum KeyInput {
         guard !text.isEmpty else {
             throw CommandFailure("""
                 No key on standard input. Paste it after `baton key --import -`, or send it from the machine that has it:
-                  baton key | ssh THIS-MACHINE baton key --import -
+                  baton key | ssh \(DoctorInterface.addressForOthers()) baton key --import -
                 """)
         }
         return try GroupKey(base64: text, source: "standard input")

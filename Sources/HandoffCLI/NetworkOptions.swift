@@ -48,7 +48,7 @@ public struct NetworkOptions: ParsableArguments {
     public var name: String?
 
     @Option(help: ArgumentHelp(
-        "Info.plist-style registry of the activity types this program continues (default: the bundled one).",
+        "Info.plist-style registry of the activity types this program continues (default: the one compiled in, Resources/Registry/ActivityTypes.plist).",
         valueName: "file"))
     public var registry: String?
 
@@ -130,7 +130,7 @@ public struct NetworkOptions: ParsableArguments {
         return try UnicastPeers.resolve(entries, defaultPort: defaultPort, resolver: resolver)
     }
 
-    /// The registry named by `--registry`, or the bundled one. The `NSUserActivityTypes` entries
+    /// The registry named by `--registry`, or the one compiled in. The `NSUserActivityTypes` entries
     /// it skipped (intent class names, Xcode build variables) go to `warn`, one line each:
     /// standard error unless told otherwise. Call it once per run.
     public func loadRegistry(
@@ -140,11 +140,7 @@ public struct NetworkOptions: ParsableArguments {
         if let registry {
             loaded = try ActivityTypeRegistry(contentsOf: URL(fileURLWithPath: registry))
         } else {
-            guard let url = BatonResources.registryURL else {
-                throw CommandFailure(
-                    "The bundled activity registry is missing beside the program; reinstall it, or pass --registry FILE.")
-            }
-            loaded = try ActivityTypeRegistry(contentsOf: url)
+            loaded = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
         }
         for entry in loaded.skipped { warn(PeerText.visible(entry.description)) }
         return loaded

@@ -20,7 +20,8 @@ struct Baton: AsyncParsableCommand {
               baton --continue-activity       continue what another terminal is doing
               baton --continue-activity dev.baton.editing    … only an editing session
               baton monitor                   watch what peers offer, without a UI
-              baton pair / baton pair --join  give a new machine this one's group key (both show a code)
+              baton pair                      give a new machine this machine's group key
+              baton pair --join               take the key from a machine running baton pair
               baton key                       show this machine's group key (for scripts)
               baton doctor                    find out why machines do not see each other
 

@@ -79,7 +79,7 @@ struct PairCommand: AsyncParsableCommand {
             throw CommandFailure("\(error)")
         }
         if !join {
-            Self.say("Waiting for `baton pair --join` on the other machine (found by multicast on \(config.group) port \(port); where multicast does not pass, run there: baton pair --join --peer THIS-MACHINE).")
+            Self.say("Waiting for `baton pair --join` on the other machine (found by multicast on \(config.group) port \(port); where multicast does not pass, run there: baton pair --join --peer \(DoctorInterface.addressForOthers())).")
         } else if peer == nil {
             Self.say("Looking for `baton pair` on this network (multicast on \(config.group) port \(port); where multicast does not pass, use --peer HOST).")
         }

@@ -158,7 +158,7 @@ struct FuzzRegressionTests {
         }
     }
 
-    @Test("The registry seeds read as the bundled registry; the crashers are refused")
+    @Test("The registry seeds read as the compiled-in registry; the crashers are refused")
     func registrySeeds() throws {
         let folder = Self.corpus.appendingPathComponent("registry")
         for name in ["Info.plist", "Info-baton-writer.bplist", "Info-foundation-writer.bplist"] {

@@ -6,10 +6,12 @@ import Testing
 
 @Suite("The declared type registry")
 struct RegistryTests {
-    @Test("The bundled registry declares Baton's two types with their schemas")
-    func bundled() throws {
-        let url = try #require(BatonResources.registryURL)
-        let registry = try ActivityTypeRegistry(contentsOf: url)
+    @Test("The compiled-in registry is Resources/Registry/ActivityTypes.plist byte for byte, and declares Baton's two types with their schemas")
+    func compiledIn() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Resources/Registry/ActivityTypes.plist")
+        #expect(BatonResources.registryData == (try Data(contentsOf: source)))
+        let registry = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
         #expect(registry.declaredTypes == ["dev.baton.counter", "dev.baton.editing"])
         #expect(registry.schemas["dev.baton.counter"] == ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]))
         #expect(registry.schemas["dev.baton.editing"]?.keyTypes["cursorColumn"] == .integer)

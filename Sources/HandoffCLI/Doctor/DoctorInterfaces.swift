@@ -60,6 +60,20 @@ public struct DoctorInterface: Equatable, Sendable {
         return .lan
     }
 
+    /// How another machine could name this one: the IPv4 addresses of the interfaces that are
+    /// up, LAN ones first, then VPN and virtual ones; no loopback. Empty when there are none.
+    public static func addressesForOthers(_ interfaces: [DoctorInterface] = list()) -> [String] {
+        let order: [Kind] = [.lan, .vpn, .virtual]
+        return order.flatMap { kind in
+            interfaces.filter { $0.up && $0.kind == kind }.compactMap(\.ipv4)
+        }
+    }
+
+    /// `addressesForOthers` as a command-line word: the first address, or `HOST` when there is none.
+    public static func addressForOthers(_ interfaces: [DoctorInterface] = list()) -> String {
+        addressesForOthers(interfaces).first ?? "HOST"
+    }
+
     /// This namespace's interfaces (getifaddrs), one entry per name, in the kernel's order.
     public static func list() -> [DoctorInterface] {
         var first: UnsafeMutablePointer<ifaddrs>?

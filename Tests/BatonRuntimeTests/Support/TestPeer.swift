@@ -15,7 +15,7 @@ struct TestPeer {
     let center: ActivityCenter
     let run: Task<Void, Never>
 
-    static let registry = try! ActivityTypeRegistry(contentsOf: BatonResources.registryURL!)
+    static let registry = try! ActivityTypeRegistry(data: BatonResources.registryData)
     static let key = GroupKey(bytes: Array(repeating: 7, count: 32))!
 
     /// A started center named `name` (e.g. `alice@a`) on `network`.
