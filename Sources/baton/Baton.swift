@@ -24,6 +24,7 @@ struct Baton: AsyncParsableCommand {
               baton pair --join               take the key from a machine running baton pair
               baton key                       show this machine's group key (for scripts)
               baton doctor                    find out why machines do not see each other
+              baton config                    each setting in use, and where it came from
 
             Options go after the command: baton edit --peer HOST notes.txt.
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
@@ -34,6 +35,7 @@ struct Baton: AsyncParsableCommand {
         version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: true), runtime: .current()),
         subcommands: [
             CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self, DoctorCommand.self,
+            ConfigCommand.self,
         ],
         defaultSubcommand: CounterCommand.self)
 }
