@@ -1,32 +1,9 @@
 import Foundation
 
 /// `baton doctor`'s firewall check: reads the rules of nftables and iptables when it may, and
-/// names any rule that drops or rejects Baton's UDP port or group.
+/// names any rule that drops or rejects Baton's UDP port or group (`FirewallRuleset` reads the rules).
 public enum FirewallCheck {
     public static let name = "firewall"
-
-    /// A rule that drops or rejects Baton's traffic, and where it is.
-    public struct BlockingRule: Equatable, Sendable {
-        /// The rule as the tool printed it, trimmed.
-        public var rule: String
-        /// nftables: `family table chain`, e.g. `inet filter input`; iptables: the chain, e.g. `INPUT`.
-        public var place: String
-
-        public init(rule: String, place: String) {
-            self.rule = rule
-            self.place = place
-        }
-    }
-
-    /// What one tool's rules say about Baton's port and group.
-    public struct Scan: Equatable, Sendable {
-        /// Rules that drop or reject the port or the group.
-        public var blocking: [BlockingRule] = []
-        /// Input chains whose policy drops what no rule accepts, e.g. `inet filter input`.
-        public var dropPolicies: [String] = []
-        /// Whether some rule accepts the port, the group or multicast as such.
-        public var accepts = false
-    }
 
     /// One tool's rules, or why they could not be read.
     public struct Reading: Sendable {
@@ -42,116 +19,39 @@ public enum FirewallCheck {
             self.rules = rules
             self.failure = failure
         }
-    }
 
-    /// Whether a rule line is about UDP `port` (a port or a range that holds it, after a
-    /// `dport`) or names the group (or all of multicast, 224.0.0.0/4).
-    static func concerns(_ line: String, port: Int, group: String) -> Bool {
-        if line.contains(group) || line.contains("224.0.0.0/4") { return true }
-        let lower = line.lowercased()
-        guard lower.contains("dport") else { return false }
-        if lower.contains("tcp"), !lower.contains("udp"), !lower.contains("th dport") { return false }
-        let tokens = lower.split { !($0.isNumber || $0 == "-" || $0 == ":") }
-        return tokens.contains { token in
-            let bounds = token.split(whereSeparator: { $0 == "-" || $0 == ":" }).compactMap { Int($0) }
-            switch bounds.count {
-            case 1: return bounds[0] == port && !token.contains("-") && !token.contains(":")
-            case 2: return (bounds[0]...max(bounds[0], bounds[1])).contains(port)
-            default: return false
-            }
+        /// The rules, chain by chain, when they were read.
+        public var ruleset: FirewallRuleset? {
+            rules.map { tool == "nftables" ? FirewallRuleset.nftables($0) : FirewallRuleset.iptables($0) }
         }
-    }
-
-    /// Whether a rule line lets multicast as such in.
-    static func acceptsMulticast(_ line: String) -> Bool {
-        let lower = line.lowercased()
-        return lower.contains("pkttype multicast") || lower.contains("type multicast")
-            || lower.contains("dst-type multicast")
-    }
-
-    /// Reads `nft list ruleset` output.
-    public static func scanNftables(_ text: String, port: Int, group: String) -> Scan {
-        var scan = Scan()
-        var table = ""
-        var chain = ""
-        for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            let words = line.split(separator: " ").map(String.init)
-            if words.first == "table", words.count >= 3 {
-                table = "\(words[1]) \(words[2])"
-                continue
-            }
-            if words.first == "chain", words.count >= 2 {
-                chain = words[1]
-                continue
-            }
-            let place = "\(table) \(chain)"
-            if line.hasPrefix("type ") {
-                if line.contains("hook input"), line.contains("policy drop") { scan.dropPolicies.append(place) }
-                continue
-            }
-            let verdicts = Set(words.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ";")) })
-            if verdicts.contains("accept") {
-                if concerns(line, port: port, group: group) || acceptsMulticast(line) { scan.accepts = true }
-            } else if verdicts.contains("drop") || verdicts.contains("reject") {
-                if concerns(line, port: port, group: group) {
-                    scan.blocking.append(BlockingRule(rule: line, place: place))
-                }
-            }
-        }
-        return scan
-    }
-
-    /// Reads `iptables -S` output.
-    public static func scanIptables(_ text: String, port: Int, group: String) -> Scan {
-        var scan = Scan()
-        for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            let words = line.split(separator: " ").map(String.init)
-            guard words.count >= 3 else { continue }
-            if words[0] == "-P" {
-                if words[1] == "INPUT", words[2] == "DROP" { scan.dropPolicies.append("INPUT") }
-                continue
-            }
-            guard words[0] == "-A", let jump = words.firstIndex(of: "-j"), jump + 1 < words.count else { continue }
-            switch words[jump + 1] {
-            case "ACCEPT":
-                if concerns(line, port: port, group: group) || acceptsMulticast(line) { scan.accepts = true }
-            case "DROP", "REJECT":
-                if concerns(line, port: port, group: group) {
-                    scan.blocking.append(BlockingRule(rule: line, place: words[1]))
-                }
-            default:
-                break
-            }
-        }
-        return scan
     }
 
     /// The finding from what the tools printed (or why they could not).
     public static func finding(_ readings: [Reading], port: Int, group: String) -> DoctorFinding {
         let read = readings.filter { $0.rules != nil }
+        let datagrams = BatonPort(.udp, port, .datagrams)
         for reading in read {
-            let rules = reading.rules ?? ""
+            guard let ruleset = reading.ruleset else { continue }
             let nft = reading.tool == "nftables"
-            let scan = nft ? scanNftables(rules, port: port, group: group) : scanIptables(rules, port: port, group: group)
-            if let rule = scan.blocking.first {
+            switch ruleset.state(of: datagrams, group: group) {
+            case .dropped(let rule, let place):
                 let allow = nft
-                    ? "sudo nft insert rule \(rule.place) udp dport \(port) accept"
-                    : "sudo iptables -I \(rule.place) -p udp --dport \(port) -j ACCEPT"
+                    ? "sudo nft insert rule \(place) udp dport \(port) accept"
+                    : "sudo iptables -I \(place) -p udp --dport \(port) -j ACCEPT"
                 return DoctorFinding(
                     name: name, status: .problem,
-                    detail: "\(reading.tool) drops UDP \(port): `\(rule.rule)` (in \(rule.place))",
+                    detail: "\(reading.tool) drops UDP \(port): `\(rule)` (in \(place))",
                     fix: "remove that rule, or allow Baton ahead of it: `\(allow)`")
-            }
-            if let policy = scan.dropPolicies.first, !scan.accepts {
+            case .closedByDefault(let place):
                 let allow = nft
-                    ? "sudo nft insert rule \(policy) udp dport \(port) accept"
-                    : "sudo iptables -I INPUT -p udp --dport \(port) -j ACCEPT"
+                    ? "sudo nft insert rule \(place) udp dport \(port) accept"
+                    : "sudo iptables -I \(place) -p udp --dport \(port) -j ACCEPT"
                 return DoctorFinding(
                     name: name, status: .warning,
-                    detail: "\(reading.tool) drops incoming traffic by default (\(policy)) and no rule names UDP \(port)",
+                    detail: "\(reading.tool) drops incoming traffic by default (\(place)) and no rule names UDP \(port)",
                     fix: "allow it: `\(allow)` (or `sudo ufw allow \(port)/udp`)")
+            case .open:
+                continue
             }
         }
         let unread = readings.filter { $0.rules == nil }
