@@ -107,6 +107,34 @@ struct DoctorLabTests {
             "\(result.output)")
         #expect(lines.last == "First thing to try: remove that rule, or allow Baton ahead of it: "
             + "`sudo nft insert rule inet doctor input udp dport 47788 accept`")
+
+        // Its fix, as printed: the accept goes ahead of the drop, and doctor says so.
+        try Command.run(lab.command(host: 1, ["nft", "insert", "rule", "inet", "doctor", "input", "udp", "dport", "47788", "accept"]))
+        let (fixed, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let after = fixed.output.split(separator: "\n").map(String.init)
+        #expect(fixed.status == 0, "after the fix, doctor said:\n\(fixed.output)\(fixed.errorOutput)")
+        #expect(after.contains { $0.hasPrefix("✓ firewall: nftables") }, "\(fixed.output)")
+        #expect(after.contains { $0.hasPrefix("✓ multicast self-test: a probe to 239.255.77.88:47788") }, "\(fixed.output)")
+    }
+
+    @Test("A drop in a chain nothing jumps to: the rule text says drop, the self-test says it passes; the self-test wins, exit 0")
+    func selfTestOutranksRuleText() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        for command in [
+            ["nft", "add", "table", "inet", "doctor"],
+            ["nft", "add", "chain", "inet", "doctor", "unused"],
+            ["nft", "add", "rule", "inet", "doctor", "unused", "udp", "dport", "47788", "drop"],
+        ] {
+            try Command.run(lab.command(host: 1, command))
+        }
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 0, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains("! firewall: nftables has `udp dport 47788 drop` (in inet doctor unused), but the self-test's "
+            + "probe came back through the firewall, so that rule does not stop Baton here"), "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("✓ multicast self-test: ") }, "\(result.output)")
+        #expect(lines.last?.hasPrefix("Nothing wrong found.") == true, "\(result.output)")
     }
 
     @Test("No multicast route: exit 1, 'no route to 239.255.77.88' and the `ip route add` to fix it; no key: exit 1")

@@ -159,6 +159,27 @@ struct DoctorFirewallTests {
         #expect(FirewallRuleset.iptables(after).state(of: udp, group: group) != .open)
     }
 
+    @Test("The self-test and what is heard outrank the rule text: a drop they contradict is a warning without a fix, a default deny nothing")
+    func evidenceOutranksRules() {
+        let readings = [FirewallCheck.Reading(tool: "nftables", rules: nftDrop)]
+        #expect(FirewallCheck.finding(readings, port: port, group: group, evidence: .none).status == .problem)
+        let probe = FirewallCheck.finding(readings, port: port, group: group, evidence: .init(probeReturned: true))
+        #expect(probe.status == .warning)
+        #expect(probe.fix == nil)
+        #expect(probe.detail == "nftables has `udp dport 47788 counter packets 3 bytes 300 drop` (in inet filter input), "
+            + "but the self-test's probe came back through the firewall, so that rule does not stop Baton here")
+        let heard = FirewallCheck.finding(readings, port: port, group: group, evidence: .init(heardOthers: true))
+        #expect(heard.status == .warning)
+        #expect(heard.detail.hasSuffix("but datagrams from other machines arrived on UDP 47788, so that rule does not stop Baton here"))
+        #expect(DoctorReport(findings: [heard]).exitStatus == 0)
+        #expect(DoctorReport(findings: [heard]).text(unicode: true).hasSuffix("\nNothing wrong found."))
+
+        let closed = "table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t}\n}"
+        let policy = [FirewallCheck.Reading(tool: "nftables", rules: closed)]
+        #expect(FirewallCheck.finding(policy, port: port, group: group).status == .warning)
+        #expect(FirewallCheck.finding(policy, port: port, group: group, evidence: .init(probeReturned: true)).status == .ok)
+    }
+
     @Test("Default deny: a bare drop at the end of an input chain closes what no rule ahead of it allows; an address-wide accept or one in a jumped-to chain counts")
     func defaultDeny() {
         let bare = """

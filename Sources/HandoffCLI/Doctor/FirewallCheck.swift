@@ -26,14 +26,45 @@ public enum FirewallCheck {
         }
     }
 
-    /// The finding from what the tools printed (or why they could not).
-    public static func finding(_ readings: [Reading], port: Int, group: String) -> DoctorFinding {
+    /// What doctor saw get through, which outranks any reading of rule text.
+    public struct Evidence: Equatable, Sendable {
+        /// The self-test's probe came back to the group port through the kernel's input path.
+        public var probeReturned: Bool
+        /// Datagrams from other machines arrived on the port while doctor listened.
+        public var heardOthers: Bool
+
+        public init(probeReturned: Bool = false, heardOthers: Bool = false) {
+            self.probeReturned = probeReturned
+            self.heardOthers = heardOthers
+        }
+
+        public static let none = Evidence()
+
+        /// Whether the datagram port is known to pass.
+        public var passes: Bool { probeReturned || heardOthers }
+
+        /// What got through, as a clause: `the self-test's probe came back through the firewall`.
+        func saw(port: Int) -> String {
+            probeReturned ? "the self-test's probe came back through the firewall" : "datagrams from other machines arrived on UDP \(port)"
+        }
+    }
+
+    /// The finding from what the tools printed (or why they could not), weighed against what got
+    /// through: a reading that `evidence` contradicts is at most a warning, never a problem.
+    public static func finding(_ readings: [Reading], port: Int, group: String, evidence: Evidence = .none) -> DoctorFinding {
         let read = readings.filter { $0.rules != nil }
         let datagrams = BatonPort(.udp, port, .datagrams)
         for reading in read {
             guard let ruleset = reading.ruleset else { continue }
             let nft = reading.tool == "nftables"
             switch ruleset.state(of: datagrams, group: group) {
+            case .dropped(let rule, let place) where evidence.passes:
+                return DoctorFinding(
+                    name: name, status: .warning,
+                    detail: "\(reading.tool) has `\(rule)` (in \(place)), but \(evidence.saw(port: port)), "
+                        + "so that rule does not stop Baton here")
+            case .closedByDefault where evidence.passes:
+                continue
             case .dropped(let rule, let place):
                 let allow = nft
                     ? "sudo nft insert rule \(place) udp dport \(port) accept"
