@@ -329,6 +329,9 @@ struct DoctorReportTests {
         let lost = finding(.lost(seconds: 1))
         #expect(lost.status == .problem)
         #expect(lost.detail.contains("a firewall drops UDP 47788"))
+        // `insert`: an accept added after the drop (`nft add rule`) is never reached.
+        #expect(lost.fix == "allow Baton's port ahead of any rule that drops it: "
+            + "`sudo nft insert rule inet filter input udp dport 47788 accept` (or `sudo ufw allow 47788/udp`)")
         let noJoin = finding(.startFailed("Could not join multicast group 239.255.77.88 on the kernel's default interface (No such device, errno 19); …"))
         #expect(noJoin.detail == "no route to 239.255.77.88: the group cannot be joined")
         #expect(noJoin.fix?.hasPrefix("add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`") == true)
