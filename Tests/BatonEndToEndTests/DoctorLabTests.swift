@@ -137,6 +137,52 @@ struct DoctorLabTests {
         #expect(lines.last?.hasPrefix("Nothing wrong found.") == true, "\(result.output)")
     }
 
+    @Test("A default deny that allows only UDP 47788: pairing and the state stream are named, with one fix for each port; allowed, and the stream port fixed, exit 0")
+    func defaultDenyAllowsOnlyDatagrams() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        let insert = ["nft", "insert", "rule", "inet", "filter", "input"]
+        for command in [
+            ["nft", "add", "table", "inet", "filter"],
+            ["nft", "add", "chain", "inet", "filter", "input", "{ type filter hook input priority 0; policy drop; }"],
+            ["nft", "add", "rule", "inet", "filter", "input", "ct", "state", "established,related", "accept"],
+            ["nft", "add", "rule", "inet", "filter", "input", "udp", "dport", "47788", "accept"],
+        ] {
+            try Command.run(lab.command(host: 1, command))
+        }
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains { $0.hasPrefix("✓ multicast self-test: ") }, "UDP 47788 passes:\n\(result.output)")
+        #expect(lines.contains("✗ firewall: nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "UDP and TCP 47790 (pairing) or the state stream's TCP port (any free one at each start)"), "\(result.output)")
+        let fix = [
+            "First thing to try: allow them: `sudo nft insert rule inet filter input udp dport 47790 accept` and ",
+            "`sudo nft insert rule inet filter input tcp dport { 47789, 47790 } accept` (or `sudo ufw allow 47790` and ",
+            "`sudo ufw allow 47789/tcp`); and keep the state stream on that port: `baton --stream-port 47789` ",
+            "(or BATON_STREAM_PORT=47789)",
+        ].joined()
+        #expect(lines.last == fix, "\(result.output)")
+
+        // The fix, as printed: every port allowed; the stream port fixed by flag or variable.
+        try Command.run(lab.command(host: 1, insert + ["udp", "dport", "47790", "accept"]))
+        try Command.run(lab.command(host: 1, insert + ["tcp", "dport", "{ 47789, 47790 }", "accept"]))
+        let (flag, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5", "--stream-port", "47789"])
+        #expect(flag.status == 0, "with --stream-port 47789:\n\(flag.output)")
+        #expect(flag.output.contains("✓ firewall: nftables: no rule drops UDP 47788 or 239.255.77.88, UDP and TCP 47790 (pairing) "
+            + "or TCP 47789 (state stream)"), "\(flag.output)")
+        let (variable, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"], environment: ["BATON_STREAM_PORT": "47789"])
+        #expect(variable.status == 0, "with BATON_STREAM_PORT=47789:\n\(variable.output)")
+
+        // Without it, the state stream still takes any free port: only that is left to fix.
+        let (random, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        #expect(random.status == 1, "\(random.output)")
+        #expect(random.output.contains("✗ firewall: nftables drops incoming traffic by default (inet filter input) and no rule "
+            + "allows the state stream's TCP port (any free one at each start)"), "\(random.output)")
+        #expect(random.output.contains("First thing to try: run baton with `--stream-port 47789` (or BATON_STREAM_PORT=47789): "
+            + "the firewall already allows TCP 47789"), "\(random.output)")
+    }
+
     @Test("No multicast route: exit 1, 'no route to 239.255.77.88' and the `ip route add` to fix it; no key: exit 1")
     func noRoute() throws {
         let lab = try Self.labOrSkip(hosts: 1)

@@ -264,13 +264,88 @@ struct DoctorFirewallTests {
         #expect(FirewallCheck.finding([.init(tool: "iptables", rules: allowed)], port: port, group: group).status == .ok)
     }
 
+    let every = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 0)
+    let onlyDatagrams = """
+        table inet filter {
+        	chain input {
+        		type filter hook input priority filter; policy drop;
+        		ct state established,related accept
+        		iifname "lo" accept
+        		udp dport 47788 accept
+        	}
+        }
+        """
+
+    @Test("Every port: a default deny that allows only UDP 47788 is a problem naming pairing and the state stream, with one insert per protocol")
+    func everyPort() {
+        let readings = [FirewallCheck.Reading(tool: "nftables", rules: onlyDatagrams)]
+        let finding = FirewallCheck.finding(readings, ports: every, group: group)
+        #expect(finding.status == .problem)
+        #expect(finding.detail == "nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "UDP and TCP 47790 (pairing) or the state stream's TCP port (any free one at each start)")
+        let fix = [
+            "allow them: `sudo nft insert rule inet filter input udp dport 47790 accept` and ",
+            "`sudo nft insert rule inet filter input tcp dport { 47789, 47790 } accept` ",
+            "(or `sudo ufw allow 47790` and `sudo ufw allow 47789/tcp`); ",
+            "and keep the state stream on that port: `baton --stream-port 47789` (or BATON_STREAM_PORT=47789)",
+        ].joined()
+        #expect(finding.fix == fix)
+
+        // With the stream's port fixed, it is named as a port.
+        let fixed = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47800)
+        let named = FirewallCheck.finding(readings, ports: fixed, group: group)
+        #expect(named.detail.hasSuffix("no rule allows UDP and TCP 47790 (pairing) or TCP 47800 (state stream)"))
+        #expect(named.fix?.contains("`sudo nft insert rule inet filter input tcp dport { 47790, 47800 } accept`") == true)
+        #expect(named.fix?.contains("--stream-port") == false)
+
+        // Everything allowed but the stream's port left to chance: fixing it to an allowed port is all.
+        let allowed = onlyDatagrams.replacingOccurrences(
+            of: "udp dport 47788 accept", with: "udp dport { 47788, 47790 } accept\n\t\ttcp dport { 47789, 47790 } accept")
+        let chance = FirewallCheck.finding([.init(tool: "nftables", rules: allowed)], ports: every, group: group)
+        #expect(chance.status == .problem)
+        #expect(chance.detail == "nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "the state stream's TCP port (any free one at each start)")
+        #expect(chance.fix == "run baton with `--stream-port 47789` (or BATON_STREAM_PORT=47789): the firewall already allows TCP 47789")
+        let open = FirewallCheck.finding(
+            [.init(tool: "nftables", rules: allowed)], ports: BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47789), group: group)
+        #expect(open.status == .ok)
+        #expect(open.detail == "nftables: no rule drops UDP 47788 or 239.255.77.88, UDP and TCP 47790 (pairing) or TCP 47789 (state stream)")
+    }
+
+    @Test("Every port: drops of TCP ports are problems even while the self-test passes; iptables gets -I with multiport")
+    func everyPortDropped() {
+        let text = """
+            -P INPUT ACCEPT
+            -A INPUT -p udp -m udp --dport 47788 -j DROP
+            -A INPUT -p tcp -m multiport --dports 47789,47790 -j DROP
+            """
+        let ports = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47789)
+        let readings = [FirewallCheck.Reading(tool: "iptables", rules: text)]
+        let blind = FirewallCheck.finding(readings, ports: ports, group: group)
+        #expect(blind.status == .problem)
+        #expect(blind.detail == "iptables drops UDP 47788: `-A INPUT -p udp -m udp --dport 47788 -j DROP` (in INPUT); "
+            + "iptables drops TCP 47790 (pairing) and TCP 47789 (state stream): `-A INPUT -p tcp -m multiport --dports 47789,47790 -j DROP` (in INPUT)")
+        #expect(blind.fix == "remove those rules, or allow Baton ahead of them: `sudo iptables -I INPUT -p udp --dport 47788 -j ACCEPT` "
+            + "and `sudo iptables -I INPUT -p tcp -m multiport --dports 47789,47790 -j ACCEPT`")
+
+        // The probe came back: UDP 47788's drop becomes a note; the TCP ports stay a problem.
+        let weighed = FirewallCheck.finding(readings, ports: ports, group: group, evidence: .init(probeReturned: true))
+        #expect(weighed.status == .problem)
+        #expect(weighed.detail.hasPrefix("iptables drops TCP 47790 (pairing) and TCP 47789 (state stream)"))
+        #expect(weighed.detail.hasSuffix("; iptables has `-A INPUT -p udp -m udp --dport 47788 -j DROP` (in INPUT), but the "
+            + "self-test's probe came back through the firewall, so that rule does not stop Baton here"))
+        #expect(weighed.fix == "remove that rule, or allow Baton ahead of it: "
+            + "`sudo iptables -I INPUT -p tcp -m multiport --dports 47789,47790 -j ACCEPT`")
+        #expect(FirewallCheck.suggestedStreamPort(every) == 47789)
+    }
+
     @Test("Rules that cannot be read make the check skipped, and say why")
     func unreadable() {
         let finding = FirewallCheck.finding(
             [.init(tool: "nftables", failure: "needs root: Operation not permitted")], port: port, group: group)
         #expect(finding.status == .skipped)
         #expect(finding.detail.contains("nftables: needs root: Operation not permitted"))
-        #expect(finding.fix == "look for a rule on UDP 47788: `sudo nft list ruleset` or `sudo iptables -S`")
+        #expect(finding.fix == "look for rules on UDP 47788: `sudo nft list ruleset` or `sudo iptables -S`")
         let half = FirewallCheck.finding(
             [.init(tool: "nftables", rules: ""), .init(tool: "iptables", failure: "needs root")], port: port, group: group)
         #expect(half.status == .ok)

@@ -30,12 +30,12 @@ public struct DoctorCheck: Sendable {
         InterfaceCheck.others(context.interfaces, chosen: context.chosenInterface)
     }
 
-    /// Rules of nftables and iptables on Baton's port and group. The self-test weighs the
-    /// finding again once it knows what got through (`DoctorContext.weighFirewall`).
+    /// Rules of nftables and iptables on every port Baton uses and the group. The self-test
+    /// weighs the finding again once it knows what got through (`DoctorContext.weighFirewall`).
     public static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
         let readings = FirewallCheck.read()
         context.firewallReadings = readings
-        return FirewallCheck.finding(readings, port: context.configuration.port, group: context.configuration.group)
+        return FirewallCheck.finding(readings, ports: context.ports, group: context.configuration.group)
     }
 
     /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
@@ -90,6 +90,8 @@ public struct DoctorCheck: Sendable {
 @MainActor
 public final class DoctorContext {
     public let configuration: MulticastConfiguration
+    /// Every port Baton uses here: the datagram port, pairing's, and the state stream's.
+    public let ports: [BatonPort]
     public let keyFile: String?
     public let environment: [String: String]
     public let listenSeconds: Double
@@ -115,11 +117,15 @@ public final class DoctorContext {
 
     private var multicastRun: MulticastRun?
 
+    /// `streamPort` is the state stream's TCP port (`--stream-port`, 0: any free one at each
+    /// start); `pairingPort` that of `baton pair`.
     public init(
         configuration: MulticastConfiguration, interfaceSource: String?, keyFile: String?,
-        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1
+        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1,
+        streamPort: Int = 0, pairingPort: Int = Pairing.defaultPort
     ) {
         self.configuration = configuration
+        self.ports = BatonPort.all(datagrams: configuration.port, pairing: pairingPort, stream: streamPort)
         self.interfaceSource = interfaceSource
         self.keyFile = keyFile
         self.environment = environment
@@ -151,7 +157,7 @@ public final class DoctorContext {
         guard let readings = firewallReadings,
               let index = findings.firstIndex(where: { $0.name == FirewallCheck.name }) else { return }
         findings[index] = FirewallCheck.finding(
-            readings, port: configuration.port, group: configuration.group, evidence: run.evidence)
+            readings, ports: ports, group: configuration.group, evidence: run.evidence)
     }
 
     /// Runs `checks` in order.
