@@ -5,6 +5,9 @@ import HandoffWire
 /// `.failed` or `.unreachable` nothing more comes, and the stream ends once the session's
 /// sockets are closed (its last frame, an ABORT or STORED, written first).
 public enum PairingEvent: Equatable, Sendable {
+    /// Joiner: a HELLO came from `host` (an IPv4 address), and the session is connecting to
+    /// it at TCP `port`. The pairing's time limit bounds the connecting too.
+    case found(host: String, port: Int)
     /// Both sides derived the code: show it and ask the person (then call `answer(_:)`).
     /// `peerName` is the other side's claimed name, not yet made safe to print.
     case code(String, peerName: String)

@@ -39,9 +39,11 @@ extension PairingSession {
         return true
     }
 
-    /// Joiner: connects to the sharer at `target` and sends COMMIT; fails with the sentence to print.
+    /// Joiner: connects to the sharer at `target` and sends COMMIT; fails with the sentence to
+    /// print. It gives up at the pairing's deadline, as the rest of the pairing does.
     func connect(to target: SocketAddress) -> EventLoopFuture<Void> {
         let timeLeft = max(deadline - .now(), .milliseconds(1))
+        connecting = target
         return ClientBootstrap(group: loop)
             .connectTimeout(timeLeft)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -52,10 +54,13 @@ extension PairingSession {
             }
             .connect(to: target)
             .flatMapErrorThrowing { error in
+                self.connecting = nil
+                if case ChannelError.connectTimeout = error { throw PairingSetupError(self.noAnswer(from: target)) }
                 let place = "\(target.ipAddress ?? "?"):\(target.port ?? 0)"
                 throw PairingSetupError("Cannot reach `baton pair` at \(place): \(Self.reason(for: error)).")
             }
             .map { channel in
+                self.connecting = nil
                 guard !self.ended else {
                     channel.close(promise: nil)
                     return

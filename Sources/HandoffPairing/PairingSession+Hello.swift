@@ -110,6 +110,7 @@ extension PairingSession {
             guard let ip = source.ipAddress, let target = try? SocketAddress(ipAddress: ip, port: Int(hello.port)) else {
                 return
             }
+            continuation.yield(.found(host: ip, port: Int(hello.port)))
             connect(to: target).whenFailure { error in
                 self.end(.unreachable((error as? PairingSetupError)?.description ?? "\(error)"))
             }

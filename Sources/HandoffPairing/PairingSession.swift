@@ -54,6 +54,8 @@ public final class PairingSession: @unchecked Sendable {
     var connection: (any Channel)?
     /// Joiner: the pairing id of the HELLO it answered.
     var chosenPairing: [UInt8]?
+    /// Joiner: where it is connecting, until the connection is made or has failed.
+    var connecting: SocketAddress?
     /// Sharer: the HELLO socket closed under it and is being opened again.
     var reopeningHello = false
     var helloTimer: RepeatedTask?
@@ -158,7 +160,17 @@ public final class PairingSession: @unchecked Sendable {
 
     func timedOut() {
         guard !ended else { return }
+        // Still connecting: say where nothing answered, not only that time ran out.
+        if connection == nil, let target = connecting { return end(.unreachable(noAnswer(from: target))) }
         apply(machine.timedOut())
+    }
+
+    /// The sentence for a connection to `target` that got no answer within the time limit.
+    func noAnswer(from target: SocketAddress) -> String {
+        let seconds = settings.timeout == settings.timeout.rounded() ? String(Int(settings.timeout)) : String(settings.timeout)
+        let port = target.port ?? settings.port
+        return "Cannot reach `baton pair` at \(target.ipAddress ?? "?"):\(port): no answer within \(seconds) s "
+            + "(a firewall there may drop TCP \(port); `baton doctor` there checks)."
     }
 
     /// The last event: stop the clocks, then close every socket once its last write is out.

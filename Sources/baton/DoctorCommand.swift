@@ -16,8 +16,11 @@ struct DoctorCommand: AsyncParsableCommand {
               interfaces        which interfaces can do multicast, and which
                                 one Baton joins (--interface or the kernel's)
               other interfaces  a VPN, Docker or VM interface taking the group
-              firewall          nftables / iptables rules that drop UDP 47788
-                                (read only as root)
+              firewall          nftables / iptables rules that drop UDP 47788,
+                                pairing's UDP and TCP 47790, or the state
+                                stream's TCP port (--stream-port; any free
+                                one by default); read only as root, and
+                                outranked by the self-test and listening
               group key         the key file is there, yours, mode 0600
                                 (or BATON_KEY holds a usable key)
               multicast self-test
@@ -61,7 +64,8 @@ struct DoctorCommand: AsyncParsableCommand {
             : (configuration.interface != nil ? MulticastConfiguration.interfaceVariable : nil)
         let context = DoctorContext(
             configuration: configuration, interfaceSource: interfaceSource, keyFile: network.keyFile,
-            environment: environment, listenSeconds: listen)
+            environment: environment, listenSeconds: listen,
+            streamPort: try network.stateStreamPort(environment: environment))
         context.relay = try network.relayConfiguration(environment: environment)
         let report = await context.run(DoctorCheck.standard + (context.relay == nil ? [] : [DoctorCheck.relay]))
         let output = json ? report.json() : report.text(unicode: Self.unicodeTerminal(environment))

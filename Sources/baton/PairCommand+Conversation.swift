@@ -28,6 +28,8 @@ extension PairCommand {
         var outcome: Bool?
         for await input in inputs {
             switch input {
+            case .event(.found(let host, let port)):
+                say("Found `baton pair` at \(host); connecting to its TCP port \(port)…")
             case .event(.code(let code, let peerName)):
                 say("Pairing with \(PeerText.visible(peerName)).")
                 say("Code: \(code)")

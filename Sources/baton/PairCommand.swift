@@ -46,7 +46,7 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How the other machine sees you (default: user@host).", valueName: "name"))
     var name: String?
 
-    @Option(help: ArgumentHelp("Give up after this many seconds, answers included.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Give up after this many seconds, connecting and answers included.", valueName: "seconds"))
     var timeout: Double = Pairing.defaultTimeout
 
     func validate() throws {
@@ -65,6 +65,10 @@ struct PairCommand: AsyncParsableCommand {
         let settings = PairingSession.Settings(
             port: port, group: config.group, interface: config.interface, peer: peer, timeout: timeout)
         let kept = KeptOld()
+        if let peer {
+            // Connecting is part of start(), and takes up to --timeout when nothing answers.
+            Self.say("Connecting to `baton pair` at \(peer)…")
+        }
         let session = PairingSession(role: role, name: myName, settings: settings) { key in
             do {
                 kept.path = try key.replaceKeepingOld(at: keyPath)

@@ -107,6 +107,80 @@ struct DoctorLabTests {
             "\(result.output)")
         #expect(lines.last == "First thing to try: remove that rule, or allow Baton ahead of it: "
             + "`sudo nft insert rule inet doctor input udp dport 47788 accept`")
+
+        // Its fix, as printed: the accept goes ahead of the drop, and doctor says so.
+        try Command.run(lab.command(host: 1, ["nft", "insert", "rule", "inet", "doctor", "input", "udp", "dport", "47788", "accept"]))
+        let (fixed, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let after = fixed.output.split(separator: "\n").map(String.init)
+        #expect(fixed.status == 0, "after the fix, doctor said:\n\(fixed.output)\(fixed.errorOutput)")
+        #expect(after.contains { $0.hasPrefix("✓ firewall: nftables") }, "\(fixed.output)")
+        #expect(after.contains { $0.hasPrefix("✓ multicast self-test: a probe to 239.255.77.88:47788") }, "\(fixed.output)")
+    }
+
+    @Test("A drop in a chain nothing jumps to: the rule text says drop, the self-test says it passes; the self-test wins, exit 0")
+    func selfTestOutranksRuleText() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        for command in [
+            ["nft", "add", "table", "inet", "doctor"],
+            ["nft", "add", "chain", "inet", "doctor", "unused"],
+            ["nft", "add", "rule", "inet", "doctor", "unused", "udp", "dport", "47788", "drop"],
+        ] {
+            try Command.run(lab.command(host: 1, command))
+        }
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 0, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains("! firewall: nftables has `udp dport 47788 drop` (in inet doctor unused), but the self-test's "
+            + "probe came back through the firewall, so that rule does not stop Baton here"), "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("✓ multicast self-test: ") }, "\(result.output)")
+        #expect(lines.last?.hasPrefix("Nothing wrong found.") == true, "\(result.output)")
+    }
+
+    @Test("A default deny that allows only UDP 47788: pairing and the state stream are named, with one fix for each port; allowed, and the stream port fixed, exit 0")
+    func defaultDenyAllowsOnlyDatagrams() throws {
+        let lab = try Self.labOrSkip(hosts: 1)
+        defer { lab.down() }
+        let insert = ["nft", "insert", "rule", "inet", "filter", "input"]
+        for command in [
+            ["nft", "add", "table", "inet", "filter"],
+            ["nft", "add", "chain", "inet", "filter", "input", "{ type filter hook input priority 0; policy drop; }"],
+            ["nft", "add", "rule", "inet", "filter", "input", "ct", "state", "established,related", "accept"],
+            ["nft", "add", "rule", "inet", "filter", "input", "udp", "dport", "47788", "accept"],
+        ] {
+            try Command.run(lab.command(host: 1, command))
+        }
+        let (result, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(result.status == 1, "doctor said:\n\(result.output)\(result.errorOutput)")
+        #expect(lines.contains { $0.hasPrefix("✓ multicast self-test: ") }, "UDP 47788 passes:\n\(result.output)")
+        #expect(lines.contains("✗ firewall: nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "UDP and TCP 47790 (pairing) or the state stream's TCP port (any free one at each start)"), "\(result.output)")
+        let fix = [
+            "First thing to try: allow them: `sudo nft insert rule inet filter input udp dport 47790 accept` and ",
+            "`sudo nft insert rule inet filter input tcp dport { 47789, 47790 } accept` (or `sudo ufw allow 47790` and ",
+            "`sudo ufw allow 47789/tcp`); and keep the state stream on that port: `baton --stream-port 47789` ",
+            "(or BATON_STREAM_PORT=47789)",
+        ].joined()
+        #expect(lines.last == fix, "\(result.output)")
+
+        // The fix, as printed: every port allowed; the stream port fixed by flag or variable.
+        try Command.run(lab.command(host: 1, insert + ["udp", "dport", "47790", "accept"]))
+        try Command.run(lab.command(host: 1, insert + ["tcp", "dport", "{ 47789, 47790 }", "accept"]))
+        let (flag, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5", "--stream-port", "47789"])
+        #expect(flag.status == 0, "with --stream-port 47789:\n\(flag.output)")
+        #expect(flag.output.contains("✓ firewall: nftables: no rule drops UDP 47788 or 239.255.77.88, UDP and TCP 47790 (pairing) "
+            + "or TCP 47789 (state stream)"), "\(flag.output)")
+        let (variable, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"], environment: ["BATON_STREAM_PORT": "47789"])
+        #expect(variable.status == 0, "with BATON_STREAM_PORT=47789:\n\(variable.output)")
+
+        // Without it, the state stream still takes any free port: only that is left to fix.
+        let (random, _) = try Self.doctor(lab, host: 1, ["--listen", "0.5"])
+        #expect(random.status == 1, "\(random.output)")
+        #expect(random.output.contains("✗ firewall: nftables drops incoming traffic by default (inet filter input) and no rule "
+            + "allows the state stream's TCP port (any free one at each start)"), "\(random.output)")
+        #expect(random.output.contains("First thing to try: run baton with `--stream-port 47789` (or BATON_STREAM_PORT=47789): "
+            + "the firewall already allows TCP 47789"), "\(random.output)")
     }
 
     @Test("No multicast route: exit 1, 'no route to 239.255.77.88' and the `ip route add` to fix it; no key: exit 1")

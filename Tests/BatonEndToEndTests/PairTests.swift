@@ -150,6 +150,37 @@ struct PairEndToEndTests {
         }
     }
 
+    @Test("The sharer's TCP 47790 dropped: the joiner says whom it found and that it is connecting, and --timeout 5 ends it within 5 s")
+    func tcpDropped() throws {
+        try Stage.run(hosts: 2) { stage in
+            let (path, before) = try Self.randomKeyFile(stage, "a")
+            let joinerKey = try Self.keyPath(stage, "b")
+            for command in [
+                ["nft", "add", "table", "inet", "pair"],
+                ["nft", "add", "chain", "inet", "pair", "input", "{ type filter hook input priority 0; }"],
+                ["nft", "add", "rule", "inet", "pair", "input", "tcp", "dport", "47790", "drop"],
+            ] {
+                try Command.run(stage.lab.command(host: 1, command))
+            }
+            let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", path, "--timeout", "30"])
+            try a.waitForScreen(containing: "Waiting for `baton pair --join`")
+            let started = Date()
+            // Wide enough that the closing sentence is one row.
+            let b = try stage.tmux.start(
+                "b", namespace: stage.lab.namespace(host: 2),
+                command: [stage.baton, "pair", "--join", "--key-file", joinerKey, "--timeout", "5"], without: ["BATON_KEY"],
+                width: 200)
+            try b.waitForScreen(containing: "Found `baton pair` at 10.77.0.11; connecting to its TCP port 47790…")
+            #expect(try b.waitForExit(timeout: 10) == 1)
+            let elapsed = Date().timeIntervalSince(started)
+            #expect(elapsed < 8, "the joiner took \(elapsed) s with --timeout 5")
+            try b.waitForScreen(containing: "Cannot reach `baton pair` at 10.77.0.11:47790: no answer within 5 s "
+                + "(a firewall there may drop TCP 47790; `baton doctor` there checks).")
+            #expect(!FileManager.default.fileExists(atPath: joinerKey))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
     @Test("--peer reaches the sharer without a HELLO; an unanswered prompt times out on both sides with status 1")
     func peerAndTimeout() throws {
         try Stage.run(hosts: 2) { stage in

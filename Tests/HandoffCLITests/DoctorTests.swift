@@ -81,6 +81,11 @@ struct DoctorInterfaceTests {
 struct DoctorFirewallTests {
     let port = 47788
     let group = "239.255.77.88"
+    let udp = BatonPort(.udp, 47788, .datagrams)
+
+    func nft(_ rule: String) -> FirewallRuleset.PortState {
+        FirewallRuleset.nftables("table ip t {\n chain c {\n  \(rule)\n }\n}").state(of: udp, group: group)
+    }
 
     let nftDrop = """
         table inet filter {
@@ -95,8 +100,8 @@ struct DoctorFirewallTests {
 
     @Test("nftables: a drop on the port is named with its table and chain, and the fix inserts an accept there")
     func nftablesDrop() {
-        let scan = FirewallCheck.scanNftables(nftDrop, port: port, group: group)
-        #expect(scan.blocking == [.init(rule: "udp dport 47788 counter packets 3 bytes 300 drop", place: "inet filter input")])
+        let state = FirewallRuleset.nftables(nftDrop).state(of: udp, group: group)
+        #expect(state == .dropped(rule: "udp dport 47788 counter packets 3 bytes 300 drop", place: "inet filter input"))
         let finding = FirewallCheck.finding([.init(tool: "nftables", rules: nftDrop)], port: port, group: group)
         #expect(finding.status == .problem)
         #expect(finding.detail == "nftables drops UDP 47788: `udp dport 47788 counter packets 3 bytes 300 drop` (in inet filter input)")
@@ -107,18 +112,112 @@ struct DoctorFirewallTests {
     func nftablesMatching() {
         let blocking = [
             "udp dport { 53, 47788 } drop", "udp dport 47000-48000 reject", "ip daddr 239.255.77.88 drop",
-            "ip daddr 224.0.0.0/4 drop", "th dport 47788 drop",
+            "ip daddr 224.0.0.0/4 drop", "th dport 47788 drop", "meta l4proto { tcp, udp } th dport 47788 reject",
+            "udp dport {47000-47799} counter packets 0 bytes 0 drop",
         ]
         for rule in blocking {
-            let text = "table ip t {\n chain c {\n  \(rule)\n }\n}"
-            #expect(FirewallCheck.scanNftables(text, port: port, group: group).blocking.count == 1, "\(rule)")
+            #expect(nft(rule) == .dropped(rule: rule, place: "ip t c"), "\(rule)")
         }
         let harmless = ["tcp dport 47788 drop", "udp dport 47789 drop", "udp dport 47788 accept", "udp dport 4778 drop",
-                        "udp dport 1-1000 drop", "counter packets 47788 bytes 1 drop"]
+                        "udp dport 1-1000 drop", "counter packets 47788 bytes 1 drop", "udp dport 53 counter packets 47788 bytes 1 drop",
+                        "udp dport != 47788 drop", "udp dport 47788 log prefix \"drop\" accept"]
         for rule in harmless {
-            let text = "table ip t {\n chain c {\n  \(rule)\n }\n}"
-            #expect(FirewallCheck.scanNftables(text, port: port, group: group).blocking.isEmpty, "\(rule)")
+            #expect(nft(rule) == .open, "\(rule)")
         }
+    }
+
+    @Test("Order: an accept ahead of the drop in its chain wins; one after it, or in another base chain, does not")
+    func acceptAheadOfDrop() {
+        // What `sudo nft insert rule inet filter input udp dport 47788 accept` makes of nftDrop.
+        let inserted = nftDrop.replacingOccurrences(
+            of: "ct state established,related accept", with: "udp dport 47788 accept\n\t\tct state established,related accept")
+        #expect(FirewallRuleset.nftables(inserted).state(of: udp, group: group) == .open)
+        let finding = FirewallCheck.finding([.init(tool: "nftables", rules: inserted)], port: port, group: group)
+        #expect(finding.status == .ok, "\(finding)")
+
+        // What `sudo nft add rule …` makes of it: appended after the drop, it is never reached.
+        let appended = nftDrop.replacingOccurrences(
+            of: "bytes 300 drop", with: "bytes 300 drop\n\t\tudp dport 47788 accept")
+        #expect(FirewallRuleset.nftables(appended).state(of: udp, group: group)
+            == .dropped(rule: "udp dport 47788 counter packets 3 bytes 300 drop", place: "inet filter input"))
+
+        // Each base chain on the hook decides for itself: an accept in another one does not help.
+        let twoTables = nftDrop + "\ntable inet other {\n\tchain input {\n\t\ttype filter hook input priority 10; policy accept;\n\t\tudp dport 47788 accept\n\t}\n}"
+        #expect(FirewallRuleset.nftables(twoTables).state(of: udp, group: group) != .open)
+
+        // An accept for the group only lets multicast through, not the port's unicast.
+        let groupOnly = nftDrop.replacingOccurrences(
+            of: "tcp dport 22 accept", with: "ip daddr 239.255.77.88 accept")
+        #expect(FirewallRuleset.nftables(groupOnly).state(of: udp, group: group) != .open)
+        // A drop of the group after an accept of the port: the port's accept came first.
+        #expect(FirewallRuleset.nftables("table ip t {\n chain c {\n  udp dport 47788 accept\n  ip daddr 239.255.77.88 drop\n }\n}")
+            .state(of: udp, group: group) == .open)
+
+        let iptables = "-P INPUT ACCEPT\n-A INPUT -p udp -m udp --dport 47788 -j ACCEPT\n-A INPUT -p udp -m udp --dport 47788 -j DROP"
+        #expect(FirewallRuleset.iptables(iptables).state(of: udp, group: group) == .open)
+        let after = "-P INPUT ACCEPT\n-A INPUT -p udp -m udp --dport 47788 -j DROP\n-A INPUT -p udp -m udp --dport 47788 -j ACCEPT"
+        #expect(FirewallRuleset.iptables(after).state(of: udp, group: group) != .open)
+    }
+
+    @Test("The self-test and what is heard outrank the rule text: a drop they contradict is a warning without a fix, a default deny nothing")
+    func evidenceOutranksRules() {
+        let readings = [FirewallCheck.Reading(tool: "nftables", rules: nftDrop)]
+        #expect(FirewallCheck.finding(readings, port: port, group: group, evidence: .none).status == .problem)
+        let probe = FirewallCheck.finding(readings, port: port, group: group, evidence: .init(probeReturned: true))
+        #expect(probe.status == .warning)
+        #expect(probe.fix == nil)
+        #expect(probe.detail == "nftables has `udp dport 47788 counter packets 3 bytes 300 drop` (in inet filter input), "
+            + "but the self-test's probe came back through the firewall, so that rule does not stop Baton here")
+        let heard = FirewallCheck.finding(readings, port: port, group: group, evidence: .init(heardOthers: true))
+        #expect(heard.status == .warning)
+        #expect(heard.detail.hasSuffix("but datagrams from other machines arrived on UDP 47788, so that rule does not stop Baton here"))
+        #expect(DoctorReport(findings: [heard]).exitStatus == 0)
+        #expect(DoctorReport(findings: [heard]).text(unicode: true).hasSuffix("\nNothing wrong found."))
+
+        let closed = "table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t}\n}"
+        let policy = [FirewallCheck.Reading(tool: "nftables", rules: closed)]
+        #expect(FirewallCheck.finding(policy, port: port, group: group).status == .warning)
+        #expect(FirewallCheck.finding(policy, port: port, group: group, evidence: .init(probeReturned: true)).status == .ok)
+    }
+
+    @Test("Default deny: a bare drop at the end of an input chain closes what no rule ahead of it allows; an address-wide accept or one in a jumped-to chain counts")
+    func defaultDeny() {
+        let bare = """
+            table inet filter {
+            	chain input {
+            		type filter hook input priority filter; policy accept;
+            		ct state established,related accept
+            		iifname "lo" accept
+            		udp dport 47788 accept
+            		counter packets 9 bytes 900 reject with icmpx admin-prohibited
+            	}
+            }
+            """
+        let ruleset = FirewallRuleset.nftables(bare)
+        #expect(ruleset.state(of: udp, group: group) == .open)
+        #expect(ruleset.state(of: BatonPort(.tcp, 47790, .pairing), group: group) == .closedByDefault(place: "inet filter input"))
+        #expect(ruleset.state(of: BatonPort(.tcp, nil, .stateStream), group: group) == .closedByDefault(place: "inet filter input"))
+        // An accept after the bare reject is never reached.
+        let late = bare.replacingOccurrences(of: "admin-prohibited", with: "admin-prohibited\n\t\ttcp dport 47790 accept")
+        #expect(FirewallRuleset.nftables(late).state(of: BatonPort(.tcp, 47790, .pairing), group: group) != .open)
+        // The whole LAN accepted: every port, a random one too.
+        let lan = bare.replacingOccurrences(of: "udp dport 47788 accept", with: "ip saddr 192.168.1.0/24 accept")
+        #expect(FirewallRuleset.nftables(lan).state(of: BatonPort(.tcp, nil, .stateStream), group: group) == .open)
+        #expect(FirewallRuleset.nftables(lan).state(of: udp, group: group) == .open)
+
+        // ufw's way: INPUT drops by default and jumps to a chain that accepts the port.
+        let ufw = """
+            -P INPUT DROP
+            -N ufw-user-input
+            -A INPUT -j ufw-user-input
+            -A INPUT -i lo -j ACCEPT
+            -A ufw-user-input -p udp -m udp --dport 47788 -j ACCEPT
+            """
+        let jumped = FirewallRuleset.iptables(ufw)
+        #expect(jumped.state(of: udp, group: group) == .open)
+        #expect(jumped.state(of: BatonPort(.tcp, 47790, .pairing), group: group) == .closedByDefault(place: "INPUT"))
+        #expect(FirewallRuleset.iptables("-P INPUT ACCEPT\n-A INPUT -j REJECT --reject-with icmp-host-prohibited")
+            .state(of: udp, group: group) == .closedByDefault(place: "INPUT"))
     }
 
     @Test("nftables: an input policy drop with no accept for Baton is a warning; an accept for the port clears it")
@@ -149,17 +248,95 @@ struct DoctorFirewallTests {
             -A INPUT -p tcp -m tcp --dport 47788 -j DROP
             -A INPUT -p udp -m udp --dport 47788 -j REJECT --reject-with icmp-port-unreachable
             """
-        let scan = FirewallCheck.scanIptables(text, port: port, group: group)
-        #expect(scan.blocking.map(\.place) == ["INPUT"])
+        #expect(FirewallRuleset.iptables(text).state(of: udp, group: group) == .dropped(
+            rule: "-A INPUT -p udp -m udp --dport 47788 -j REJECT --reject-with icmp-port-unreachable", place: "INPUT"))
         let finding = FirewallCheck.finding([.init(tool: "iptables", rules: text)], port: port, group: group)
         #expect(finding.status == .problem)
         #expect(finding.fix == "remove that rule, or allow Baton ahead of it: `sudo iptables -I INPUT -p udp --dport 47788 -j ACCEPT`")
-        #expect(FirewallCheck.scanIptables("-A INPUT -p udp -m multiport --dports 5353,47788 -j DROP", port: port, group: group).blocking.count == 1)
-        #expect(FirewallCheck.scanIptables("-A INPUT -d 239.255.77.88/32 -j DROP", port: port, group: group).blocking.count == 1)
+        for rule in ["-A INPUT -p udp -m multiport --dports 5353,47788 -j DROP", "-A INPUT -d 239.255.77.88/32 -j DROP",
+                     "-A INPUT -p udp -m udp --dport 47000:48000 -j DROP"] {
+            #expect(FirewallRuleset.iptables(rule).state(of: udp, group: group) == .dropped(rule: rule, place: "INPUT"), "\(rule)")
+        }
+        #expect(FirewallRuleset.iptables("-A INPUT -p udp -m udp ! --dport 47788 -j DROP").state(of: udp, group: group) == .open)
         let closed = "-P INPUT DROP\n-A INPUT -p tcp --dport 22 -j ACCEPT"
         #expect(FirewallCheck.finding([.init(tool: "iptables", rules: closed)], port: port, group: group).status == .warning)
         let allowed = closed + "\n-A INPUT -p udp -m udp --dport 47788 -j ACCEPT"
         #expect(FirewallCheck.finding([.init(tool: "iptables", rules: allowed)], port: port, group: group).status == .ok)
+    }
+
+    let every = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 0)
+    let onlyDatagrams = """
+        table inet filter {
+        	chain input {
+        		type filter hook input priority filter; policy drop;
+        		ct state established,related accept
+        		iifname "lo" accept
+        		udp dport 47788 accept
+        	}
+        }
+        """
+
+    @Test("Every port: a default deny that allows only UDP 47788 is a problem naming pairing and the state stream, with one insert per protocol")
+    func everyPort() {
+        let readings = [FirewallCheck.Reading(tool: "nftables", rules: onlyDatagrams)]
+        let finding = FirewallCheck.finding(readings, ports: every, group: group)
+        #expect(finding.status == .problem)
+        #expect(finding.detail == "nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "UDP and TCP 47790 (pairing) or the state stream's TCP port (any free one at each start)")
+        let fix = [
+            "allow them: `sudo nft insert rule inet filter input udp dport 47790 accept` and ",
+            "`sudo nft insert rule inet filter input tcp dport { 47789, 47790 } accept` ",
+            "(or `sudo ufw allow 47790` and `sudo ufw allow 47789/tcp`); ",
+            "and keep the state stream on that port: `baton --stream-port 47789` (or BATON_STREAM_PORT=47789)",
+        ].joined()
+        #expect(finding.fix == fix)
+
+        // With the stream's port fixed, it is named as a port.
+        let fixed = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47800)
+        let named = FirewallCheck.finding(readings, ports: fixed, group: group)
+        #expect(named.detail.hasSuffix("no rule allows UDP and TCP 47790 (pairing) or TCP 47800 (state stream)"))
+        #expect(named.fix?.contains("`sudo nft insert rule inet filter input tcp dport { 47790, 47800 } accept`") == true)
+        #expect(named.fix?.contains("--stream-port") == false)
+
+        // Everything allowed but the stream's port left to chance: fixing it to an allowed port is all.
+        let allowed = onlyDatagrams.replacingOccurrences(
+            of: "udp dport 47788 accept", with: "udp dport { 47788, 47790 } accept\n\t\ttcp dport { 47789, 47790 } accept")
+        let chance = FirewallCheck.finding([.init(tool: "nftables", rules: allowed)], ports: every, group: group)
+        #expect(chance.status == .problem)
+        #expect(chance.detail == "nftables drops incoming traffic by default (inet filter input) and no rule allows "
+            + "the state stream's TCP port (any free one at each start)")
+        #expect(chance.fix == "run baton with `--stream-port 47789` (or BATON_STREAM_PORT=47789): the firewall already allows TCP 47789")
+        let open = FirewallCheck.finding(
+            [.init(tool: "nftables", rules: allowed)], ports: BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47789), group: group)
+        #expect(open.status == .ok)
+        #expect(open.detail == "nftables: no rule drops UDP 47788 or 239.255.77.88, UDP and TCP 47790 (pairing) or TCP 47789 (state stream)")
+    }
+
+    @Test("Every port: drops of TCP ports are problems even while the self-test passes; iptables gets -I with multiport")
+    func everyPortDropped() {
+        let text = """
+            -P INPUT ACCEPT
+            -A INPUT -p udp -m udp --dport 47788 -j DROP
+            -A INPUT -p tcp -m multiport --dports 47789,47790 -j DROP
+            """
+        let ports = BatonPort.all(datagrams: 47788, pairing: 47790, stream: 47789)
+        let readings = [FirewallCheck.Reading(tool: "iptables", rules: text)]
+        let blind = FirewallCheck.finding(readings, ports: ports, group: group)
+        #expect(blind.status == .problem)
+        #expect(blind.detail == "iptables drops UDP 47788: `-A INPUT -p udp -m udp --dport 47788 -j DROP` (in INPUT); "
+            + "iptables drops TCP 47790 (pairing) and TCP 47789 (state stream): `-A INPUT -p tcp -m multiport --dports 47789,47790 -j DROP` (in INPUT)")
+        #expect(blind.fix == "remove those rules, or allow Baton ahead of them: `sudo iptables -I INPUT -p udp --dport 47788 -j ACCEPT` "
+            + "and `sudo iptables -I INPUT -p tcp -m multiport --dports 47789,47790 -j ACCEPT`")
+
+        // The probe came back: UDP 47788's drop becomes a note; the TCP ports stay a problem.
+        let weighed = FirewallCheck.finding(readings, ports: ports, group: group, evidence: .init(probeReturned: true))
+        #expect(weighed.status == .problem)
+        #expect(weighed.detail.hasPrefix("iptables drops TCP 47790 (pairing) and TCP 47789 (state stream)"))
+        #expect(weighed.detail.hasSuffix("; iptables has `-A INPUT -p udp -m udp --dport 47788 -j DROP` (in INPUT), but the "
+            + "self-test's probe came back through the firewall, so that rule does not stop Baton here"))
+        #expect(weighed.fix == "remove that rule, or allow Baton ahead of it: "
+            + "`sudo iptables -I INPUT -p tcp -m multiport --dports 47789,47790 -j ACCEPT`")
+        #expect(FirewallCheck.suggestedStreamPort(every) == 47789)
     }
 
     @Test("Rules that cannot be read make the check skipped, and say why")
@@ -168,7 +345,7 @@ struct DoctorFirewallTests {
             [.init(tool: "nftables", failure: "needs root: Operation not permitted")], port: port, group: group)
         #expect(finding.status == .skipped)
         #expect(finding.detail.contains("nftables: needs root: Operation not permitted"))
-        #expect(finding.fix == "look for a rule on UDP 47788: `sudo nft list ruleset` or `sudo iptables -S`")
+        #expect(finding.fix == "look for rules on UDP 47788: `sudo nft list ruleset` or `sudo iptables -S`")
         let half = FirewallCheck.finding(
             [.init(tool: "nftables", rules: ""), .init(tool: "iptables", failure: "needs root")], port: port, group: group)
         #expect(half.status == .ok)
@@ -227,6 +404,9 @@ struct DoctorReportTests {
         let lost = finding(.lost(seconds: 1))
         #expect(lost.status == .problem)
         #expect(lost.detail.contains("a firewall drops UDP 47788"))
+        // `insert`: an accept added after the drop (`nft add rule`) is never reached.
+        #expect(lost.fix == "allow Baton's port ahead of any rule that drops it: "
+            + "`sudo nft insert rule inet filter input udp dport 47788 accept` (or `sudo ufw allow 47788/udp`)")
         let noJoin = finding(.startFailed("Could not join multicast group 239.255.77.88 on the kernel's default interface (No such device, errno 19); …"))
         #expect(noJoin.detail == "no route to 239.255.77.88: the group cannot be joined")
         #expect(noJoin.fix?.hasPrefix("add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`") == true)

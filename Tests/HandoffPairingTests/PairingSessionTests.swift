@@ -92,6 +92,13 @@ struct PairingSessionTests {
         let joinerEvents = await Self.events(joiner, answering: true)
         #expect(await sharerEvents.last == .paired(peerName: "joiner"))
         #expect(joinerEvents.last == .paired(peerName: "sharer"))
+        // The host is the HELLO's source address: on loopback, whichever address the kernel gave it.
+        guard case .found(let host, port) = joinerEvents.first else {
+            Issue.record("the joiner did not say whom it found before the code: \(joinerEvents)")
+            return
+        }
+        let address = try SocketAddress(ipAddress: host, port: 0)
+        #expect(address.protocol == .inet, "\(host) is an IPv4 address")
         #expect(stored.key == Self.key)
     }
 
@@ -156,6 +163,60 @@ struct PairingSessionTests {
         #expect(await Self.events(joiner, answering: nil).isEmpty)
     }
 
+    /// A TCP listener on 127.0.0.1 that never accepts, its queue full: a connection to it gets
+    /// no answer (the kernel drops the SYN), as behind a firewall that drops the port. Filled
+    /// until a connection of its own times out; close the channels after.
+    static func unanswering(port: Int) async throws -> [any Channel] {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 0)
+            .serverChannelOption(.autoRead, value: false)
+            .bind(host: "127.0.0.1", port: port).get()
+        var channels: [any Channel] = [server]
+        for _ in 0..<16 {
+            do {
+                channels.append(try await ClientBootstrap(group: group).connectTimeout(.milliseconds(300))
+                    .connect(host: "127.0.0.1", port: port).get())
+            } catch ChannelError.connectTimeout {
+                return channels
+            }
+        }
+        for channel in channels { try? await channel.close() }
+        throw ChannelError.connectPending
+    }
+
+    @Test("--peer that does not answer: start() gives up at --timeout, saying where and that nothing answered")
+    func unansweredPeer() async throws {
+        let port = try await Self.freePort()
+        let blackHole = try await Self.unanswering(port: port)
+        defer { for channel in blackHole { channel.close(promise: nil) } }
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)", timeout: 0.5)
+        let started = ContinuousClock.now
+        await #expect(throws: PairingSetupError("Cannot reach `baton pair` at 127.0.0.1:\(port): no answer within 0.5 s "
+            + "(a firewall there may drop TCP \(port); `baton doctor` there checks).")) {
+            try await joiner.start()
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test("A HELLO whose sender does not answer on TCP: the joiner says whom it found, then gives up at --timeout")
+    func unansweredHello() async throws {
+        let port = try await Self.freePort()
+        let blackHole = try await Self.unanswering(port: port)
+        defer { for channel in blackHole { channel.close(promise: nil) } }
+        let joiner = Self.joiner(port: port, peer: nil, timeout: 1)
+        try await joiner.start()
+        let started = ContinuousClock.now
+        try await Self.foreignHello(to: port)
+        let events = await Self.events(joiner, answering: nil)
+        #expect(events == [
+            .found(host: "127.0.0.1", port: port),
+            .unreachable("Cannot reach `baton pair` at 127.0.0.1:\(port): no answer within 1 s "
+                + "(a firewall there may drop TCP \(port); `baton doctor` there checks)."),
+        ])
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
     @Test("A sharer whose TCP port is taken does not start, and the one holding it goes on undisturbed")
     func portTaken() async throws {
         let port = try await Self.freePort()
@@ -214,7 +275,7 @@ extension PairingSessionTests {
         let sharer = Self.sharer(port: port)
         try await sharer.start()
         var joinerEvents = joiner.events.makeAsyncIterator()
-        guard case .code = await joinerEvents.next() else {
+        guard case .found = await joinerEvents.next(), case .code = await joinerEvents.next() else {
             Issue.record("the joiner showed no code")
             return
         }

@@ -30,10 +30,12 @@ public struct DoctorCheck: Sendable {
         InterfaceCheck.others(context.interfaces, chosen: context.chosenInterface)
     }
 
-    /// Rules of nftables and iptables on Baton's port and group.
+    /// Rules of nftables and iptables on every port Baton uses and the group. The self-test
+    /// weighs the finding again once it knows what got through (`DoctorContext.weighFirewall`).
     public static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
-        FirewallCheck.finding(
-            FirewallCheck.read(), port: context.configuration.port, group: context.configuration.group)
+        let readings = FirewallCheck.read()
+        context.firewallReadings = readings
+        return FirewallCheck.finding(readings, ports: context.ports, group: context.configuration.group)
     }
 
     /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
@@ -46,6 +48,7 @@ public struct DoctorCheck: Sendable {
     /// A probe through the kernel to the group and back.
     public static let selfTest = DoctorCheck(name: MulticastCheck.selfTestName) { context in
         let run = await context.multicast()
+        context.weighFirewall(against: run)
         return MulticastCheck.selfTest(
             run.selfTest, group: context.configuration.group, port: context.configuration.port,
             interface: run.interface ?? context.chosenInterface, suggestedLAN: InterfaceCheck.suggestedLAN(context.interfaces))
@@ -87,6 +90,8 @@ public struct DoctorCheck: Sendable {
 @MainActor
 public final class DoctorContext {
     public let configuration: MulticastConfiguration
+    /// Every port Baton uses here: the datagram port, pairing's, and the state stream's.
+    public let ports: [BatonPort]
     public let keyFile: String?
     public let environment: [String: String]
     public let listenSeconds: Double
@@ -107,13 +112,20 @@ public final class DoctorContext {
     /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
     public var relay: RelayConfiguration?
 
+    /// What the firewall check read, kept to weigh it against the multicast run.
+    public var firewallReadings: [FirewallCheck.Reading]?
+
     private var multicastRun: MulticastRun?
 
+    /// `streamPort` is the state stream's TCP port (`--stream-port`, 0: any free one at each
+    /// start); `pairingPort` that of `baton pair`.
     public init(
         configuration: MulticastConfiguration, interfaceSource: String?, keyFile: String?,
-        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1
+        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1,
+        streamPort: Int = 0, pairingPort: Int = Pairing.defaultPort
     ) {
         self.configuration = configuration
+        self.ports = BatonPort.all(datagrams: configuration.port, pairing: pairingPort, stream: streamPort)
         self.interfaceSource = interfaceSource
         self.keyFile = keyFile
         self.environment = environment
@@ -139,6 +151,15 @@ public final class DoctorContext {
         return run
     }
 
+    /// The firewall's finding again, now that `run` says what got through: the self-test and
+    /// what was heard outrank the reading of rule text, so a reading they contradict is no problem.
+    func weighFirewall(against run: MulticastRun) {
+        guard let readings = firewallReadings,
+              let index = findings.firstIndex(where: { $0.name == FirewallCheck.name }) else { return }
+        findings[index] = FirewallCheck.finding(
+            readings, ports: ports, group: configuration.group, evidence: run.evidence)
+    }
+
     /// Runs `checks` in order.
     public func run(_ checks: [DoctorCheck]) async -> DoctorReport {
         for check in checks {
@@ -157,6 +178,14 @@ public struct MulticastRun: Sendable {
     }
 
     public var selfTest: SelfTestOutcome
+
+    /// What got through the firewall: the probe, or any datagram from another machine.
+    public var evidence: FirewallCheck.Evidence {
+        let returned = if case .returned = selfTest { true } else { false }
+        let heard = tally.map { !$0.peers.isEmpty || $0.otherKey + $0.otherRejections + $0.unread > 0 } ?? false
+        return FirewallCheck.Evidence(probeReturned: returned, heardOthers: heard)
+    }
+
     /// The interface the transport joined, when it started.
     public var interface: String?
     /// What listening heard, or nil when it could not listen.

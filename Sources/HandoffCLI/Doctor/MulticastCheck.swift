@@ -131,8 +131,9 @@ public enum MulticastCheck {
             return DoctorFinding(name: selfTestName, status: .problem,
                 detail: "a probe to \(target) did not come back within \(milliseconds(seconds)) ms: "
                     + "a firewall drops UDP \(port), or multicast does not loop back here",
-                fix: "allow Baton's port: `sudo nft add rule inet filter input udp dport \(port) accept` "
-                    + "(or `sudo ufw allow \(port)/udp`)")
+                // `insert`, not `add`: an accept appended after the rule that drops the port is never reached.
+                fix: "allow Baton's port ahead of any rule that drops it: "
+                    + "`sudo nft insert rule inet filter input udp dport \(port) accept` (or `sudo ufw allow \(port)/udp`)")
         }
     }
 
