@@ -59,7 +59,7 @@ enum ContinuePanel {
                 if let part { amounts += " · " + part }
             }
         } else {
-            amounts = amounts.isEmpty ? "Connecting…" : "Connecting… · " + amounts
+            amounts = TransferText.connecting(total: state.amounts?.total)
         }
         if width < percentColumns + 4 { bar = TransferText.percent(state.progress?.fraction ?? 0) }
         // (keep: lower stays longer, text, style), in the order drawn.

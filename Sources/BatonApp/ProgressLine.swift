@@ -5,6 +5,9 @@ import TerminalUI
 /// before the UI opens: what to write for each progress report, redrawn in place with a
 /// carriage return, and cleared when the fetch is over.
 ///
+/// Before the first byte the line says it is connecting, as the progress overlay does
+/// ("Connecting… · 0 bytes of 2.2 MB · from alice@laptop · Esc cancels"), so a source that
+/// does not answer leaves no blank terminal while the fetch tries again.
 /// Nothing is drawn for a fetch that is over within `BatonApp.continueOverlayDelay`. When
 /// stderr is not a terminal nothing is redrawn; a fetch that took longer leaves one summary
 /// line ("Fetched 16 MB from alice@laptop in 2.3 s").
@@ -23,9 +26,23 @@ public struct ProgressLine: Sendable {
     /// The newest report.
     public private(set) var last: TransferProgress?
 
-    public init(isTerminal: Bool, width: Int) {
+    /// What the line ends with when there is room, e.g. "Esc cancels".
+    public var hint: String?
+
+    public init(isTerminal: Bool, width: Int, hint: String? = nil) {
         self.isTerminal = isTerminal
         self.width = width
+        self.hint = hint
+    }
+
+    /// The fetch of `total` bytes from `peerName` has run for `elapsed` without a report: once
+    /// that is `BatonApp.continueOverlayDelay`, returns the connecting line to write (once; a
+    /// report replaces it), else nil.
+    public mutating func waiting(elapsed: Duration, total: Int?, peerName: String) -> String? {
+        guard isTerminal, last == nil, drawnColumns == 0, elapsed >= BatonApp.continueOverlayDelay else { return nil }
+        let text = TransferText.connectingLine(total: total, peerName: peerName, hint: hint, width: max(1, width - 1))
+        drawnColumns = text.columns
+        return "\r" + text
     }
 
     /// Whether a line is on the terminal now.
@@ -38,7 +55,7 @@ public struct ProgressLine: Sendable {
         let complete = progress.received >= progress.total
         if let drawnAt, progress.elapsed - drawnAt < Self.redrawInterval, !complete { return nil }
         drawnAt = progress.elapsed
-        let text = TransferText.line(progress, width: max(1, width - 1))
+        let text = TransferText.line(progress, width: max(1, width - 1), hint: hint)
         let columns = text.columns
         // Blanks over what a longer line before left behind.
         let padding = max(0, drawnColumns - columns)

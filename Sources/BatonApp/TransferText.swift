@@ -46,16 +46,34 @@ public enum TransferText {
         count > 0 ? "resumed \(count)×" : nil
     }
 
+    /// What a continue says before its first byte: "Connecting… · 0 bytes of 2.2 MB", or
+    /// "Connecting…" when the size is not known.
+    public static func connecting(total: Int?) -> String {
+        total.map { "Connecting… · " + amounts(received: 0, total: $0) } ?? "Connecting…"
+    }
+
+    /// The line before the first byte, at most `width` columns:
+    /// "Connecting… · 0 bytes of 2.2 MB · from alice@laptop · Esc cancels". When it does not
+    /// fit, the hint goes first, then the source; what is left is cut with "…".
+    public static func connectingLine(total: Int?, peerName: String, hint: String? = nil, width: Int) -> String {
+        guard width > 0 else { return "" }
+        var parts = [connecting(total: total), source(peerName)] + (hint.map { [$0] } ?? [])
+        while parts.count > 1, parts.joined(separator: " · ").columns > width { parts.removeLast() }
+        return parts.joined(separator: " · ").truncated(toColumns: width)
+    }
+
     /// The progress line, at most `width` columns:
-    /// "████████░░░░░░░░  42% · 6.7 MB of 16 MB · 35 MB/s · from alice@laptop".
-    /// When it does not fit, the bar shrinks (to 8 cells) if that is enough; else the rate goes
-    /// first, then the resumes, the source and the amounts; what is left is cut with "…".
-    public static func line(_ progress: TransferProgress, width: Int) -> String {
+    /// "████████░░░░░░░░  42% · 6.7 MB of 16 MB · 35 MB/s · from alice@laptop", then `hint`
+    /// ("Esc cancels") when one is given.
+    /// When it does not fit, the bar shrinks (to 8 cells) if that is enough; else the hint goes
+    /// first, then the rate, the resumes, the source and the amounts; what is left is cut with "…".
+    public static func line(_ progress: TransferProgress, width: Int, hint: String? = nil) -> String {
         guard width > 0 else { return "" }
         var parts: [(keep: Int, text: String)] = [(4, amounts(received: progress.received, total: progress.total))]
         if let rate = rate(progress.bytesPerSecond) { parts.append((1, rate)) }
         if let resumes = resumes(progress.resumes) { parts.append((2, resumes)) }
         parts.append((3, source(progress.peerName)))
+        if let hint { parts.append((0, hint)) }
         let percent = percent(progress.fraction)
         func render(bar barWidth: Int) -> String {
             let head = bar(progress.fraction, width: barWidth) + " " + String(repeating: " ", count: 4 - percent.count) + percent

@@ -144,6 +144,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             case .sendFailed, .datagramTooLarge:
                 break  // one destination or one datagram: the transport's status says what is left
             }
+        case .otherKeyHeard(let sources):
+            logger.notice("datagrams under another group key from \(sources.map(PeerText.visible).joined(separator: ", "))")
         case .transportChanged(let status):
             logger.notice("network: \(status)")
             if case .offline = model.status.network {} else { inbox.yield(.network(Self.networkState(status))) }

@@ -58,10 +58,8 @@ extension ActivityCenter {
             do throws(StreamFailure) {
                 let state = try await fetcher.fetch(from: host, port: offer.port, request: request, progress: report)
                 return Self.record(from: state, limit: limit, matching: described)
-            } catch .cancelled {
-                return .failure(.cancelled)
             } catch {
-                return .failure(.transferFailed(peer: peer, reason: error.description))
+                return .failure(Self.fetchFailure(error, peer: peer, host: host, port: offer.port))
             }
         }.valueCancellingWith()
         switch outcome {
@@ -71,6 +69,26 @@ extension ActivityCenter {
         case .failure(let error):
             logger.warning("fetching \(PeerText.visible(described.activityID)) failed: \(error)")
             throw error
+        }
+    }
+
+    /// What a failed fetch from `host:port` is to a person. A source whose state stream never
+    /// brought a byte over TCP is named by its port: that port is what a firewall between the
+    /// machines must let through (it is any free port unless the source fixes it with a stream
+    /// port of its own), so the message says which one to open.
+    nonisolated static func fetchFailure(_ failure: StreamFailure, peer: String, host: String, port: Int) -> HandoffError {
+        switch failure {
+        case .cancelled:
+            return .cancelled
+        case .gaveUp(let connections, 0, _, let lastReason) where !host.hasPrefix("relay:"):
+            return .transferFailed(
+                peer: peer,
+                reason: "its state stream, TCP port \(port) on \(host), did not answer "
+                    + "(\(connections) connections in a row brought no data; last: \(lastReason)). "
+                    + "If it still runs, open TCP port \(port) to that machine (e.g. `sudo ufw allow \(port)/tcp` there), "
+                    + "or start baton there with `--stream-port PORT` and open that port")
+        default:
+            return .transferFailed(peer: peer, reason: failure.description)
         }
     }
 

@@ -28,6 +28,11 @@ public final class ActivityCenter {
         case sendFailed(TransportError)
         /// One of the transport's paths came up or went down (multicast, a relay).
         case transportChanged(TransportStatus)
+        /// Datagrams that did not open under the group key — sealed with another key, or
+        /// altered on the way — came from these addresses (without port), heard for the first
+        /// time. Each address is told once, and `otherKeySources` keeps at most a few in all, so
+        /// a flood of such datagrams cannot flood the listeners.
+        case otherKeyHeard(sources: [String])
     }
 
     public let registry: ActivityTypeRegistry
@@ -44,6 +49,10 @@ public final class ActivityCenter {
     public var directory: PeerDirectory { core.directory }
     /// What was received, as counted so far.
     public var statistics: ReceiveStatistics { core.statistics }
+    /// The addresses (without port) that datagrams under another group key came from, first
+    /// heard first, at most 8: a machine that holds another key is there. Read at once from the
+    /// receiving side, whether or not the main actor has taken in what arrived.
+    public var otherKeySources: [String] { gate.otherKeySources }
     /// The record last published for the current activity.
     public var lastPublished: ActivityRecord? { core.lastPublished }
     /// Datagrams handed to the transport.
@@ -171,6 +180,10 @@ public final class ActivityCenter {
         absorbDue = nil
         let batch = gate.take()
         guard !batch.isEmpty else { return }
+        if !batch.otherKeySources.isEmpty {
+            logger.notice("datagrams under another group key from \(batch.otherKeySources.joined(separator: ", "))")
+            emit(.otherKeyHeard(sources: batch.otherKeySources))
+        }
         perform(core.receive(batch, now: clock.now))
         reschedule()
     }

@@ -59,7 +59,9 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
         case .descriptionTooLarge(let bytes, let limit):
             return "The activity's description is \(bytes) bytes without its userInfo, over the \(limit)-byte datagram limit; shorten its title or keywords."
         case .transferFailed(let peer, let reason):
-            return "Could not fetch the activity from \(peer): \(reason). Nothing was restored."
+            // A reason that is a sentence of its own (a `StreamFailure`'s) already ends with its period.
+            let ended = reason.hasSuffix(".") ? reason : reason + "."
+            return "Could not fetch the activity from \(peer): \(ended) Nothing was restored."
         case .cancelled:
             return "The continue was cancelled; nothing was restored."
         case .invalidWebpageURL(let url):

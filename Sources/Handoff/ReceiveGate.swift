@@ -12,13 +12,20 @@ import HandoffWire
 /// refresh: coalesced per activity and picked up lazily (within `ReceiveGate.lazyDelay`, or
 /// at the next urgent hand-over, or before anything expires). Only what changes the picture
 /// — a new activity or revision, WITHDRAW, QUERY, CONTINUED — asks for the main actor at
-/// once, and one wake-up carries everything queued by then. Rejected datagrams only count.
+/// once, and one wake-up carries everything queued by then. Rejected datagrams only count,
+/// but for one: the first datagram under another group key from an address not heard before
+/// asks for the main actor lazily, so a person can be told that a machine with another key is
+/// there (`ActivityCenter.Event.otherKeyHeard`). The addresses kept are bounded, so a flood of
+/// such datagrams, from however many addresses, wakes the main actor a bounded number of times.
 final class ReceiveGate: Sendable {
     /// How long a queued refresh may wait for the main actor.
     static let lazyDelay: Duration = .milliseconds(250)
     /// A repeat heard after this much silence is handed on at once: its activity may have
     /// been forgotten meanwhile.
     static let silenceBeforeUrgent: TimeInterval = 1.5
+    /// The most addresses kept that datagrams under another group key came from; later ones are
+    /// counted only.
+    static let otherKeySourceLimit = 8
 
     /// One accepted datagram whose message may change something.
     struct Arrival {
@@ -36,8 +43,10 @@ final class ReceiveGate: Sendable {
         var arrivals: [Arrival] = []
         /// The newest repeat of each activity, by activity id.
         var refreshes: [String: Arrival] = [:]
+        /// Addresses heard for the first time sending datagrams that failed authentication.
+        var otherKeySources: [String] = []
 
-        var isEmpty: Bool { statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty }
+        var isEmpty: Bool { statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty && otherKeySources.isEmpty }
     }
 
     /// What `offer` made of a datagram: how to wake the center, and whether it was accepted.
@@ -79,6 +88,8 @@ final class ReceiveGate: Sendable {
         var senders: SenderTable
         var known: [String: Known] = [:]
         var pending = Batch()
+        /// Every address (without port) heard sending under another key, first heard first.
+        var otherKeySources: [String] = []
         var urgentWakeAsked = false
         var lazyWakeAsked = false
     }
@@ -126,9 +137,17 @@ final class ReceiveGate: Sendable {
             }
             decoded = try codec.decode(datagram.bytes, now: now)
         } catch {
+            let otherKeySource = error == .authenticationFailed ? datagram.source.map(Self.host(of:)) : nil
             return state.withLock { s in
                 s.pending.statistics.count(error)
-                return nil
+                guard let otherKeySource, s.otherKeySources.count < Self.otherKeySourceLimit,
+                    !s.otherKeySources.contains(otherKeySource)
+                else { return nil }
+                s.otherKeySources.append(otherKeySource)
+                s.pending.otherKeySources.append(otherKeySource)
+                guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
+                s.lazyWakeAsked = true
+                return .soon
             }
         }
         let digest = decoded.message.published?.record.digest
@@ -235,6 +254,21 @@ final class ReceiveGate: Sendable {
             s.urgentWakeAsked = true
             return .now
         }
+    }
+
+    /// The addresses (without port) that datagrams under another group key came from, first
+    /// heard first, at most `otherKeySourceLimit`.
+    var otherKeySources: [String] { state.withLock { $0.otherKeySources } }
+
+    /// `10.77.0.12` from `10.77.0.12:47788`, `fe80::1` from `[fe80::1]:47788`; a relay's
+    /// `relay:…` and a name without a port stay as they are.
+    static func host(of source: String) -> String {
+        if source.hasPrefix("relay:") { return source }
+        if source.hasPrefix("["), let end = source.firstIndex(of: "]") {
+            return String(source[source.index(after: source.startIndex)..<end])
+        }
+        guard let colon = source.lastIndex(of: ":"), source.firstIndex(of: ":") == colon else { return source }
+        return String(source[..<colon])
     }
 
     /// Everything queued since the last call; later offers ask for a new wake-up.

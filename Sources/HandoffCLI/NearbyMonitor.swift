@@ -17,6 +17,8 @@ public final class NearbyMonitor {
     private let write: (String) -> Void
     private var known: [String: NearbyActivity] = [:]
     private var lastStatistics = ReceiveStatistics()
+    /// Addresses already said to send under another key.
+    private var otherKeySources: [String] = []
     private var tasks: [Task<Void, Never>] = []
 
     public init(center: ActivityCenter, format: Format, write: @escaping (String) -> Void) {
@@ -37,6 +39,7 @@ public final class NearbyMonitor {
                 switch event {
                 case .nearbyChanged: self.refresh()
                 case .transportChanged(let status): self.write(Self.networkLine(status, format: self.format, at: Date()))
+                case .otherKeyHeard(let sources): self.otherKeyHeard(sources)
                 default: break
                 }
             }
@@ -74,6 +77,18 @@ public final class NearbyMonitor {
         }
         for old in gone { emit("gone", old, label: labels[old.id]) }
         known = current
+    }
+
+    /// Says that datagrams under another key came from `sources`: what to do the first time,
+    /// then only the addresses not said before (the center tells each address once, and only a
+    /// few in all), with the counters, which now show the `authenticationFailed` ones.
+    public func otherKeyHeard(_ sources: [String]) {
+        let new = sources.filter { !otherKeySources.contains($0) }
+        guard !new.isEmpty else { return }
+        let first = otherKeySources.isEmpty
+        otherKeySources += new
+        write(KeyAdvice.monitorLine(new: new, all: otherKeySources, first: first, format: format, at: Date()))
+        printStatisticsIfChanged()
     }
 
     public func printStatisticsIfChanged() {

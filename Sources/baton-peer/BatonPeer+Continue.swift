@@ -47,7 +47,7 @@ extension BatonPeer {
                 let printProgress = progress
                 let started = ContinuousClock.now
                 let activity: UserActivity
-                do {
+                do throws(HandoffError) {
                     activity = try await session.center.continueActivity(
                         type: type, from: from, timeout: .milliseconds(Int(wait * 1000))
                     ) { report in
@@ -62,7 +62,9 @@ extension BatonPeer {
                         }
                     }
                 } catch {
-                    throw CommandFailure("\(error)")
+                    // Nothing found may be a key no other machine shares: say so, and what to do.
+                    throw CommandFailure(KeyAdvice.continueFailed(
+                        error, otherKeySources: session.center.otherKeySources, keySource: session.keySource))
                 }
                 let elapsed = ContinuousClock.now - started
                 if let saveText {

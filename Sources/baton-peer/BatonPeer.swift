@@ -145,6 +145,8 @@ extension BatonPeer {
                             printLine("send failed: \(reason)")
                         case .transportChanged(let status):
                             printLine("network: \(status)")
+                        case .otherKeyHeard(let sources):
+                            printLine("other key: \(KeyAdvice.otherKey(sources))")
                         case .nearbyChanged:
                             break
                         }

@@ -5,8 +5,10 @@ import NCursesBackend
 
 /// `--continue-activity` before the UI opens: finds the activity and continues it, with a
 /// progress line on stderr while a large record is fetched (`ProgressLine`: only after
-/// 200 ms, redrawn in place on a terminal, cleared before the UI starts). Ctrl-C or SIGTERM
-/// stops it with nothing restored and no UI.
+/// 200 ms, redrawn in place on a terminal, cleared before the UI starts). Until the first byte
+/// the line says it is connecting, as the in-app overlay does, so a source whose state stream
+/// does not answer leaves no blank terminal. Esc (`EscapeKeyWatch`), Ctrl-C or SIGTERM stops it
+/// with nothing restored and no UI.
 @MainActor
 enum ContinueAtLaunch {
     enum Outcome {
@@ -24,12 +26,30 @@ enum ContinueAtLaunch {
 
     static func run(center: ActivityCenter, type: String?, from peer: String?, timeout: Duration) async -> Outcome {
         let isTerminal = isatty(STDERR_FILENO) == 1
-        let line = Line(ProgressLine(isTerminal: isTerminal, width: NCursesBackend.columns(of: STDERR_FILENO) ?? 80))
         let (outcomes, outcome) = AsyncStream<Outcome>.makeStream()
+        // Esc cancels, as in the app; keys typed meanwhile are dropped, not echoed onto the line.
+        let escape = EscapeKeyWatch { outcome.yield(.failed(.cancelled)) }
+        let line = Line(ProgressLine(
+            isTerminal: isTerminal, width: NCursesBackend.columns(of: STDERR_FILENO) ?? 80,
+            hint: escape == nil ? nil : "Esc cancels"))
+        let write = { (text: String?) in if let text { writeToStandardError(text) } }
         let task = Task { @MainActor in
             do throws(HandoffError) {
-                let activity = try await center.continueActivity(type: type, from: peer, timeout: timeout) { progress in
-                    if let text = line.progress.update(progress) { writeToStandardError(text) }
+                guard let found = await center.findNearby(type: type, from: peer, timeout: timeout) else {
+                    throw HandoffError.notFound(
+                        type: type, peer: peer, waited: timeout, endpoint: center.transport.endpointDescription)
+                }
+                // Until the first byte of a large record: the connecting line, once it is due.
+                let started = ContinuousClock.now
+                let connecting = found.offer == nil ? nil : Task { @MainActor in
+                    try? await Task.sleep(for: BatonApp.continueOverlayDelay)
+                    guard !Task.isCancelled else { return }
+                    write(line.progress.waiting(
+                        elapsed: ContinuousClock.now - started, total: found.stateSize, peerName: found.record.peer.name))
+                }
+                defer { connecting?.cancel() }
+                let activity = try await center.continueActivity(found) { progress in
+                    write(line.progress.update(progress))
                 }
                 outcome.yield(.continued(activity))
             } catch {
@@ -51,9 +71,13 @@ enum ContinueAtLaunch {
             break
         }
         for source in sources { source.cancel() }
+        escape?.stop()
         // Back to the defaults, which the UI's own handlers then replace.
         for signo in interrupts { signal(signo, SIG_DFL) }
-        if case .interrupted = result { task.cancel() }
+        switch result {
+        case .interrupted, .failed(.cancelled): task.cancel()
+        default: break
+        }
         let succeeded = if case .continued = result { true } else { false }
         if let text = line.progress.finish(succeeded: succeeded) { writeToStandardError(text) }
         if case .interrupted = result, isTerminal {

@@ -104,8 +104,10 @@ struct Launch {
                 opening = [.continued(restored, from: peerName ?? "a peer")]
                 logger.info("continued \(PeerText.visible(activity.activityType)) from \(peerName ?? "?")")
             case .failed(let error):
+                // Read before the shutdown: nothing found may be a key no other machine shares.
+                let message = KeyAdvice.continueFailed(error, otherKeySources: center.otherKeySources, keySource: keySource)
                 await center.shutdown()
-                throw CommandFailure("\(error)")
+                throw CommandFailure(message)
             case .interrupted(let signo):
                 // Nothing was restored and no UI was opened: say so, and end as the signal would.
                 logger.info("signal \(signo) while continuing: nothing restored")

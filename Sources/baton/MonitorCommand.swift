@@ -14,7 +14,8 @@ struct MonitorCommand: AsyncParsableCommand {
             not see each other: if nothing appears, check that both use the same key (`baton key`), \
             that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge. \
             Lines starting with # count what arrived: accepted, our own, and rejected by reason \
-            (authenticationFailed usually means another key). An activity too large for one datagram \
+            (authenticationFailed usually means another key; a line starting with \
+            "# another group key" says from which address, and what to do). An activity too large for one datagram \
             shows its size after the revision, e.g. (12 MB), and as "size" in bytes with --json; it is \
             fetched in full only when continued. Ctrl-C stops.
             """)

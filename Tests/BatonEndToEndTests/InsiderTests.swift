@@ -333,7 +333,11 @@ extension LabFaultTests {
                         "--wait", "5", "--name", "e2e-c-\(label)", "--log-file", logFile,
                     ])), environment: LabFaultTests.commandEnvironment, check: false)
                 let logged = (try? Data(contentsOf: URL(fileURLWithPath: logFile))) ?? Data()
+                // The progress line's own carriage returns are Baton's, not peer text: a redraw
+                // starts with one ("\rConnecting…", "\r███░"), the clear is CR, blanks, CR.
                 let printed = result.output.replacingOccurrences(of: "\r\n", with: "\n")
+                    .replacingOccurrences(of: "\r *\r", with: "", options: .regularExpression)
+                    .replacingOccurrences(of: "\r(?=Connecting…|[█░])", with: "", options: .regularExpression)
                 outputs += [("continue \(label): terminal", Data(printed.utf8)),
                             ("continue \(label): stderr", Data(result.errorOutput.utf8)), ("continue \(label): log", logged)]
                 let said = printed + result.errorOutput + String(decoding: logged, as: UTF8.self)
