@@ -196,7 +196,9 @@ struct PairingSessionTests {
             + "(a firewall there may drop TCP \(port); `baton doctor` there checks).")) {
             try await joiner.start()
         }
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Ended by the time limit, not by the kernel's own connect timeout (over 2 minutes); how
+        // close to the limit is the lab test's figure, not a unit test's on a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("A HELLO whose sender does not answer on TCP: the joiner says whom it found, then gives up at --timeout")
@@ -214,7 +216,8 @@ struct PairingSessionTests {
             .unreachable("Cannot reach `baton pair` at 127.0.0.1:\(port): no answer within 1 s "
                 + "(a firewall there may drop TCP \(port); `baton doctor` there checks)."),
         ])
-        #expect(ContinuousClock.now - started < .seconds(4))
+        // Ended by the time limit, not by the kernel's own connect timeout (over 2 minutes).
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("A sharer whose TCP port is taken does not start, and the one holding it goes on undisturbed")
