@@ -120,7 +120,9 @@ struct PairingSessionTests {
     @Test("Nobody answers: the sharer's time limit ends it, and its ABORT 04 ends the joiner")
     func timeLimit() async throws {
         let port = try await Self.freePort()
-        let sharer = Self.sharer(port: port, timeout: 0.5)
+        // Long enough that the joiner, which connects within start(), is in before the limit
+        // even on a loaded machine; the limit is the sharer's, so nothing waits longer than it.
+        let sharer = Self.sharer(port: port, timeout: 3)
         try await sharer.start()
         let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
         try await joiner.start()
@@ -129,7 +131,7 @@ struct PairingSessionTests {
         let joinerEvents = await Self.events(joiner, answering: nil)
         #expect(await sharerEvents.last == .failed(.timedOut))
         #expect(joinerEvents.last == .failed(.otherSideAborted(4)))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("A second connection while one is open: the sharer ends with ABORT 02, and the first joiner hears it")

@@ -2,6 +2,7 @@ import BatonResources
 import Foundation
 import Testing
 @testable import Handoff
+import HandoffTesting
 @testable import PropertyList
 
 @Suite("The declared type registry")
@@ -153,6 +154,32 @@ struct RegistryTests {
         let value = try PropertyListValue(foundationObject: object)
         let baton = Data(BinaryPropertyListWriter().write(value))
         checkAppInfoPlist(try ActivityTypeRegistry(data: baton, path: "app.plist"), path: "app.plist")
+    }
+
+    @MainActor
+    @Test("With an app's Info.plist (binary) as the registry on both sides, its reverse-DNS types are announced and continued")
+    func appInfoPlistHandsOff() async throws {
+        let object = try PropertyListSerialization.propertyList(from: Data(Self.appInfoPlist.utf8), format: nil)
+        let binary = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let registry = try ActivityTypeRegistry(data: binary, path: "app.plist")
+        let network = InMemoryNetwork()
+        let a = makeCenter(on: network, name: "alice@a", registry: registry)
+        let b = makeCenter(on: network, name: "bob@b", registry: registry)
+        let activity = UserActivity(activityType: "com.example.soupchef.order", center: a)
+        activity.title = "Tomato soup"
+        activity.userInfo = ["soup": "tomato", "quantity": 2, "extras": ["croutons"], "toGo": true]
+        try activity.becomeCurrent()
+        let continued = try await b.continueActivity(type: "com.example.soupchef.order", timeout: .seconds(20))
+        #expect(continued.userInfo["soup"] == "tomato")
+        #expect(continued.userInfo["quantity"] == 2)
+        #expect(continued.userInfo["toGo"] == true)
+        #expect(continued.title == "Tomato soup")
+        // A skipped entry is not a type: it cannot be continued.
+        await #expect(throws: HandoffError.self) {
+            try await b.continueActivity(type: "OrderSoupIntent", timeout: .milliseconds(50))
+        }
+        await a.shutdown()
+        await b.shutdown()
     }
 
     @Test("Entries that are not reverse-DNS are told apart in the warning")
