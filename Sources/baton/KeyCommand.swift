@@ -79,7 +79,14 @@ struct KeyCommand: ParsableCommand {
         }
         let (key, source) = try GroupKey.load(keyFile: keyFile)
         print(key.base64)
-        hint("(\(source)) To let another machine see this one, \(KeyInput.howToCopy)")
+        let origin: String
+        switch source {
+        case .created(let path): origin = "A new key, just made in \(path)."
+        case .file(let path): origin = "The key in \(path)."
+        case .environment: origin = "The key in BATON_KEY."
+        case .given: origin = "The key given."
+        }
+        hint("\(origin)\nTo let another machine see this one, \(KeyInput.howToCopy)")
     }
 
     /// Where the replaced key went, and how to put it back.

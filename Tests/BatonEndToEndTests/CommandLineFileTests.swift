@@ -66,6 +66,8 @@ struct CommandLineFileTests {
         // Standard output is the key alone, to pipe; the hints, which suggest standard input, go to stderr.
         let shown = try await Self.run([baton, "key"], environment: a.environment)
         #expect(shown.output == key + "\n")
+        #expect(shown.errorOutput.hasPrefix("The key in \(a.keyFile).\nTo let another machine see this one, run there"),
+            "\(shown.errorOutput)")
         #expect(shown.errorOutput.contains("baton key --import -"))
         #expect(shown.errorOutput.contains("baton key | ssh OTHER baton key --import -"))
         #expect(!shown.errorOutput.contains(key), "a hint repeats the key, which belongs on stdout only")
