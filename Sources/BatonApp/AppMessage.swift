@@ -42,6 +42,8 @@ public enum AppMessage: Equatable, Sendable {
     case fileSaveFailed(String)
     /// The save target exists with other contents: ask before replacing it.
     case saveNeedsConfirmation(path: String)
+    /// The file at `path` is read-only (no write permission); nothing was written.
+    case saveReadOnly(path: String)
     /// The terminal's input ended (it went away): nobody can answer a question, so quit.
     case inputClosed
 }

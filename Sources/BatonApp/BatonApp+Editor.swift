@@ -51,7 +51,7 @@ extension BatonApp {
         case .control("s"):
             return startSave(state, thenQuit: false, &model)
         case .control("o"):
-            model.overlay = .prompt(.saveAs(suggestion: state.fileName))
+            model.overlay = .prompt(.saveAs(suggestion: state.filePath ?? state.fileName))
         default:
             break
         }

@@ -43,7 +43,7 @@ extension BatonApp {
             case .cancel:
                 model.overlay = nil
             }
-        case .replaceFile(let path):
+        case .replaceFile(let path), .replaceReadOnlyFile(let path):
             switch answer {
             case .yes:
                 guard case .editor(let state) = model.session else {
@@ -53,7 +53,7 @@ extension BatonApp {
                 model.overlay = nil
                 let thenQuit = model.pendingSave?.thenQuit ?? false
                 model.pendingSave = PendingSave(path: path, text: state.buffer.text, thenQuit: thenQuit)
-                return [.saveFile(path: path, text: state.buffer.text, replaceExisting: true)]
+                return [.saveFile(path: path, text: state.lineEnding.encode(state.buffer.text), replaceExisting: true)]
             case .no, .cancel:
                 model.overlay = nil
                 model.pendingSave = nil
@@ -110,7 +110,7 @@ extension BatonApp {
         switch prompt.purpose {
         case .saveAs(let thenQuit):
             let name = prompt.field.text.trimmingCharacters(in: .whitespaces)
-            if let problem = FileNames.validate(name) {
+            if let problem = FileNames.validatePath(name) {
                 var refused = prompt
                 refused.problem = problem.description
                 model.overlay = .prompt(refused)

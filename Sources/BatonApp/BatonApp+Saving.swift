@@ -12,7 +12,7 @@ extension BatonApp {
     static func save(_ state: EditorState, to path: String, thenQuit: Bool, _ model: inout AppModel) -> [AppCommand] {
         let text = state.buffer.text
         model.pendingSave = PendingSave(path: path, text: text, thenQuit: thenQuit)
-        return [.saveFile(path: path, text: text, replaceExisting: false)]
+        return [.saveFile(path: path, text: state.lineEnding.encode(text), replaceExisting: false)]
     }
 
     /// The file is written: the editor now belongs to it, and is clean unless edited since.
@@ -41,6 +41,13 @@ extension BatonApp {
     static func saveNeedsConfirmation(path: String, _ model: inout AppModel) -> [AppCommand] {
         guard case .editor = model.session else { return [] }
         model.overlay = .confirm(.replaceFile(path: path))
+        return []
+    }
+
+    /// The file at the path is read-only: ask before writing it anyway.
+    static func saveReadOnly(path: String, _ model: inout AppModel) -> [AppCommand] {
+        guard case .editor = model.session else { return [] }
+        model.overlay = .confirm(.replaceReadOnlyFile(path: path))
         return []
     }
 }

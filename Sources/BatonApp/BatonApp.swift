@@ -78,6 +78,8 @@ public enum BatonApp {
             commands = fileSaveFailed(reason: reason, &model)
         case .saveNeedsConfirmation(let path):
             commands = saveNeedsConfirmation(path: path, &model)
+        case .saveReadOnly(let path):
+            commands = saveReadOnly(path: path, &model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
         }

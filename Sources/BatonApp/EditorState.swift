@@ -12,6 +12,11 @@ public struct EditorState: Equatable, Sendable {
     public var isDirty: Bool
     /// The peer this buffer was continued from, when it came from one.
     public var continuedFrom: String?
+    /// How the file's lines end on disk; saves write this style.
+    public var lineEnding: LineEnding
+    /// Whether the file could not be written when it was opened (no write permission); the
+    /// title says `[read-only]` and a save asks first.
+    public var isReadOnly: Bool
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(
@@ -20,7 +25,9 @@ public struct EditorState: Equatable, Sendable {
         filePath: String? = nil,
         fileName: String? = nil,
         isDirty: Bool = false,
-        continuedFrom: String? = nil
+        continuedFrom: String? = nil,
+        lineEnding: LineEnding = .lf,
+        isReadOnly: Bool = false
     ) {
         self.buffer = buffer
         self.scroll = scroll
@@ -28,12 +35,29 @@ public struct EditorState: Equatable, Sendable {
         self.fileName = fileName ?? filePath.flatMap(FileNames.lastComponent(of:))
         self.isDirty = isDirty
         self.continuedFrom = continuedFrom
+        self.lineEnding = lineEnding
+        self.isReadOnly = isReadOnly
     }
 
     /// A clean editor holding `text` with the cursor at the start, for the file at `filePath`
     /// (nil: a new, unnamed buffer).
-    public init(text: String, filePath: String?, fileName: String? = nil) {
-        self.init(buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName)
+    public init(
+        text: String, filePath: String?, fileName: String? = nil, lineEnding: LineEnding = .lf,
+        isReadOnly: Bool = false
+    ) {
+        self.init(
+            buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName, lineEnding: lineEnding,
+            isReadOnly: isReadOnly)
+    }
+
+    /// The name the title shows: the path as given when it has a folder in it (`docs/notes.txt`,
+    /// `/tmp/notes.txt`), since the base name alone would not say which file it is; otherwise
+    /// `fileName`.
+    public var titleName: String? {
+        if let filePath, filePath.contains("/"), !filePath.hasPrefix("./") || filePath.dropFirst(2).contains("/") {
+            return filePath
+        }
+        return fileName
     }
 
     /// Where Ctrl-S saves without asking: `filePath`, or else `fileName` in the current directory

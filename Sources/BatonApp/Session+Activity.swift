@@ -38,6 +38,7 @@ extension Session {
                 "cursorColumn": .integer(state.buffer.cursor.column),
             ]
             if let fileName = state.fileName { info["fileName"] = .string(fileName) }
+            if state.lineEnding == .crlf { info["lineEnding"] = .string(LineEnding.crlf.rawValue) }
             return info
         }
     }
@@ -49,7 +50,8 @@ extension Session {
     /// reduced to a safe base name (`"../../etc/passwd"` → `"passwd"`; `""`, `"."`, `".."` → none),
     /// `filePath` stays nil, so Ctrl-S saves to that base name in the current directory (asking
     /// first when a different file is there) or asks for a name. The continued buffer counts as
-    /// unsaved here unless it is empty. `peer`, the name shown as where it came from, is kept
+    /// unsaved here unless it is empty. `lineEnding` `"crlf"` makes saves write `\r\n`; anything
+    /// else, or none, `\n`. `peer`, the name shown as where it came from, is kept
     /// made visible (`PeerText.visible`).
     public init?(activityType: String, userInfo: [String: PropertyListValue], from peer: String?) {
         switch activityType {
@@ -67,7 +69,8 @@ extension Session {
                 filePath: nil,
                 fileName: userInfo["fileName"]?.stringValue.flatMap(FileNames.safeBaseName(of:)),
                 isDirty: !buffer.isEmpty,
-                continuedFrom: peer.map(PeerText.visible)))
+                continuedFrom: peer.map(PeerText.visible),
+                lineEnding: userInfo["lineEnding"]?.stringValue == LineEnding.crlf.rawValue ? .crlf : .lf))
         default:
             return nil
         }

@@ -266,8 +266,8 @@ public struct TextBuffer: Equatable, Sendable {
         return line.count
     }
 
-    /// The lines of `text`, found by their break bytes (LF, CR LF, CR: each a grapheme of its
-    /// own, so a break never falls inside a character) and then cut into characters.
+    /// The lines of `text`, split at LF only (a CR stays in its line; `LineEnding` takes a CRLF
+    /// file's CRs out before the text gets here) and then cut into characters.
     private static func split(_ text: String) -> [[Character]] {
         var lines: [[Character]] = []
         let utf8 = text.utf8
@@ -275,14 +275,13 @@ public struct TextBuffer: Equatable, Sendable {
         var index = start
         while index != utf8.endIndex {
             let byte = utf8[index]
-            guard byte == 10 || byte == 13 else {
+            guard byte == 10 else {
                 index = utf8.index(after: index)
                 continue
             }
             // Through a String: its fast grapheme walk is twice as quick as a Substring's.
             lines.append(Array(String(text[start..<index])))
             index = utf8.index(after: index)
-            if byte == 13, index != utf8.endIndex, utf8[index] == 10 { index = utf8.index(after: index) }
             start = index
         }
         lines.append(Array(String(text[start..<utf8.endIndex])))

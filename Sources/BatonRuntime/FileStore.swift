@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import BatonFiles
+import BatonApp
 
 /// Reads and writes the editor's files; writes are atomic (temporary file, fsync, rename).
 ///
@@ -9,12 +10,30 @@ import BatonFiles
 /// followed, as editors do: reading reads its target, and saving replaces the target (in the
 /// target's folder, keeping its mode) and leaves the link in place. A link that points at
 /// nothing is saved by creating its target, as vim does.
+///
+/// A file its owner may not write (no write bit, or `faccessat` says no to this process) opens
+/// read-only, and saving over it asks first (`.readOnly`), even as root, as vim does. A file
+/// that may be written in a folder that may not (no temporary file can be made there) is
+/// written in place instead: truncated, written and synced, as nano does; that is not atomic,
+/// but it is the only way such a file can be saved at all.
 public struct FileStore: Sendable {
     /// What a save did.
     public enum Outcome: Equatable, Sendable {
         case saved
         /// The file exists with other contents and the caller did not say to replace it.
         case needsConfirmation
+        /// The file is read-only and the caller did not say to replace it; nothing was written.
+        case readOnly
+    }
+
+    /// A file as the editor opens it.
+    public struct Opened: Equatable, Sendable {
+        /// The text, with `\n` between lines (a CRLF file's `\r\n` become `\n`).
+        public var text: String
+        /// How the file's lines end on disk.
+        public var lineEnding: LineEnding
+        /// Whether this process may not write the file (see `FileStore`).
+        public var isReadOnly: Bool
     }
 
     /// Why a file could not be read or written.
@@ -53,6 +72,28 @@ public struct FileStore: Sendable {
         return text
     }
 
+    /// A file opened for editing: its text with the line-ending style taken out
+    /// (`LineEnding.decode`), and whether it is read-only; nil when there is no file. Refuses
+    /// what `read` refuses.
+    public func open(path: String) throws(Failure) -> Opened? {
+        let bytes: [UInt8]
+        let readOnly: Bool
+        do throws(RegularFile.Problem) {
+            let file = try RegularFile(openingForReading: path)
+            bytes = try file.readAll(limit: sizeLimit)
+            readOnly = file.permissions & 0o222 == 0 || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0
+        } catch .missing {
+            return nil
+        } catch {
+            throw failure(error, path: path, doing: "read")
+        }
+        guard String(data: Data(bytes), encoding: .utf8) != nil else {
+            throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
+        }
+        let (text, ending) = LineEnding.decode(bytes)
+        return Opened(text: text, lineEnding: ending, isReadOnly: readOnly)
+    }
+
     /// Writes `text` to `path` atomically (`AtomicFile`): a replaced file keeps its mode, a
     /// new one gets 0644. Unless `replaceExisting`, an existing file with other contents is
     /// left alone and `.needsConfirmation` returned. When `path` is a symbolic link, its final
@@ -70,11 +111,30 @@ public struct FileStore: Sendable {
         if lstat(target, &info) == 0, let kind = RegularFile.kind(of: info.st_mode) {
             throw failure(.notRegular(kind: kind), path: path, doing: "save")
         }
+        let folder = RegularFile.folder(of: target)
+        var folderInfo = stat()
+        if stat(folder, &folderInfo) != 0 {
+            let reason = errno == ENOENT ? "there is no folder \(folder)" : RegularFile.Problem.reason(errno)
+            throw Failure(description: "Cannot save \(path): \(reason).")
+        } else if folderInfo.st_mode & S_IFMT != S_IFDIR {
+            throw Failure(description: "Cannot save \(path): \(folder) is not a folder.")
+        }
+        let exists = lstat(target, &info) == 0
+        if !replaceExisting, exists, info.st_mode & 0o222 == 0 || faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0 {
+            return .readOnly
+        }
         if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
             return .needsConfirmation
         }
         do {
             try AtomicFile.write(bytes, to: target)
+        } catch .cannotCreateTemporary(_, let code) where exists && (code == EACCES || code == EPERM) {
+            // The folder may not be written but the file may: write it in place, as nano does.
+            do {
+                try AtomicFile.overwrite(bytes, at: target)
+            } catch {
+                throw Failure(description: "Cannot save \(path): \(error.reason).")
+            }
         } catch {
             throw Failure(description: "Cannot save \(path): \(error.reason).")
         }

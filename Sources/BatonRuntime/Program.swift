@@ -199,6 +199,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 switch try files.save(path: path, text: text, replaceExisting: replace) {
                 case .saved: inbox.yield(.fileSaved(path: path))
                 case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
+                case .readOnly: inbox.yield(.saveReadOnly(path: path))
                 }
             } catch {
                 inbox.yield(.fileSaveFailed(error.description))

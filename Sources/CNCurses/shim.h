@@ -88,6 +88,28 @@ static inline int baton_put_wide(WINDOW *window, int y, int x, const wchar_t *co
     return mvwadd_wch(window, y, x, &cell);
 }
 
+/// Writes a whole grapheme cluster into one ncurses cell at row `y`, column `x`.
+///
+/// `setcchar` keeps only the first spacing character and the non-spacing ones
+/// after it, so a cluster with more spacing scalars (an Indic conjunct such as
+/// "स्ते", a skin tone "👍🏽", a ZWJ family "👨‍👩‍👧") would lose them. The rest of
+/// the cluster, at most `CCHARW_MAX` code points in all, is copied into the
+/// cell's `chars` array after `setcchar` has built it: ncurses takes the cell's
+/// width from its first character and writes every code point of the cell
+/// when it updates the terminal.
+static inline int baton_put_cluster(WINDOW *window, int y, int x, const wchar_t *codepoints,
+                                    int count, attr_t attributes, short pair) {
+    cchar_t cell;
+    wchar_t first[2] = { codepoints[0], 0 };
+    if (count < 1 || setcchar(&cell, first, attributes, pair, NULL) == ERR) {
+        return ERR;
+    }
+    for (int i = 1; i < count && i < CCHARW_MAX; i++) {
+        cell.chars[i] = codepoints[i];
+    }
+    return mvwadd_wch(window, y, x, &cell);
+}
+
 /// The most code points one ncurses cell holds.
 static inline int baton_cchar_max(void) { return CCHARW_MAX; }
 

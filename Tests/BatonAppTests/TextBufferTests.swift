@@ -4,11 +4,12 @@ import TerminalUI
 
 @Suite("TextBuffer")
 struct TextBufferTests {
-    @Test("Text splits at \\n, \\r\\n and \\r and joins with \\n")
+    @Test("Text splits at \\n only, a \\r staying in its line, and joins with \\n")
     func lineBreaks() {
         let buffer = TextBuffer(text: "a\r\nb\rc\nd")
-        #expect(buffer.lineCount == 4)
-        #expect(buffer.text == "a\nb\nc\nd")
+        #expect(buffer.lineCount == 3)
+        #expect(buffer.lines[0] == ["a", "\r"])
+        #expect(buffer.text == "a\r\nb\rc\nd")
         #expect(TextBuffer().isEmpty)
         #expect(TextBuffer().lineCount == 1)
     }
