@@ -78,6 +78,10 @@ extension BatonApp {
             return []
         case .enter:
             return answerPrompt(prompt, &model)
+        case .control("f"), .control("w"), .function(3):
+            // In the search prompt with nothing typed: look for the last search again.
+            guard prompt.purpose == .search, prompt.field.isEmpty else { return [] }
+            return answerPrompt(prompt, &model)
         case .character(let character):
             guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 return []
@@ -122,6 +126,28 @@ extension BatonApp {
             }
             model.overlay = nil
             return save(state, to: name, thenQuit: thenQuit, &model)
+        case .search:
+            model.overlay = nil
+            guard case .editor(var state) = model.session else { return [] }
+            let typed = prompt.field.text
+            guard let query = typed.isEmpty ? state.lastSearch : typed else { return [] }
+            find(query, &state)
+            model.session = .editor(state)
+            return []
+        case .goToLine:
+            guard case .editor(var state) = model.session else {
+                model.overlay = nil
+                return []
+            }
+            if let problem = goToLine(prompt.field.text, &state) {
+                var refused = prompt
+                refused.problem = problem
+                model.overlay = .prompt(refused)
+                return []
+            }
+            model.overlay = nil
+            model.session = .editor(state)
+            return []
         }
     }
 }

@@ -31,6 +31,10 @@ public enum BatonApp {
         case .tick(let date):
             model.now = date
             if let notice = model.notice, notice.isExpired(at: date) { model.notice = nil }
+            if case .editor(var state) = model.session, state.history.isOpen {
+                state.history.tick(date)
+                model.session = .editor(state)
+            }
             commands = []
         case .nearbyChanged(let items):
             replaceNearby(with: items, &model)

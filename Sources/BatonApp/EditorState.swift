@@ -17,6 +17,19 @@ public struct EditorState: Equatable, Sendable {
     /// Whether the file could not be written when it was opened (no write permission); the
     /// title says `[read-only]` and a save asks first.
     public var isReadOnly: Bool
+    /// What Ctrl-Z undoes and Ctrl-Y redoes.
+    public var history = EditHistory()
+    /// The lines Ctrl-K cut and Ctrl-U pastes.
+    public var cutLines: [String] = []
+    /// Whether the last key was Ctrl-K, so the next one adds its line to `cutLines`.
+    public var isGatheringCut = false
+    /// Whether the last key was Esc, so U undoes (Alt-U arrives as Esc, U).
+    public var isEscapePending = false
+    /// What the last search looked for (Ctrl-F with an empty answer, or F3, looks again).
+    public var lastSearch: String?
+    /// What the last search or go-to found ("3 of 17", "not found"), shown in the status bar
+    /// until the next key.
+    public var findResult: String?
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(

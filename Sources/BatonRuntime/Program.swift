@@ -110,12 +110,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 self.translate(event)
             }
         })
-        // Ages and notices change with time; tick only while something on screen shows one.
+        // Ages and notices change with time, and a pause ends a run of typing: tick only
+        // while the model wants it.
         tasks.append(Task { [weak self, inbox] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self else { return }
-                if self.model.notice != nil || !self.model.nearby.isEmpty { inbox.yield(.tick(Date())) }
+                if self.model.wantsTicks { inbox.yield(.tick(Date())) }
             }
         })
         // What was heard before the UI started (e.g. while continuing at launch).

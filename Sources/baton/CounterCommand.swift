@@ -84,8 +84,11 @@ struct EditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Edit a text file, and continue the edit — text and cursor — in another terminal.",
         discussion: """
-            Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
-            Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
+            Keys: type to insert, Tab for spaces to the next stop; arrows, Home/End, PgUp/PgDn \
+            move; Ctrl-Z (or Alt-U) undoes, Ctrl-Y redoes; Ctrl-F or Ctrl-W searches (F3 again); \
+            Ctrl-K cuts the line, Ctrl-U pastes; Ctrl-G goes to a line; Ctrl-S saves (atomically), \
+            Ctrl-O saves under another name; Ctrl-Q or Ctrl-X quits and asks first about unsaved \
+            changes; Ctrl-N lists what peers offer. The recent undo history travels with the edit. \
             A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
             name in the current folder, asking before replacing a different file (Ctrl-O saves it \
             under another name); so --continue-activity takes no FILE. Only regular \

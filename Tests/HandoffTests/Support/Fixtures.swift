@@ -17,7 +17,7 @@ enum Fixtures {
             "dev.baton.counter": ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]),
             "dev.baton.editing": ActivitySchema(
                 keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string,
-                    "lineEnding": .string],
+                    "lineEnding": .string, "undoHistory": .array],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
         ])
 
