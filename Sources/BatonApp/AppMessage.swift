@@ -6,6 +6,9 @@ import TerminalUI
 public enum AppMessage: Equatable, Sendable {
     /// A key was pressed.
     case key(Key)
+    /// The terminal pasted this text (a bracketed paste): inserted whole, as text, with no
+    /// key bindings applied inside it.
+    case paste(String)
     /// The terminal has a new size.
     case resize(TerminalSize)
     /// Time passed; ages and notices are measured against this date.

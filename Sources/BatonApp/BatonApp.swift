@@ -24,6 +24,8 @@ public enum BatonApp {
         switch message {
         case .key(let key):
             commands = model.isQuitting ? [] : handleKey(key, &model)
+        case .paste(let text):
+            commands = model.isQuitting ? [] : handlePaste(text, &model)
         case .resize(let size):
             model.size = size
             model.keepCursorVisible(afterResize: true)

@@ -26,7 +26,20 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
     private let messages: AsyncStream<AppMessage>
-    let inbox: AsyncStream<AppMessage>.Continuation
+    let inbox: Inbox
+    /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
+    private var keysPosted = 0
+    private var keysTaken = 0
+    /// While a question shows: the keys posted before it was drawn, which must not answer it
+    /// (typed before anyone could read it). See `takeKey`.
+    private var keysBeforeQuestion: Int?
+    /// A `.publish` the loop is holding until what is waiting has been applied: one save
+    /// request per burst of input, however many keys it holds.
+    private var publishDue = false
+    /// Messages applied since the loop last drew; under a stream of input that never pauses
+    /// it still draws after `mostWithoutDrawing` of them.
+    private var appliedSinceDrawing = 0
+    static let mostWithoutDrawing = 1000
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -55,7 +68,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         self.center = center
         self.files = files
         self.logger = logger
-        (messages, inbox) = AsyncStream.makeStream(of: AppMessage.self)
+        let (messages, continuation) = AsyncStream.makeStream(of: AppMessage.self)
+        self.messages = messages
+        inbox = Inbox(continuation)
         model = AppModel(session: session, size: backend.size, status: status, now: Date())
     }
 
@@ -70,9 +85,21 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         if activity == nil, model.handoffOff == nil { startActivity() }
         listen()
         render()
+        // Everything waiting is applied before one draw and one save request: a burst of keys
+        // (a paste into a terminal without bracketed paste, typing while a frame is written)
+        // costs one frame, not one per key.
         for await message in messages {
-            handle(message)
+            inbox.taken()
+            if case .key = message { keysTaken += 1 } else if case .paste = message { keysTaken += 1 }
+            if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
+                continue  // typed before the question was on screen: not an answer
+            }
+            apply(message, deferPublish: true)
             if model.isQuitting { break }
+            appliedSinceDrawing += 1
+            if inbox.waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
+                flush()
+            }
         }
         stop()
     }
@@ -80,21 +107,63 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Handles one message as the loop does: update, then its commands, then draw. What the
     /// commands come to arrives later, through the inbox. Public for tests.
     public func handle(_ message: AppMessage) {
-        let commands = BatonApp.update(&model, message)
-        for command in commands { perform(command) }
+        apply(message, deferPublish: false)
         render()
+    }
+
+    /// Update, then the commands; a `.publish` is held for `flush` when `deferPublish`.
+    private func apply(_ message: AppMessage, deferPublish: Bool) {
+        let commands = BatonApp.update(&model, message)
+        if !isAsking { keysBeforeQuestion = nil }
+        for command in commands {
+            if deferPublish, command == .publish {
+                publishDue = true
+            } else {
+                perform(command)
+            }
+        }
+    }
+
+    /// Performs the held `.publish` and draws. A question drawn for the first time remembers
+    /// the keys posted by then: those were typed before it showed.
+    private func flush() {
+        if publishDue {
+            publishDue = false
+            perform(.publish)
+        }
+        render()
+        if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
+    }
+
+    /// Whether a y/n question is on the screen (or about to be, at the next draw).
+    private var isAsking: Bool {
+        if case .confirm = model.overlay { return true }
+        return false
+    }
+
+    private func isKeyLike(_ message: AppMessage) -> Bool {
+        switch message {
+        case .key, .paste: true
+        default: false
+        }
     }
 
     // MARK: Inputs
 
     private func listen() {
         let keys = backend.events()
-        tasks.append(Task { [inbox, logger] in
+        tasks.append(Task { [weak self, inbox, logger] in
             for await batch in keys {
                 for event in batch {
                     switch event {
-                    case .key(let key): inbox.yield(.key(key))
-                    case .resize(let size): inbox.yield(.resize(size))
+                    case .key(let key):
+                        self?.keysPosted += 1
+                        inbox.yield(.key(key))
+                    case .paste(let text):
+                        self?.keysPosted += 1
+                        inbox.yield(.paste(text))
+                    case .resize(let size):
+                        inbox.yield(.resize(size))
                     }
                 }
             }
@@ -237,6 +306,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     private func render() {
+        appliedSinceDrawing = 0
         let (frame, cursor) = BatonApp.view(model)
         backend.draw(frame, cursor: cursor)
     }
