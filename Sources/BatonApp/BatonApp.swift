@@ -74,12 +74,12 @@ public enum BatonApp {
         case .handoffOff(let reason):
             model.handoffOff = reason
             commands = []
-        case .fileSaved(let path):
-            commands = fileSaved(path: path, &model)
+        case .fileSaved(let path, let stamp):
+            commands = fileSaved(path: path, stamp: stamp, &model)
         case .fileSaveFailed(let reason):
             commands = fileSaveFailed(reason: reason, &model)
-        case .saveNeedsConfirmation(let path):
-            commands = saveNeedsConfirmation(path: path, &model)
+        case .saveNeedsConfirmation(let path, let changedOnDisk):
+            commands = saveNeedsConfirmation(path: path, changedOnDisk: changedOnDisk, &model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
         }

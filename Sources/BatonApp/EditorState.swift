@@ -12,6 +12,9 @@ public struct EditorState: Equatable, Sendable {
     public var isDirty: Bool
     /// The peer this buffer was continued from, when it came from one.
     public var continuedFrom: String?
+    /// The file at `filePath` as it was read or last saved here; nil when none was (a new file,
+    /// a continued session). Ctrl-S replaces it without asking while the disk still matches.
+    public var disk: FileStamp?
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(
@@ -20,7 +23,8 @@ public struct EditorState: Equatable, Sendable {
         filePath: String? = nil,
         fileName: String? = nil,
         isDirty: Bool = false,
-        continuedFrom: String? = nil
+        continuedFrom: String? = nil,
+        disk: FileStamp? = nil
     ) {
         self.buffer = buffer
         self.scroll = scroll
@@ -28,12 +32,13 @@ public struct EditorState: Equatable, Sendable {
         self.fileName = fileName ?? filePath.flatMap(FileNames.lastComponent(of:))
         self.isDirty = isDirty
         self.continuedFrom = continuedFrom
+        self.disk = disk
     }
 
     /// A clean editor holding `text` with the cursor at the start, for the file at `filePath`
     /// (nil: a new, unnamed buffer).
-    public init(text: String, filePath: String?, fileName: String? = nil) {
-        self.init(buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName)
+    public init(text: String, filePath: String?, fileName: String? = nil, disk: FileStamp? = nil) {
+        self.init(buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName, disk: disk)
     }
 
     /// Where Ctrl-S saves without asking: `filePath`, or else `fileName` in the current directory

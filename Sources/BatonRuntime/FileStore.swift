@@ -1,3 +1,4 @@
+import BatonApp
 import Foundation
 import Handoff
 import BatonFiles
@@ -15,6 +16,9 @@ public struct FileStore: Sendable {
         case saved
         /// The file exists with other contents and the caller did not say to replace it.
         case needsConfirmation
+        /// The file the caller expected (`expecting`) is there no more as it was: another
+        /// program changed it; not replaced.
+        case changedOnDisk
     }
 
     /// Why a file could not be read or written.
@@ -38,10 +42,18 @@ public struct FileStore: Sendable {
     /// The text of a file, or nil when there is none. Refuses anything but a regular file, a
     /// file over `sizeLimit` (from its size, before reading), and text that is not UTF-8.
     public func read(path: String) throws(Failure) -> String? {
+        try open(path: path)?.text
+    }
+
+    /// The text of a file and its stamp (size, modification time, digest, from the same read),
+    /// or nil when there is none; refuses what `read` refuses.
+    public func open(path: String) throws(Failure) -> (text: String, stamp: FileStamp)? {
         let bytes: [UInt8]
+        let status: stat
         do throws(RegularFile.Problem) {
             let file = try RegularFile(openingForReading: path)
             bytes = try file.readAll(limit: sizeLimit)
+            status = file.status
         } catch .missing {
             return nil
         } catch {
@@ -50,7 +62,25 @@ public struct FileStore: Sendable {
         guard let text = String(data: Data(bytes), encoding: .utf8) else {
             throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
         }
-        return text
+        return (text, Self.stamp(status, bytes))
+    }
+
+    /// The stamp of what is at `path` now (its final target when a link), or nil when nothing
+    /// readable is.
+    public func stamp(path: String) -> FileStamp? {
+        do throws(RegularFile.Problem) {
+            let file = try RegularFile(openingForReading: path)
+            let bytes = try file.readAll(limit: sizeLimit)
+            return Self.stamp(file.status, bytes)
+        } catch {
+            return nil
+        }
+    }
+
+    static func stamp(_ status: stat, _ bytes: [UInt8]) -> FileStamp {
+        FileStamp(
+            size: bytes.count, modifiedSeconds: Int(status.st_mtim.tv_sec),
+            modifiedNanoseconds: Int(status.st_mtim.tv_nsec), digest: FileStamp.digest(of: bytes))
     }
 
     /// Writes `text` to `path` atomically (`AtomicFile`): a replaced file keeps its mode, a
@@ -58,7 +88,13 @@ public struct FileStore: Sendable {
     /// left alone and `.needsConfirmation` returned. When `path` is a symbolic link, its final
     /// target is written (and created when missing); the link stays. Anything at the target
     /// that is not a regular file is refused and left as it was.
-    public func save(path: String, text: String, replaceExisting: Bool) throws(Failure) -> Outcome {
+    ///
+    /// `expecting`: the file as the editor read or last saved it. While the disk still matches
+    /// it (size, modification time and digest), the file is the editor's own and is replaced
+    /// without asking; when it does not, `.changedOnDisk` is returned and nothing written.
+    public func save(
+        path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil
+    ) throws(Failure) -> Outcome {
         let bytes = Array(text.utf8)
         let target: String
         do {
@@ -71,7 +107,8 @@ public struct FileStore: Sendable {
             throw failure(.notRegular(kind: kind), path: path, doing: "save")
         }
         if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
-            return .needsConfirmation
+            guard let expecting else { return .needsConfirmation }
+            if stamp(path: target) != expecting { return .changedOnDisk }
         }
         do {
             try AtomicFile.write(bytes, to: target)

@@ -263,11 +263,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             startContinue(entry)
         case .cancelContinue:
             cancelContinue()
-        case .saveFile(let path, let text, let replace):
+        case .saveFile(let path, let text, let replace, let expecting):
             do {
-                switch try files.save(path: path, text: text, replaceExisting: replace) {
-                case .saved: inbox.yield(.fileSaved(path: path))
+                switch try files.save(path: path, text: text, replaceExisting: replace, expecting: expecting) {
+                case .saved: inbox.yield(.fileSaved(path: path, stamp: files.stamp(path: path)))
                 case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
+                case .changedOnDisk: inbox.yield(.saveNeedsConfirmation(path: path, changedOnDisk: true))
                 }
             } catch {
                 inbox.yield(.fileSaveFailed(error.description))

@@ -24,7 +24,8 @@ struct Launch {
         guard let file else { return (.editor(EditorState(text: "", filePath: nil)), []) }
         let state: EditorState
         do {
-            state = EditorState(text: try FileStore().read(path: file) ?? "", filePath: file)
+            let opened = try FileStore().open(path: file)
+            state = EditorState(text: opened?.text ?? "", filePath: file, disk: opened?.stamp)
         } catch {
             throw CommandFailure(error.description)
         }
