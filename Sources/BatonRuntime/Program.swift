@@ -22,6 +22,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity that publishes the current session.
     public private(set) var activity: UserActivity?
     private let files: FileStore
+    /// Where recovery copies of unsaved buffers go; nil: none are kept.
+    private let recovery: RecoveryStore?
+    /// The debounced write of the recovery copy, while one is due.
+    private var recoveryWrite: Task<Void, Never>?
+    /// The copy last written (its location), to remove once the buffer is saved or discarded.
+    private var recoveryWritten: String?
+    /// Set when the input closed (the terminal went away): the quit that follows keeps the copy.
+    private var keepRecoveryOnQuit = false
+    /// How long after a change the recovery copy is written.
+    public static let recoveryDelay: Duration = .seconds(1)
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
@@ -60,13 +70,14 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     ///   - logger: where diagnostics go (a log file; never the screen). Silent unless given.
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
-        files: FileStore = FileStore(), nearbyRefreshInterval: Duration = .milliseconds(250),
+        files: FileStore = FileStore(), recovery: RecoveryStore? = nil, nearbyRefreshInterval: Duration = .milliseconds(250),
         logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
         self.files = files
+        self.recovery = recovery
         self.logger = logger
         let (messages, continuation) = AsyncStream.makeStream(of: AppMessage.self)
         self.messages = messages
@@ -93,6 +104,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             if case .key = message { keysTaken += 1 } else if case .paste = message { keysTaken += 1 }
             if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
                 continue  // typed before the question was on screen: not an answer
+            }
+            if case .inputClosed = message {
+                writeRecoveryNow()
+                keepRecoveryOnQuit = true
             }
             apply(message, deferPublish: true)
             if model.isQuitting { break }
@@ -133,6 +148,51 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         render()
         if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
+        scheduleRecovery()
+    }
+
+    // MARK: Recovery copies
+
+    /// While the editor has unsaved changes, its recovery copy is written within
+    /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
+    /// clean (saved) the copy is removed.
+    private func scheduleRecovery() {
+        guard recovery != nil else { return }
+        guard case .editor(let editor) = model.session, editor.isDirty else {
+            recoveryWrite?.cancel()
+            recoveryWrite = nil
+            removeRecovery()
+            return
+        }
+        guard recoveryWrite == nil else { return }
+        recoveryWrite = Task { [weak self] in
+            try? await Task.sleep(for: Program.recoveryDelay)
+            guard !Task.isCancelled, let self else { return }
+            self.recoveryWrite = nil
+            self.writeRecoveryNow()
+        }
+    }
+
+    /// Writes the recovery copy now when the editor has unsaved changes (on SIGHUP and SIGTERM,
+    /// and when the debounce is over).
+    public func writeRecoveryNow() {
+        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return }
+        let path = editor.filePath.map(RecoveryStore.absolute)
+        let copy = RecoveryStore.Copy(path: path, name: editor.fileName, savedAt: Date(), text: editor.buffer.text)
+        let location = recovery.location(for: path)
+        if let previous = recoveryWritten, previous != location { _ = unlink(previous) }
+        do {
+            try recovery.write(copy)
+            recoveryWritten = location
+        } catch {
+            logger.warning("recovery copy not written: \(error)")
+        }
+    }
+
+    private func removeRecovery() {
+        guard let written = recoveryWritten else { return }
+        _ = unlink(written)
+        recoveryWritten = nil
     }
 
     /// Whether a y/n question is on the screen (or about to be, at the next draw).
@@ -278,6 +338,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             // what is left is to say in the log what stays unsaved.
             if case .editor(let editor) = model.session, editor.isDirty {
                 logger.warning("quit with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+            }
+            // Quitting discards the changes: their recovery copy goes with them.
+            recoveryWrite?.cancel()
+            recoveryWrite = nil
+            if let recovery, !keepRecoveryOnQuit, case .editor(let editor) = model.session {
+                removeRecovery()
+                if editor.isDirty { recovery.remove(path: editor.filePath.map(RecoveryStore.absolute)) }
             }
         }
     }

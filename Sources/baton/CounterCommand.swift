@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatonApp
+import BatonRuntime
 import Foundation
 import HandoffCLI
 
@@ -80,6 +81,22 @@ struct CounterCommand: AsyncParsableCommand {
 
 /// `baton edit [FILE]`.
 struct EditCommand: AsyncParsableCommand {
+    /// What `--recover` prints: each copy, newest first, and how to open it.
+    static func recoverable(_ store: RecoveryStore) -> String {
+        let copies = store.all()
+        guard !copies.isEmpty else { return "Nothing to recover (no copies in \(store.folder))." }
+        let time = DateFormatter()
+        time.dateFormat = "yyyy-MM-dd HH:mm"
+        return copies.map { location, copy in
+            let when = time.string(from: copy.savedAt)
+            let bytes = copy.text.utf8.count
+            if let path = copy.path {
+                return "\(path)  (\(bytes) bytes, \(when))\n  open: baton edit \(CounterCommand.shellWord(path))  (answer y)"
+            }
+            return "\(copy.name ?? "an unnamed buffer"), no file yet  (\(bytes) bytes, \(when))\n  the text is in \(location) (JSON, key \"text\")"
+        }.joined(separator: "\n")
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: "Edit a text file, and continue the edit — text and cursor — in another terminal.",
@@ -101,6 +118,10 @@ struct EditCommand: AsyncParsableCommand {
         valueName: "file"))
     var file: String?
 
+    @Flag(help: ArgumentHelp(
+        "List the unsaved changes that can be recovered (kept in $XDG_STATE_HOME/baton/recovery) and how to open each."))
+    var recover = false
+
     func validate() throws {
         if let file, session.continueActivity {
             throw ValidationError(
@@ -110,6 +131,10 @@ struct EditCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
+        if recover {
+            print(Self.recoverable(RecoveryStore.standard()))
+            return
+        }
         var start: (session: Session, opening: [AppMessage]) = (.counter(CounterState(count: 0)), [])
         if !session.continueActivity {  // else the counter is replaced by what is continued
             start = try Launch.editorSession(file: file)
