@@ -101,13 +101,17 @@ struct EditCommand: AsyncParsableCommand {
         commandName: "edit",
         abstract: "Edit a text file, and continue the edit — text and cursor — in another terminal.",
         discussion: """
-            Keys: type to insert; arrows, Home/End, PgUp/PgDn move; Ctrl-S saves (atomically); \
+            Keys: type to insert (a bracketed paste is inserted whole, as text); arrows, Home/End, \
+            PgUp/PgDn move; Ctrl-S saves (atomically; the file you opened without a question, \
+            unless another program changed it since); \
             Ctrl-Q quits and asks first about unsaved changes; Ctrl-N lists what peers offer. \
             A continued edit is never written to disk on its own: Ctrl-S saves it under its file \
             name in the current folder, asking before replacing a different file (Ctrl-O saves it \
             under another name); so --continue-activity takes no FILE. Only regular \
             files up to 64 MB are opened (a FIFO, socket or device is refused); a symbolic link is \
-            followed, and saving writes its target, keeping the link.
+            followed, and saving writes its target, keeping the link. \
+            Unsaved changes are kept in $XDG_STATE_HOME/baton/recovery (~/.local/state/baton/recovery) \
+            until saved or discarded; the next baton edit FILE offers them, and --recover lists them.
             """)
 
     @OptionGroup var session: SessionOptions
