@@ -43,7 +43,7 @@ extension BatonApp {
             case .cancel:
                 model.overlay = nil
             }
-        case .replaceFile(let path), .replaceReadOnlyFile(let path):
+        case .replaceFile(let path), .replaceReadOnlyFile(let path), .fileChangedOnDisk(let path):
             switch answer {
             case .yes:
                 guard case .editor(let state) = model.session else {

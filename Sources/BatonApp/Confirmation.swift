@@ -6,6 +6,8 @@ public enum Confirmation: Equatable, Sendable {
     case replaceFile(path: String)
     /// The save target is read-only: (y) write it anyway (it keeps its mode), (n) leave it.
     case replaceReadOnlyFile(path: String)
+    /// The file the editor read or saved was changed on disk since: (y) replace it, (n) keep it.
+    case fileChangedOnDisk(path: String)
     /// Continuing a nearby activity would replace the unsaved editor: (y) continue, (n) back to the list.
     case discardChangesToContinue(id: String)
 
@@ -18,6 +20,8 @@ public enum Confirmation: Equatable, Sendable {
             "\(path) exists and differs — replace it? (y/n)"
         case .replaceReadOnlyFile(let path):
             "\(path) is read-only — write it anyway? (y/n)"
+        case .fileChangedOnDisk(let path):
+            "\(path) changed on disk since it was read — replace it? (y/n)"
         case .discardChangesToContinue:
             "Replace unsaved changes? (y/n)"
         }
@@ -29,6 +33,7 @@ public enum Confirmation: Equatable, Sendable {
         case .quitWithUnsavedChanges: "Save changes? y/n/c"
         case .replaceFile: "Replace file? y/n"
         case .replaceReadOnlyFile: "Read-only. Write? y/n"
+        case .fileChangedOnDisk: "Changed on disk; replace? y/n"
         case .discardChangesToContinue: "Discard changes? y/n"
         }
     }

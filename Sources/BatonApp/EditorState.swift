@@ -30,6 +30,9 @@ public struct EditorState: Equatable, Sendable {
     /// What the last search or go-to found ("3 of 17", "not found"), shown in the status bar
     /// until the next key.
     public var findResult: String?
+    /// The file at `filePath` as it was read or last saved here; nil when none was (a new file,
+    /// a continued session). Ctrl-S replaces it without asking while the disk still matches.
+    public var disk: FileStamp?
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(
@@ -40,7 +43,8 @@ public struct EditorState: Equatable, Sendable {
         isDirty: Bool = false,
         continuedFrom: String? = nil,
         lineEnding: LineEnding = .lf,
-        isReadOnly: Bool = false
+        isReadOnly: Bool = false,
+        disk: FileStamp? = nil
     ) {
         self.buffer = buffer
         self.scroll = scroll
@@ -50,17 +54,18 @@ public struct EditorState: Equatable, Sendable {
         self.continuedFrom = continuedFrom
         self.lineEnding = lineEnding
         self.isReadOnly = isReadOnly
+        self.disk = disk
     }
 
     /// A clean editor holding `text` with the cursor at the start, for the file at `filePath`
     /// (nil: a new, unnamed buffer).
     public init(
         text: String, filePath: String?, fileName: String? = nil, lineEnding: LineEnding = .lf,
-        isReadOnly: Bool = false
+        isReadOnly: Bool = false, disk: FileStamp? = nil
     ) {
         self.init(
             buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName, lineEnding: lineEnding,
-            isReadOnly: isReadOnly)
+            isReadOnly: isReadOnly, disk: disk)
     }
 
     /// The name the title shows: the path as given when it has a folder in it (`docs/notes.txt`,

@@ -1,3 +1,4 @@
+import BatonApp
 import Foundation
 import Handoff
 import BatonFiles
@@ -24,6 +25,9 @@ public struct FileStore: Sendable {
         case needsConfirmation
         /// The file is read-only and the caller did not say to replace it; nothing was written.
         case readOnly
+        /// The file the caller expected (`expecting`) is there no more as it was: another
+        /// program changed it; not replaced.
+        case changedOnDisk
     }
 
     /// A file as the editor opens it.
@@ -34,6 +38,9 @@ public struct FileStore: Sendable {
         public var lineEnding: LineEnding
         /// Whether this process may not write the file (see `FileStore`).
         public var isReadOnly: Bool
+        /// The file as read (size, modification time, digest of its bytes), to tell later
+        /// whether another program changed it.
+        public var stamp: FileStamp
     }
 
     /// Why a file could not be read or written.
@@ -57,19 +64,25 @@ public struct FileStore: Sendable {
     /// The text of a file, or nil when there is none. Refuses anything but a regular file, a
     /// file over `sizeLimit` (from its size, before reading), and text that is not UTF-8.
     public func read(path: String) throws(Failure) -> String? {
-        let bytes: [UInt8]
+        try open(path: path)?.text
+    }
+
+    /// The stamp of what is at `path` now (its final target when a link), or nil when nothing
+    /// readable is.
+    public func stamp(path: String) -> FileStamp? {
         do throws(RegularFile.Problem) {
             let file = try RegularFile(openingForReading: path)
-            bytes = try file.readAll(limit: sizeLimit)
-        } catch .missing {
-            return nil
+            let bytes = try file.readAll(limit: sizeLimit)
+            return Self.stamp(file.status, bytes)
         } catch {
-            throw failure(error, path: path, doing: "read")
+            return nil
         }
-        guard let text = String(data: Data(bytes), encoding: .utf8) else {
-            throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
-        }
-        return text
+    }
+
+    static func stamp(_ status: stat, _ bytes: [UInt8]) -> FileStamp {
+        FileStamp(
+            size: bytes.count, modifiedSeconds: Int(status.st_mtim.tv_sec),
+            modifiedNanoseconds: Int(status.st_mtim.tv_nsec), digest: FileStamp.digest(of: bytes))
     }
 
     /// A file opened for editing: its text with the line-ending style taken out
@@ -78,9 +91,11 @@ public struct FileStore: Sendable {
     public func open(path: String) throws(Failure) -> Opened? {
         let bytes: [UInt8]
         let readOnly: Bool
+        let status: stat
         do throws(RegularFile.Problem) {
             let file = try RegularFile(openingForReading: path)
             bytes = try file.readAll(limit: sizeLimit)
+            status = file.status
             readOnly = file.permissions & 0o222 == 0 || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0
         } catch .missing {
             return nil
@@ -91,7 +106,7 @@ public struct FileStore: Sendable {
             throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
         }
         let (text, ending) = LineEnding.decode(bytes)
-        return Opened(text: text, lineEnding: ending, isReadOnly: readOnly)
+        return Opened(text: text, lineEnding: ending, isReadOnly: readOnly, stamp: Self.stamp(status, bytes))
     }
 
     /// Writes `text` to `path` atomically (`AtomicFile`): a replaced file keeps its mode, a
@@ -99,7 +114,13 @@ public struct FileStore: Sendable {
     /// left alone and `.needsConfirmation` returned. When `path` is a symbolic link, its final
     /// target is written (and created when missing); the link stays. Anything at the target
     /// that is not a regular file is refused and left as it was.
-    public func save(path: String, text: String, replaceExisting: Bool) throws(Failure) -> Outcome {
+    ///
+    /// `expecting`: the file as the editor read or last saved it. While the disk still matches
+    /// it (size, modification time and digest), the file is the editor's own and is replaced
+    /// without asking; when it does not, `.changedOnDisk` is returned and nothing written.
+    public func save(
+        path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil
+    ) throws(Failure) -> Outcome {
         let bytes = Array(text.utf8)
         let target: String
         do {
@@ -124,7 +145,8 @@ public struct FileStore: Sendable {
             return .readOnly
         }
         if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
-            return .needsConfirmation
+            guard let expecting else { return .needsConfirmation }
+            if stamp(path: target) != expecting { return .changedOnDisk }
         }
         do {
             try AtomicFile.write(bytes, to: target)

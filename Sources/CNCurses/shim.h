@@ -59,6 +59,13 @@ static inline int baton_key_page_up(void) { return KEY_PPAGE; }
 static inline int baton_key_enter(void) { return KEY_ENTER; }
 static inline int baton_key_back_tab(void) { return KEY_BTAB; }
 static inline int baton_key_resize(void) { return KEY_RESIZE; }
+/// The codes `define_key` gives the terminal's paste markers (terminfo `PS` and `PE`): above
+/// every code ncurses defines.
+static inline int baton_key_paste_start(void) { return KEY_MAX + 1; }
+static inline int baton_key_paste_end(void) { return KEY_MAX + 2; }
+/// `tputs` from <term.h> (which is not included: its capability macros would name `lines`,
+/// `columns` and hundreds more).
+extern int tputs(const char *, int, int (*)(int));
 /// `KEY_F(n)`; ncurses reserves 64 function keys starting at `KEY_F0`.
 static inline int baton_key_f(int n) { return KEY_F(n); }
 

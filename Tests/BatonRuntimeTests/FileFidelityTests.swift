@@ -35,7 +35,7 @@ struct FileFidelityTests {
             status: StatusInfo(peerName: "alice@laptop", endpoint: "test"), now: Date())
         for character in typed { _ = BatonApp.update(&model, .key(.character(character))) }
         let commands = BatonApp.update(&model, .key(.control("s")))
-        guard case .saveFile(let savePath, let text, _) = try #require(commands.first) else {
+        guard case .saveFile(let savePath, let text, _, _) = try #require(commands.first) else {
             Issue.record("Ctrl-S gave \(commands)")
             return opened
         }

@@ -109,6 +109,30 @@ struct NCursesBackendTests {
         try await recorder.waitForKeys([.tab, .escape])
     }
 
+    @Test("Bracketed paste: switched on with terminfo BE and off with BD; what is between the markers is one .paste, controls and all")
+    func bracketedPaste() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        let on = try #require(terminal.backend.terminfoString("BE"))
+        let off = try #require(terminal.backend.terminfoString("BD"))
+        let start = try #require(terminal.backend.terminfoString("PS"))
+        let end = try #require(terminal.backend.terminfoString("PE"))
+        terminal.backend.draw(ScreenBuffer(size: terminal.backend.size), cursor: nil)
+        terminal.type([0x61])
+        try await recorder.waitForKeys([.character("a")])
+        // q, Ctrl-Q, CR, an accent split from its letter, and the rest after the end marker as keys.
+        terminal.type(start + Array("q\u{11}x\re\u{301}".utf8) + end + [0x13])
+        try await recorder.wait(for: "the paste and Ctrl-S") { events, _ in
+            events.count >= 3 && events.last == .key(.control("s"))
+        }
+        #expect(recorder.events == [.key(.character("a")), .paste("q\u{11}x\ré"), .key(.control("s"))])
+        terminal.backend.shutdown()
+        #expect(terminal.output.waitForEnd())
+        let written = terminal.output.bytes
+        #expect(written.contains(bytes: on))
+        #expect(written.contains(bytes: off))
+    }
+
     @Test("shutdown restores the terminal (rmcup), is idempotent, and finishes the events")
     func shutdownIsIdempotent() async throws {
         let terminal = try TerminalPipes()
