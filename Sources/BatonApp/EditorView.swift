@@ -16,7 +16,7 @@ enum EditorView {
         for row in 0..<height {
             let index = scroll.top + row
             guard index < buffer.lineCount else { break }
-            frame.drawScrolled(buffer.lines[index], from: scroll.left, x: 0, y: layout.contentTop + row, width: width)
+            frame.drawScrolled(buffer.line(index), from: scroll.left, x: 0, y: layout.contentTop + row, width: width)
         }
         return CursorPosition(
             x: buffer.cursorDisplayColumn - scroll.left,
