@@ -15,7 +15,9 @@ struct TextRope: Sendable {
 
     init(_ text: String) {
         storage = BigString(text)
-        index = LineIndex(Self.lineInfos(of: text))
+        // Characters of non-ASCII lines are counted when a line is first asked for, not here:
+        // opening 16 MB then walks its graphemes once (in BigString), not twice.
+        index = LineIndex(Self.lineInfos(of: text, countingCharacters: false))
     }
 
     /// How many lines there are; at least 1.
@@ -23,7 +25,10 @@ struct TextRope: Sendable {
     /// Bytes of UTF-8 in all.
     var utf8Count: Int { storage.utf8.count }
     /// Characters (line by line) in line `line`.
-    func characterCount(ofLine line: Int) -> Int { index[line].characters }
+    func characterCount(ofLine line: Int) -> Int {
+        let characters = index[line].characters
+        return characters >= 0 ? characters : self.line(line).count
+    }
 
     /// Line `line` without its break.
     func line(_ line: Int) -> String {
@@ -79,9 +84,10 @@ struct TextRope: Sendable {
         return String(piece)
     }
 
-    /// Each line's UTF-8 length and characters. An ASCII line has as many characters as
-    /// bytes (it holds no `\n`, so no `\r\n`), which spares most lines the grapheme walk.
-    static func lineInfos(of text: String) -> [LineIndex.Line] {
+    /// Each line's UTF-8 length and characters (-1, not counted yet, for a line that is not
+    /// ASCII unless `countingCharacters`). An ASCII line has as many characters as bytes (it
+    /// holds no `\n`, so no `\r\n`), which spares most lines the grapheme walk.
+    static func lineInfos(of text: String, countingCharacters: Bool = true) -> [LineIndex.Line] {
         var infos: [LineIndex.Line] = []
         var text = text
         text.withUTF8 { bytes in
@@ -94,6 +100,8 @@ struct TextRope: Sendable {
                     let characters: Int
                     if ascii {
                         characters = length
+                    } else if !countingCharacters {
+                        characters = -1
                     } else {
                         characters = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self).count
                     }
@@ -119,6 +127,7 @@ struct TextRope: Sendable {
 struct LineIndex: Sendable {
     struct Line: Equatable, Sendable {
         var utf8: Int
+        /// -1: not counted yet.
         var characters: Int
     }
 
