@@ -10,7 +10,9 @@ extension BatonApp {
         let needle = Array(query)
         guard !needle.isEmpty else { return }
         var matches: [TextPosition] = []
-        for (index, line) in state.buffer.lines.enumerated() where line.count >= needle.count {
+        for index in 0..<state.buffer.lineCount {
+            let line = state.buffer.line(index)
+            guard line.count >= needle.count else { continue }
             var column = 0
             while column + needle.count <= line.count {
                 if line[column] == needle[0], line[column..<(column + needle.count)].elementsEqual(needle) {

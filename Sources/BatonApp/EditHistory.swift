@@ -164,7 +164,7 @@ public struct EditHistory: Equatable, Sendable {
 extension TextBuffer {
     /// The lines `range` as strings.
     func lineStrings(_ range: ClosedRange<Int>) -> [String] {
-        range.map { String(lines[$0]) }
+        range.map { String(line($0)) }
     }
 
     /// Replaces the lines from `line` (`count` of them) with `replacement`.
@@ -172,7 +172,7 @@ extension TextBuffer {
         let last = line + count - 1
         replace(
             from: TextPosition(line: line, column: 0),
-            to: TextPosition(line: last, column: lines[min(last, lineCount - 1)].count),
+            to: TextPosition(line: last, column: self.line(min(last, lineCount - 1)).count),
             with: replacement.joined(separator: "\n"))
     }
 

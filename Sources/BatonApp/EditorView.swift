@@ -23,7 +23,7 @@ enum EditorView {
             let index = scroll.top + row
             guard index < buffer.lineCount else { break }
             let y = layout.contentTop + row
-            let cut = frame.drawScrolled(buffer.lines[index], from: scroll.left, x: 0, y: y, width: width)
+            let cut = frame.drawScrolled(buffer.line(index), from: scroll.left, x: 0, y: y, width: width)
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
             }

@@ -182,9 +182,7 @@ struct PlainText {
         switch key {
         case .character(let character): insert(String(character))
         case .enter: insert("\n")
-        case .tab:
-            let width = TextBuffer.displayWidth(lines[line].prefix(column))
-            insert(String(repeating: " ", count: TextBuffer.tabWidth - width % TextBuffer.tabWidth))
+        case .tab: insert("\t")  // a tab character, drawn to the next stop
         case .backspace:
             if column > 0 {
                 lines[line].remove(at: column - 1)
