@@ -170,21 +170,24 @@ private func apply(_ step: Step, to buffer: inout TextBuffer, page: Int) {
 }
 
 private func check(_ buffer: TextBuffer, _ context: @autoclosure () -> String) {
+    let lines = (0..<buffer.lineCount).map { buffer.line($0) }
     func fail(_ what: String) -> Never {
-        fatalError("\(context()): \(what); lines \(buffer.lines.map { String($0).debugDescription }), cursor \(buffer.cursor)")
+        fatalError("\(context()): \(what); lines \(lines.map { String($0).debugDescription }), cursor \(buffer.cursor)")
     }
-    guard !buffer.lines.isEmpty, buffer.lineCount == buffer.lines.count else { fail("no lines") }
+    guard buffer.lineCount >= 1 else { fail("no lines") }
     let cursor = buffer.cursor
     guard cursor.line >= 0, cursor.line < buffer.lineCount else { fail("cursor line outside the text") }
-    guard cursor.column >= 0, cursor.column <= buffer.lines[cursor.line].count else { fail("cursor column outside the line") }
+    guard cursor.column >= 0, cursor.column <= lines[cursor.line].count else { fail("cursor column outside the line") }
     guard buffer.cursorDisplayColumn >= 0, buffer.cursorCharacterWidth >= 1 else { fail("negative width") }
-    for line in buffer.lines where line.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+    // Lines split at LF only: a lone CR is a character of its line, a LF (or CR LF) never is.
+    for line in lines where line.contains(where: { $0 == "\n" || $0 == "\r\n" }) {
         fail("a line holds a line break")
     }
     // What a peer reads back is the same characters, so the cursor column means the same there.
     let reread = TextBuffer(text: buffer.text, cursor: cursor)
-    guard reread.lines == buffer.lines else {
-        fail("the text reads back as other characters: \(reread.lines.map { String($0).debugDescription })")
+    let rereadLines = (0..<reread.lineCount).map { reread.line($0) }
+    guard rereadLines == lines else {
+        fail("the text reads back as other characters: \(rereadLines.map { String($0).debugDescription })")
     }
     guard reread.cursor == cursor else { fail("the cursor reads back as \(reread.cursor)") }
 }

@@ -13,8 +13,10 @@ public enum AppCommand: Equatable, Sendable {
     /// has already said it was cancelled).
     case cancelContinue
     /// Write `text` to `path` atomically; answered by `.fileSaved`, `.fileSaveFailed` or,
-    /// unless `replaceExisting`, `.saveNeedsConfirmation` when another file is there.
-    case saveFile(path: String, text: String, replaceExisting: Bool)
+    /// unless `replaceExisting`, `.saveNeedsConfirmation` when another file is there. A file
+    /// there that still matches `expecting` (what the editor read or last saved) is the
+    /// editor's own and is replaced without asking.
+    case saveFile(path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil)
     /// Leave: the model is already quitting, so the Program's loop ends after this message,
     /// withdraws the activity and hands the terminal back.
     case quit

@@ -6,6 +6,9 @@ import TerminalUI
 public enum AppMessage: Equatable, Sendable {
     /// A key was pressed.
     case key(Key)
+    /// The terminal pasted this text (a bracketed paste): inserted whole, as text, with no
+    /// key bindings applied inside it.
+    case paste(String)
     /// The terminal has a new size.
     case resize(TerminalSize)
     /// Time passed; ages and notices are measured against this date.
@@ -37,11 +40,15 @@ public enum AppMessage: Equatable, Sendable {
     /// works here and publishes nothing until a continued session replaces it.
     case handoffOff(String)
     /// The editor's text was written to `path`.
-    case fileSaved(path: String)
+    /// `stamp`: the file as written, for the next save to compare with.
+    case fileSaved(path: String, stamp: FileStamp? = nil)
     /// The editor's text could not be written, and why.
     case fileSaveFailed(String)
     /// The save target exists with other contents: ask before replacing it.
-    case saveNeedsConfirmation(path: String)
+    /// `changedOnDisk`: it is the file the editor read or saved, changed since by someone else.
+    case saveNeedsConfirmation(path: String, changedOnDisk: Bool = false)
+    /// The file at `path` is read-only (no write permission); nothing was written.
+    case saveReadOnly(path: String)
     /// The terminal's input ended (it went away): nobody can answer a question, so quit.
     case inputClosed
 }

@@ -49,6 +49,12 @@ public struct AppModel: Equatable, Sendable {
         return notice
     }
 
+    /// Whether the Program should send `.tick` every second: a notice or a nearby age is
+    /// shown, or a run of typing is open (a pause in it starts a new undo step).
+    public var wantsTicks: Bool {
+        notice != nil || !nearby.isEmpty || session.editorState?.history.isOpen == true
+    }
+
     /// Shows `text` as a notice from now.
     mutating func show(_ text: String, kind: Notice.Kind = .info) {
         notice = Notice(text, kind: kind, shownAt: now)

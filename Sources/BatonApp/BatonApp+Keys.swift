@@ -10,7 +10,7 @@ extension BatonApp {
         case .control("n"):
             openNearby(&model)
             return []
-        case .control("q"), .control("c"):
+        case .control("q"), .control("c"), .control("x"):
             return requestQuit(&model)
         default:
             break
@@ -27,7 +27,7 @@ extension BatonApp {
         }
     }
 
-    /// Ctrl-Q: quits at once, or asks first when the editor has unsaved changes.
+    /// Ctrl-Q (or Ctrl-X, as in nano): quits at once, or asks first when the editor has unsaved changes.
     static func requestQuit(_ model: inout AppModel) -> [AppCommand] {
         if case .editor(let state) = model.session, state.isDirty {
             model.overlay = .confirm(.quitWithUnsavedChanges)

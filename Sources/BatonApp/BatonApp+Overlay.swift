@@ -43,7 +43,7 @@ extension BatonApp {
             case .cancel:
                 model.overlay = nil
             }
-        case .replaceFile(let path):
+        case .replaceFile(let path), .replaceReadOnlyFile(let path), .fileChangedOnDisk(let path):
             switch answer {
             case .yes:
                 guard case .editor(let state) = model.session else {
@@ -53,7 +53,7 @@ extension BatonApp {
                 model.overlay = nil
                 let thenQuit = model.pendingSave?.thenQuit ?? false
                 model.pendingSave = PendingSave(path: path, text: state.buffer.text, thenQuit: thenQuit)
-                return [.saveFile(path: path, text: state.buffer.text, replaceExisting: true)]
+                return [.saveFile(path: path, text: state.lineEnding.encode(state.buffer.text), replaceExisting: true)]
             case .no, .cancel:
                 model.overlay = nil
                 model.pendingSave = nil
@@ -77,6 +77,10 @@ extension BatonApp {
             model.overlay = nil
             return []
         case .enter:
+            return answerPrompt(prompt, &model)
+        case .control("f"), .control("w"), .function(3):
+            // In the search prompt with nothing typed: look for the last search again.
+            guard prompt.purpose == .search, prompt.field.isEmpty else { return [] }
             return answerPrompt(prompt, &model)
         case .character(let character):
             guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -110,7 +114,7 @@ extension BatonApp {
         switch prompt.purpose {
         case .saveAs(let thenQuit):
             let name = prompt.field.text.trimmingCharacters(in: .whitespaces)
-            if let problem = FileNames.validate(name) {
+            if let problem = FileNames.validatePath(name) {
                 var refused = prompt
                 refused.problem = problem.description
                 model.overlay = .prompt(refused)
@@ -122,6 +126,28 @@ extension BatonApp {
             }
             model.overlay = nil
             return save(state, to: name, thenQuit: thenQuit, &model)
+        case .search:
+            model.overlay = nil
+            guard case .editor(var state) = model.session else { return [] }
+            let typed = prompt.field.text
+            guard let query = typed.isEmpty ? state.lastSearch : typed else { return [] }
+            find(query, &state)
+            model.session = .editor(state)
+            return []
+        case .goToLine:
+            guard case .editor(var state) = model.session else {
+                model.overlay = nil
+                return []
+            }
+            if let problem = goToLine(prompt.field.text, &state) {
+                var refused = prompt
+                refused.problem = problem
+                model.overlay = .prompt(refused)
+                return []
+            }
+            model.overlay = nil
+            model.session = .editor(state)
+            return []
         }
     }
 }

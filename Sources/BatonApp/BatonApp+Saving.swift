@@ -8,19 +8,22 @@ extension BatonApp {
         return save(state, to: path, thenQuit: thenQuit, &model)
     }
 
-    /// Asks the Program to write the editor's text to `path`, not replacing another file.
+    /// Asks the Program to write the editor's text to `path`, not replacing another file: the
+    /// file the editor read or last saved, unchanged since, is its own and is replaced quietly.
     static func save(_ state: EditorState, to path: String, thenQuit: Bool, _ model: inout AppModel) -> [AppCommand] {
         let text = state.buffer.text
         model.pendingSave = PendingSave(path: path, text: text, thenQuit: thenQuit)
-        return [.saveFile(path: path, text: text, replaceExisting: false)]
+        let expecting = path == state.filePath ? state.disk : nil
+        return [.saveFile(path: path, text: state.lineEnding.encode(text), replaceExisting: false, expecting: expecting)]
     }
 
     /// The file is written: the editor now belongs to it, and is clean unless edited since.
-    static func fileSaved(path: String, _ model: inout AppModel) -> [AppCommand] {
+    static func fileSaved(path: String, stamp: FileStamp?, _ model: inout AppModel) -> [AppCommand] {
         let pending = model.pendingSave
         model.pendingSave = nil
         if let pending, case .editor(var state) = model.session {
             state.filePath = path
+            state.disk = stamp
             state.fileName = FileNames.lastComponent(of: path) ?? path
             state.isDirty = state.buffer.text != pending.text
             model.session = .editor(state)
@@ -37,10 +40,17 @@ extension BatonApp {
         return []
     }
 
-    /// Another file is at the path: ask before replacing it.
-    static func saveNeedsConfirmation(path: String, _ model: inout AppModel) -> [AppCommand] {
+    /// Another file is at the path, or the editor's file changed on disk: ask before replacing it.
+    static func saveNeedsConfirmation(path: String, changedOnDisk: Bool, _ model: inout AppModel) -> [AppCommand] {
         guard case .editor = model.session else { return [] }
-        model.overlay = .confirm(.replaceFile(path: path))
+        model.overlay = .confirm(changedOnDisk ? .fileChangedOnDisk(path: path) : .replaceFile(path: path))
+        return []
+    }
+
+    /// The file at the path is read-only: ask before writing it anyway.
+    static func saveReadOnly(path: String, _ model: inout AppModel) -> [AppCommand] {
+        guard case .editor = model.session else { return [] }
+        model.overlay = .confirm(.replaceReadOnlyFile(path: path))
         return []
     }
 }

@@ -24,6 +24,8 @@ public enum BatonApp {
         switch message {
         case .key(let key):
             commands = model.isQuitting ? [] : handleKey(key, &model)
+        case .paste(let text):
+            commands = model.isQuitting ? [] : handlePaste(text, &model)
         case .resize(let size):
             model.size = size
             model.keepCursorVisible(afterResize: true)
@@ -31,6 +33,10 @@ public enum BatonApp {
         case .tick(let date):
             model.now = date
             if let notice = model.notice, notice.isExpired(at: date) { model.notice = nil }
+            if case .editor(var state) = model.session, state.history.isOpen {
+                state.history.tick(date)
+                model.session = .editor(state)
+            }
             commands = []
         case .nearbyChanged(let items):
             replaceNearby(with: items, &model)
@@ -72,12 +78,14 @@ public enum BatonApp {
         case .handoffOff(let reason):
             model.handoffOff = reason
             commands = []
-        case .fileSaved(let path):
-            commands = fileSaved(path: path, &model)
+        case .fileSaved(let path, let stamp):
+            commands = fileSaved(path: path, stamp: stamp, &model)
         case .fileSaveFailed(let reason):
             commands = fileSaveFailed(reason: reason, &model)
-        case .saveNeedsConfirmation(let path):
-            commands = saveNeedsConfirmation(path: path, &model)
+        case .saveNeedsConfirmation(let path, let changedOnDisk):
+            commands = saveNeedsConfirmation(path: path, changedOnDisk: changedOnDisk, &model)
+        case .saveReadOnly(let path):
+            commands = saveReadOnly(path: path, &model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
         }

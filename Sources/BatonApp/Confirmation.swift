@@ -4,6 +4,10 @@ public enum Confirmation: Equatable, Sendable {
     case quitWithUnsavedChanges
     /// The save target exists with other contents: (y) replace it, (n) keep it.
     case replaceFile(path: String)
+    /// The save target is read-only: (y) write it anyway (it keeps its mode), (n) leave it.
+    case replaceReadOnlyFile(path: String)
+    /// The file the editor read or saved was changed on disk since: (y) replace it, (n) keep it.
+    case fileChangedOnDisk(path: String)
     /// Continuing a nearby activity would replace the unsaved editor: (y) continue, (n) back to the list.
     case discardChangesToContinue(id: String)
 
@@ -14,6 +18,10 @@ public enum Confirmation: Equatable, Sendable {
             "Unsaved changes — save? (y)es (n)o (c)ancel"
         case .replaceFile(let path):
             "\(path) exists and differs — replace it? (y/n)"
+        case .replaceReadOnlyFile(let path):
+            "\(path) is read-only — write it anyway? (y/n)"
+        case .fileChangedOnDisk(let path):
+            "\(path) changed on disk since it was read — replace it? (y/n)"
         case .discardChangesToContinue:
             "Replace unsaved changes? (y/n)"
         }
@@ -24,6 +32,8 @@ public enum Confirmation: Equatable, Sendable {
         switch self {
         case .quitWithUnsavedChanges: "Save changes? y/n/c"
         case .replaceFile: "Replace file? y/n"
+        case .replaceReadOnlyFile: "Read-only. Write? y/n"
+        case .fileChangedOnDisk: "Changed on disk; replace? y/n"
         case .discardChangesToContinue: "Discard changes? y/n"
         }
     }

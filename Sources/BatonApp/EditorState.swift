@@ -12,6 +12,27 @@ public struct EditorState: Equatable, Sendable {
     public var isDirty: Bool
     /// The peer this buffer was continued from, when it came from one.
     public var continuedFrom: String?
+    /// How the file's lines end on disk; saves write this style.
+    public var lineEnding: LineEnding
+    /// Whether the file could not be written when it was opened (no write permission); the
+    /// title says `[read-only]` and a save asks first.
+    public var isReadOnly: Bool
+    /// What Ctrl-Z undoes and Ctrl-Y redoes.
+    public var history = EditHistory()
+    /// The lines Ctrl-K cut and Ctrl-U pastes.
+    public var cutLines: [String] = []
+    /// Whether the last key was Ctrl-K, so the next one adds its line to `cutLines`.
+    public var isGatheringCut = false
+    /// Whether the last key was Esc, so U undoes (Alt-U arrives as Esc, U).
+    public var isEscapePending = false
+    /// What the last search looked for (Ctrl-F with an empty answer, or F3, looks again).
+    public var lastSearch: String?
+    /// What the last search or go-to found ("3 of 17", "not found"), shown in the status bar
+    /// until the next key.
+    public var findResult: String?
+    /// The file at `filePath` as it was read or last saved here; nil when none was (a new file,
+    /// a continued session). Ctrl-S replaces it without asking while the disk still matches.
+    public var disk: FileStamp?
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(
@@ -20,7 +41,10 @@ public struct EditorState: Equatable, Sendable {
         filePath: String? = nil,
         fileName: String? = nil,
         isDirty: Bool = false,
-        continuedFrom: String? = nil
+        continuedFrom: String? = nil,
+        lineEnding: LineEnding = .lf,
+        isReadOnly: Bool = false,
+        disk: FileStamp? = nil
     ) {
         self.buffer = buffer
         self.scroll = scroll
@@ -28,12 +52,30 @@ public struct EditorState: Equatable, Sendable {
         self.fileName = fileName ?? filePath.flatMap(FileNames.lastComponent(of:))
         self.isDirty = isDirty
         self.continuedFrom = continuedFrom
+        self.lineEnding = lineEnding
+        self.isReadOnly = isReadOnly
+        self.disk = disk
     }
 
     /// A clean editor holding `text` with the cursor at the start, for the file at `filePath`
     /// (nil: a new, unnamed buffer).
-    public init(text: String, filePath: String?, fileName: String? = nil) {
-        self.init(buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName)
+    public init(
+        text: String, filePath: String?, fileName: String? = nil, lineEnding: LineEnding = .lf,
+        isReadOnly: Bool = false, disk: FileStamp? = nil
+    ) {
+        self.init(
+            buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName, lineEnding: lineEnding,
+            isReadOnly: isReadOnly, disk: disk)
+    }
+
+    /// The name the title shows: the path as given when it has a folder in it (`docs/notes.txt`,
+    /// `/tmp/notes.txt`), since the base name alone would not say which file it is; otherwise
+    /// `fileName`.
+    public var titleName: String? {
+        if let filePath, filePath.contains("/"), !filePath.hasPrefix("./") || filePath.dropFirst(2).contains("/") {
+            return filePath
+        }
+        return fileName
     }
 
     /// Where Ctrl-S saves without asking: `filePath`, or else `fileName` in the current directory

@@ -1,7 +1,10 @@
 import TerminalUI
 
-/// Draws the editor: a title line (file name, `[+]` when unsaved, where it came from, the
-/// cursor's line and column) and the text, scrolled so the cursor shows.
+/// Draws the editor: a title line (file name — its path when it is in another folder —,
+/// `[read-only]`, `[+]` when unsaved, where it came from, the cursor's line and column) and the
+/// text, scrolled so the cursor shows. A line that goes on past the right edge ends in `>` at
+/// the edge, and one scrolled so that part of it is hidden on the left starts with `<`, as
+/// nano's `$` marks do; no mark covers the cursor.
 enum EditorView {
     /// Draws `state` and returns where the cursor goes, nil when there is no text area.
     static func draw(_ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer) -> CursorPosition? {
@@ -13,27 +16,46 @@ enum EditorView {
         guard width > 0, height > 0 else { return nil }
         let scroll = state.scrollShowingCursor(width: width, height: height)
         let buffer = state.buffer
+        let cursor = CursorPosition(
+            x: buffer.cursorDisplayColumn - scroll.left,
+            y: layout.contentTop + buffer.cursor.line - scroll.top)
         for row in 0..<height {
             let index = scroll.top + row
             guard index < buffer.lineCount else { break }
-            frame.drawScrolled(buffer.lines[index], from: scroll.left, x: 0, y: layout.contentTop + row, width: width)
+            let y = layout.contentTop + row
+            let cut = frame.drawScrolled(buffer.line(index), from: scroll.left, x: 0, y: y, width: width)
+            if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
+                frame.put(">", x: width - 1, y: y, style: edgeMark)
+            }
+            if cut.left, width > 1, cursor != CursorPosition(x: 0, y: y) {
+                frame.put("<", x: 0, y: y, style: edgeMark)
+            }
         }
-        return CursorPosition(
-            x: buffer.cursorDisplayColumn - scroll.left,
-            y: layout.contentTop + buffer.cursor.line - scroll.top)
+        return cursor
     }
+
+    /// How the edge marks are drawn.
+    static let edgeMark = Style(reverse: true)
 
     /// The title: " notes.txt [+] — from bob@desk" on the left, "Ln 1, Col 11 " on the right
     /// when there is room, in reverse video.
     static func drawTitle(_ state: EditorState, row: Int, into frame: inout ScreenBuffer) {
         let style = Style(reverse: true)
         frame.clearRow(row, style: style)
-        var left = " " + (state.fileName ?? "(unnamed)")
-        if state.isDirty { left += " [+]" }
-        if let peer = state.continuedFrom { left += " — from \(peer)" }
+        var marks = ""
+        if state.isReadOnly { marks += " [read-only]" }
+        if state.isDirty { marks += " [+]" }
+        if let peer = state.continuedFrom { marks += " — from \(peer)" }
         let cursor = state.buffer.cursor
         let right = "Ln \(cursor.line + 1), Col \(cursor.column + 1) "
         let width = frame.width
+        var name = state.titleName ?? "(unnamed)"
+        if let baseName = state.fileName, name != baseName, 1 + name.columns + marks.columns + 2 + right.columns > width {
+            // A path too long for the title keeps its end, where the file name is.
+            let room = width - 1 - marks.columns - 2 - right.columns
+            name = name.truncatedFromLeft(toColumns: max(room, baseName.columns + 2))
+        }
+        let left = " " + name + marks
         if left.columns + 2 + right.columns <= width {
             frame.put(left, x: 0, y: row, style: style)
             frame.put(right, x: width - right.columns, y: row, style: style)

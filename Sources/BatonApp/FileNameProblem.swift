@@ -1,5 +1,5 @@
 import HandoffWire
-/// Why a name typed at the "Save as: " prompt cannot be used.
+/// Why a name or path typed at the "Save as: " prompt cannot be used.
 public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing (or only spaces) was typed.
     case empty
@@ -7,6 +7,8 @@ public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible
     case containsSlash(String)
     /// `.` and `..` name directories, not files.
     case reserved(String)
+    /// A path that names a folder (it ends in `/`, `.` or `..`), not a file in one.
+    case folder(String)
     /// The name contains a control, bidi or invisible character (a `PeerText.Hazard` that
     /// `PeerText.visible` would show), which no file name should: `notes\u{200B}.txt` would
     /// look like `notes.txt`.
@@ -23,6 +25,8 @@ public enum FileNameProblem: Error, Equatable, Sendable, CustomStringConvertible
             "A name, not a path: no “/”."
         case .reserved(let name):
             "“\(name)” is a directory name."
+        case .folder(let path):
+            "“\(path)” names a folder; add a file name."
         case .containsControlCharacter:
             "No control or invisible characters in a name."
         case .tooLong(let bytes, let limit):

@@ -31,6 +31,25 @@ public enum FileNames {
         safeBaseName(of: name) == name && !name.hasPrefix(".")
     }
 
+    /// Why `path`, typed at the "Save as: " prompt, cannot be saved to, or nil when it can: a
+    /// file name, or a path to one, relative (`docs/notes.txt`, `../notes.txt`) or absolute
+    /// (`/tmp/notes.txt`). Its last part must be a valid file name (`validate`), so a path
+    /// ending in `/`, `.` or `..` names a folder, not a file. Whether its folders exist is for the
+    /// save to find out.
+    public static func validatePath(_ path: String) -> FileNameProblem? {
+        if path.allSatisfy(\.isWhitespace) { return .empty }
+        if path.hasSuffix("/") { return .folder(path) }
+        if PeerText.visible(path) != path { return .containsControlCharacter }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        for part in parts {
+            let bytes = part.utf8.count
+            if bytes > maximumBytes { return .tooLong(bytes: bytes, limit: maximumBytes) }
+        }
+        guard let last = parts.last else { return .folder(path) }
+        if last == "." || last == ".." { return .folder(path) }
+        return validate(last)
+    }
+
     /// Why `name` cannot be a file name in the current directory, or nil when it can.
     public static func validate(_ name: String) -> FileNameProblem? {
         if name.allSatisfy(\.isWhitespace) { return .empty }

@@ -17,28 +17,34 @@ extension ScreenBuffer {
 
     /// Draws a line of text as seen from display column `left`, into `width` columns at
     /// (`x`, `y`). Tabs show as spaces to the next tab stop; a character cut by either edge
-    /// shows as blanks, so a wide character is never split.
+    /// shows as blanks, so a wide character is never split. Returns whether some of the line
+    /// lies left of `left` (`left`) and whether some lies past the right edge (`right`).
+    @discardableResult
     mutating func drawScrolled(
         _ characters: some Sequence<Character>, from left: Int, x: Int, y: Int, width: Int, style: Style = .plain
-    ) {
-        guard width > 0 else { return }
+    ) -> (left: Bool, right: Bool) {
+        guard width > 0 else { return (false, false) }
         var column = 0
+        var cutLeft = false
         for character in characters {
             let before = column
             let next = TextBuffer.advance(from: before, over: character)
             column = next
             let start = before - left
             let end = next - left
-            if next == before || end <= 0 { continue }
-            if start >= width { break }
+            if next == before { continue }
+            if start < 0 { cutLeft = true }
+            if end <= 0 { continue }
+            if start >= width { return (cutLeft, true) }
             if start < 0 || end > width || character == "\t" {
                 let from = max(start, 0)
                 fill(" ", style: style, x: x + from, y: y, width: min(end, width) - from, height: 1)
-                if end > width { break }
+                if end > width { return (cutLeft, true) }
                 continue
             }
             put(String(character), x: x + start, y: y, style: style, maxWidth: end - start)
         }
+        return (cutLeft, false)
     }
 
     /// Writes `text` at (`x`, `y`) cut to `width` columns with "…"; returns the columns used.

@@ -38,6 +38,8 @@ extension Session {
                 "cursorColumn": .integer(state.buffer.cursor.column),
             ]
             if let fileName = state.fileName { info["fileName"] = .string(fileName) }
+            if state.lineEnding == .crlf { info["lineEnding"] = .string(LineEnding.crlf.rawValue) }
+            if let history = state.history.userInfoValue { info["undoHistory"] = history }
             return info
         }
     }
@@ -49,8 +51,10 @@ extension Session {
     /// reduced to a safe base name (`"../../etc/passwd"` → `"passwd"`; `""`, `"."`, `".."` → none),
     /// `filePath` stays nil, so Ctrl-S saves to that base name in the current directory (asking
     /// first when a different file is there) or asks for a name. The continued buffer counts as
-    /// unsaved here unless it is empty. `peer`, the name shown as where it came from, is kept
-    /// made visible (`PeerText.visible`).
+    /// unsaved here unless it is empty. `lineEnding` `"crlf"` makes saves write `\r\n`; anything
+    /// else, or none, `\n`. `peer`, the name shown as where it came from, is kept
+    /// made visible (`PeerText.visible`). `undoHistory` becomes what Ctrl-Z undoes when it
+    /// checks out against the text (`EditHistory.received`); otherwise there is nothing to undo.
     public init?(activityType: String, userInfo: [String: PropertyListValue], from peer: String?) {
         switch activityType {
         case Self.counterActivityType:
@@ -62,12 +66,15 @@ extension Session {
                 line: userInfo["cursorLine"]?.intValue ?? 0,
                 column: userInfo["cursorColumn"]?.intValue ?? 0)
             let buffer = TextBuffer(text: text, cursor: cursor)
-            self = .editor(EditorState(
+            var state = EditorState(
                 buffer: buffer,
                 filePath: nil,
                 fileName: userInfo["fileName"]?.stringValue.flatMap(FileNames.safeBaseName(of:)),
                 isDirty: !buffer.isEmpty,
-                continuedFrom: peer.map(PeerText.visible)))
+                continuedFrom: peer.map(PeerText.visible),
+                lineEnding: userInfo["lineEnding"]?.stringValue == LineEnding.crlf.rawValue ? .crlf : .lf)
+            state.history = EditHistory.received(userInfo["undoHistory"], for: buffer)
+            self = .editor(state)
         default:
             return nil
         }

@@ -1,7 +1,8 @@
 import TerminalUI
 
 /// Draws the bottom line in reverse video: session kind, peer name, how many peers, the
-/// endpoint, the network state, and a mark while the activity is not handed off; in windows
+/// endpoint, the network state, `DOS` for a file whose lines end in CR LF, and a mark while the activity is not handed off; what the
+/// editor's last search found ("3 of 17"); in windows
 /// too small for the hint line, how many activities are nearby. Parts that do not fit are left
 /// out, least useful first: endpoint, peer name, peer count, nearby count, network.
 enum StatusBar {
@@ -26,9 +27,17 @@ enum StatusBar {
             (4, status.endpoint),
             (8, status.network.label),
         ]
+        if case .editor(let state) = model.session {
+            // What the last search, go-to or undo found (the title line has Ln, Col and [+]).
+            if let found = state.findResult { parts.insert((9, found), at: 1) }
+        }
         if model.layout.messageRow == nil && !model.nearby.isEmpty {
             // No line for the nearby hint in a small window: count them here.
             parts.insert((7, "↪ \(model.nearby.count) nearby"), at: 1)
+        }
+        if case .editor(let state) = model.session, state.lineEnding == .crlf {
+            // The file's lines end in CR LF, and saving keeps them so.
+            parts.insert((9, "DOS"), at: 1)
         }
         if model.publishProblem != nil || model.handoffOff != nil { parts.append((9, "⚠ not handed off")) }
         parts.removeAll { $0.text.isEmpty }

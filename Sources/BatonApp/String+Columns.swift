@@ -21,6 +21,22 @@ extension String {
         return result + "…"
     }
 
+    /// This text cut from the left to at most `width` columns, starting with "…" when anything
+    /// was cut: a path keeps its end, where the file name is.
+    func truncatedFromLeft(toColumns width: Int) -> String {
+        guard width > 0 else { return "" }
+        if columns <= width { return self }
+        var kept: [Character] = []
+        var used = 0
+        for character in reversed() {
+            let next = used + TextBuffer.columns(of: character)
+            if next > width - 1 { break }
+            kept.append(character)
+            used = next
+        }
+        return "…" + String(kept.reversed())
+    }
+
     /// This text padded with spaces to `width` columns (unchanged when it is as wide or wider).
     func padded(toColumns width: Int) -> String {
         let missing = width - columns

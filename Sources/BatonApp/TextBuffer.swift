@@ -3,14 +3,17 @@ import TerminalUI
 
 /// The text of an editing session and its cursor, edited by user-perceived character.
 ///
-/// Lines hold `Character`s, so a cursor never lands inside 👋 or é. Vertical motion keeps
-/// the display column (中 is two columns wide) the cursor had when it started moving.
-/// After every edit the touched lines are segmented again, so a combining mark typed on
-/// its own joins the letter before it, exactly as `text` will be read by a peer, and
-/// `cursor.column` always counts the `Character`s a receiver will count.
+/// The text is a rope with an index of its lines (`TextRope`), so an edit costs the
+/// logarithm of the text's size and the length of the lines it touches: typing into 64 MB
+/// is as quick as into a note. Lines split at `\n` only; a `\r` is a character of its line
+/// (the file layer turns CR LF into LF). The cursor moves by `Character`, so it never lands
+/// inside 👋 or é. Vertical motion keeps the display column (中 is two columns wide) the
+/// cursor had when it started moving. After every edit the touched lines are segmented
+/// again, so a combining mark typed on its own joins the letter before it, exactly as `text`
+/// will be read by a peer, and `cursor.column` always counts the `Character`s a receiver
+/// will count.
 public struct TextBuffer: Equatable, Sendable {
-    /// The lines, without their line breaks; never empty.
-    public private(set) var lines: [[Character]] {
+    private var rope: TextRope {
         didSet { version = Self.nextVersion() }
     }
     /// Changes whenever the text does, and is never the same for two different texts: what
@@ -22,8 +25,7 @@ public struct TextBuffer: Equatable, Sendable {
     /// The display column vertical moves aim for; reset by any horizontal move or edit.
     private var goalColumn: Int?
 
-    /// Columns per tab stop; Tab inserts spaces up to the next stop, and a tab character
-    /// already in the text is shown as spaces up to the next stop.
+    /// Columns per tab stop: a tab character is drawn as spaces up to the next stop.
     public static let tabWidth = 4
 
     private static let versions = Atomic<UInt64>(0)
@@ -34,77 +36,72 @@ public struct TextBuffer: Equatable, Sendable {
 
     /// Equal text, cursor and goal column; the version is left out.
     public static func == (a: TextBuffer, b: TextBuffer) -> Bool {
-        a.cursor == b.cursor && a.goalColumn == b.goalColumn && (a.version == b.version || a.lines == b.lines)
+        a.cursor == b.cursor && a.goalColumn == b.goalColumn && (a.version == b.version || a.rope == b.rope)
     }
 
-    /// A buffer holding `text` (split at `\n`, `\r\n` and `\r`), the cursor clamped into it.
+    /// A buffer holding `text` (split at `\n`), the cursor clamped into it.
     public init(text: String = "", cursor: TextPosition = TextPosition(line: 0, column: 0)) {
-        lines = Self.split(text)
-        // Without a carriage return the text is exactly what `text` would join again.
-        if !text.utf8.contains(13) { textCache.keep(text, for: version) }
+        rope = TextRope(text)
+        textCache.keep(text, for: version)
         self.cursor = TextPosition(line: 0, column: 0)
         move(to: cursor)
     }
 
-    /// The whole buffer, lines joined by `\n`. Joining characters one by one is slow for a
-    /// large text, so the result is kept for as long as the version stands (copies of the
-    /// buffer share it; a version names one text, so sharing is safe).
+    /// The whole buffer. Made from the rope when asked for, and kept for as long as the
+    /// version stands (copies of the buffer share it; a version names one text, so sharing is
+    /// safe): nothing joins the text per key press.
     public var text: String {
         if let kept = textCache.text(for: version) { return kept }
-        var joined = ""
-        joined.reserveCapacity(lines.reduce(lines.count) { $0 + $1.count })
-        for (index, line) in lines.enumerated() {
-            if index > 0 { joined.append("\n") }
-            for character in line { joined.append(character) }
-        }
+        let joined = rope.string
         textCache.keep(joined, for: version)
         return joined
     }
 
     private var textCache = TextCache()
     /// How many lines there are; at least 1.
-    public var lineCount: Int { lines.count }
+    public var lineCount: Int { rope.lineCount }
+    /// The characters of line `index` (from 0, less than `lineCount`), without its break.
+    public func line(_ index: Int) -> [Character] { Array(rope.line(index)) }
     /// The line the cursor is on.
-    public var currentLine: [Character] { lines[cursor.line] }
+    public var currentLine: [Character] { line(cursor.line) }
     /// Whether the buffer holds no characters at all.
-    public var isEmpty: Bool { lines.count == 1 && lines[0].isEmpty }
+    public var isEmpty: Bool { rope.utf8Count == 0 }
+    /// Bytes of UTF-8 the text takes.
+    public var utf8Count: Int { rope.utf8Count }
 
     /// The display column of the cursor on its line.
-    public var cursorDisplayColumn: Int { Self.displayWidth(lines[cursor.line].prefix(cursor.column)) }
+    public var cursorDisplayColumn: Int { Self.displayWidth(currentLine.prefix(cursor.column)) }
 
     /// Columns the character under the cursor takes (1 at the end of a line, never less than 1).
     public var cursorCharacterWidth: Int {
-        let line = lines[cursor.line]
+        let line = currentLine
         guard cursor.column < line.count else { return 1 }
-        let start = cursorDisplayColumn
+        let start = Self.displayWidth(line.prefix(cursor.column))
         return max(1, Self.advance(from: start, over: line[cursor.column]) - start)
     }
 
     // MARK: Editing
 
-    /// Inserts text at the cursor; line breaks (`\n`, `\r\n`, `\r`) split lines.
-    public mutating func insert(_ text: String) {
-        let pieces = Self.split(text)
-        guard !text.isEmpty else { return }
-        let line = lines[cursor.line]
-        let before = String(line[..<cursor.column])
-        let after = String(line[cursor.column...])
-        if pieces.count == 1 {
-            let head = before + String(pieces[0])
-            lines[cursor.line] = Array(head + after)
-            cursor.column = min(Array(head).count, lines[cursor.line].count)
-        } else {
-            var replacement = [Array(before + String(pieces[0]))]
-            replacement.append(contentsOf: pieces[1..<(pieces.count - 1)].map { Array(String($0)) })
-            let tail = String(pieces[pieces.count - 1])
-            let last = Array(tail + after)
-            replacement.append(last)
-            lines.replaceSubrange(cursor.line...cursor.line, with: replacement)
-            cursor = TextPosition(
-                line: cursor.line + pieces.count - 1,
-                column: min(Array(tail).count, last.count))
-        }
+    /// Replaces the text between two positions (clamped into the text; taken in order) with
+    /// `text`, and returns the text removed. The cursor goes to the end of the inserted text.
+    @discardableResult
+    public mutating func replace(from start: TextPosition, to end: TextPosition, with text: String) -> String {
+        let (lower, upper) = (clamped(start), clamped(end))
+        let (from, to) = lower <= upper ? (lower, upper) : (upper, lower)
         goalColumn = nil
+        guard from != to || !text.isEmpty else {
+            cursor = from
+            return ""
+        }
+        let (removed, end) = rope.replace(from: from, to: to, with: text)
+        cursor = end
+        return removed
+    }
+
+    /// Inserts text at the cursor; `\n` splits lines.
+    public mutating func insert(_ text: String) {
+        guard !text.isEmpty else { return }
+        replace(from: cursor, to: cursor, with: text)
     }
 
     /// Inserts one character at the cursor (a line break splits the line).
@@ -113,49 +110,31 @@ public struct TextBuffer: Equatable, Sendable {
     /// Splits the line at the cursor.
     public mutating func insertNewline() { insert("\n") }
 
-    /// Inserts spaces up to the next tab stop.
-    public mutating func insertTab() {
-        let width = cursorDisplayColumn
-        insert(String(repeating: " ", count: Self.tabWidth - width % Self.tabWidth))
-    }
+    /// Inserts a tab character, drawn up to the next tab stop.
+    public mutating func insertTab() { insert("\t") }
 
     /// Deletes the character before the cursor, joining lines at a line start.
     /// Returns whether anything was deleted.
     @discardableResult
     public mutating func backspace() -> Bool {
-        goalColumn = nil
-        if cursor.column > 0 {
-            lines[cursor.line].remove(at: cursor.column - 1)
-            cursor.column -= 1
-            resegmentCurrentLine()
-            return true
-        } else if cursor.line > 0 {
-            let removed = lines.remove(at: cursor.line)
-            cursor.line -= 1
-            cursor.column = lines[cursor.line].count
-            lines[cursor.line].append(contentsOf: removed)
-            resegmentCurrentLine()
-            return true
+        guard let before = position(before: cursor) else {
+            goalColumn = nil
+            return false
         }
-        return false
+        replace(from: before, to: cursor, with: "")
+        return true
     }
 
     /// Deletes the character under the cursor, joining the next line at a line end.
     /// Returns whether anything was deleted.
     @discardableResult
     public mutating func deleteForward() -> Bool {
-        goalColumn = nil
-        if cursor.column < lines[cursor.line].count {
-            lines[cursor.line].remove(at: cursor.column)
-            resegmentCurrentLine()
-            return true
-        } else if cursor.line + 1 < lines.count {
-            let next = lines.remove(at: cursor.line + 1)
-            lines[cursor.line].append(contentsOf: next)
-            resegmentCurrentLine()
-            return true
+        guard let after = position(after: cursor) else {
+            goalColumn = nil
+            return false
         }
-        return false
+        replace(from: cursor, to: after, with: "")
+        return true
     }
 
     // MARK: Motion
@@ -163,23 +142,13 @@ public struct TextBuffer: Equatable, Sendable {
     /// One character left, or to the end of the line above.
     public mutating func moveLeft() {
         goalColumn = nil
-        if cursor.column > 0 {
-            cursor.column -= 1
-        } else if cursor.line > 0 {
-            cursor.line -= 1
-            cursor.column = lines[cursor.line].count
-        }
+        if let before = position(before: cursor) { cursor = before }
     }
 
     /// One character right, or to the start of the line below.
     public mutating func moveRight() {
         goalColumn = nil
-        if cursor.column < lines[cursor.line].count {
-            cursor.column += 1
-        } else if cursor.line + 1 < lines.count {
-            cursor.line += 1
-            cursor.column = 0
-        }
+        if let after = position(after: cursor) { cursor = after }
     }
 
     /// `count` lines up, keeping the display column; on the first line, to its start.
@@ -196,40 +165,49 @@ public struct TextBuffer: Equatable, Sendable {
     /// To the end of the line.
     public mutating func moveToLineEnd() {
         goalColumn = nil
-        cursor.column = lines[cursor.line].count
+        cursor.column = rope.characterCount(ofLine: cursor.line)
     }
 
     /// Puts the cursor at a position, clamped into the text (positions from peers may be anywhere).
     public mutating func move(to position: TextPosition) {
         goalColumn = nil
-        let line = min(max(position.line, 0), lines.count - 1)
-        cursor = TextPosition(line: line, column: min(max(position.column, 0), lines[line].count))
+        cursor = clamped(position)
+    }
+
+    private func clamped(_ position: TextPosition) -> TextPosition {
+        let line = min(max(position.line, 0), rope.lineCount - 1)
+        return TextPosition(line: line, column: min(max(position.column, 0), rope.characterCount(ofLine: line)))
+    }
+
+    /// One character before `position`, or the end of the line above; nil at the start.
+    private func position(before position: TextPosition) -> TextPosition? {
+        if position.column > 0 { return TextPosition(line: position.line, column: position.column - 1) }
+        if position.line > 0 { return TextPosition(line: position.line - 1, column: rope.characterCount(ofLine: position.line - 1)) }
+        return nil
+    }
+
+    /// One character after `position`, or the start of the line below; nil at the end.
+    private func position(after position: TextPosition) -> TextPosition? {
+        if position.column < rope.characterCount(ofLine: position.line) {
+            return TextPosition(line: position.line, column: position.column + 1)
+        }
+        if position.line + 1 < rope.lineCount { return TextPosition(line: position.line + 1, column: 0) }
+        return nil
     }
 
     private mutating func moveVertically(by delta: Int) {
         guard delta != 0 else { return }
         let goal = goalColumn ?? cursorDisplayColumn
-        let target = cursor.line.addingSaturated(delta).clamped(0, lines.count - 1)
+        let target = cursor.line.addingSaturated(delta).clamped(0, rope.lineCount - 1)
         if target == cursor.line {
             // At the first or last line: go to its start or end, as most editors do.
-            cursor.column = delta < 0 ? 0 : lines[cursor.line].count
+            cursor.column = delta < 0 ? 0 : rope.characterCount(ofLine: cursor.line)
             goalColumn = nil
             return
         }
         cursor.line = target
-        cursor.column = Self.column(in: lines[target], atDisplayColumn: goal)
+        cursor.column = Self.column(in: line(target), atDisplayColumn: goal)
         goalColumn = goal
-    }
-
-    /// Segments the cursor's line again after characters were removed or joined, keeping the
-    /// cursor after the same text.
-    private mutating func resegmentCurrentLine() {
-        let line = lines[cursor.line]
-        let head = String(line[..<cursor.column])
-        let joined = Array(head + String(line[cursor.column...]))
-        guard joined.count != line.count || joined != line else { return }
-        lines[cursor.line] = joined
-        cursor.column = min(Array(head).count, joined.count)
     }
 
     // MARK: Widths
@@ -264,28 +242,5 @@ public struct TextBuffer: Equatable, Sendable {
             width = next
         }
         return line.count
-    }
-
-    /// The lines of `text`, found by their break bytes (LF, CR LF, CR: each a grapheme of its
-    /// own, so a break never falls inside a character) and then cut into characters.
-    private static func split(_ text: String) -> [[Character]] {
-        var lines: [[Character]] = []
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var index = start
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            guard byte == 10 || byte == 13 else {
-                index = utf8.index(after: index)
-                continue
-            }
-            // Through a String: its fast grapheme walk is twice as quick as a Substring's.
-            lines.append(Array(String(text[start..<index])))
-            index = utf8.index(after: index)
-            if byte == 13, index != utf8.endIndex, utf8[index] == 10 { index = utf8.index(after: index) }
-            start = index
-        }
-        lines.append(Array(String(text[start..<utf8.endIndex])))
-        return lines
     }
 }

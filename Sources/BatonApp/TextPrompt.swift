@@ -4,6 +4,10 @@ public struct TextPrompt: Equatable, Sendable {
     public enum Purpose: Equatable, Sendable {
         /// A file name to save the editor to; quit after a successful save when `thenQuit`.
         case saveAs(thenQuit: Bool)
+        /// Text to find in the editor (Ctrl-F, Ctrl-W).
+        case search
+        /// A line number to go to (Ctrl-G).
+        case goToLine
     }
 
     /// What the answer is for.
@@ -26,5 +30,15 @@ public struct TextPrompt: Equatable, Sendable {
     /// The "Save as: " prompt, prefilled with `suggestion`.
     public static func saveAs(suggestion: String? = nil, thenQuit: Bool = false) -> TextPrompt {
         TextPrompt(purpose: .saveAs(thenQuit: thenQuit), label: "Save as: ", text: suggestion ?? "")
+    }
+
+    /// The "Search: " prompt; an empty answer looks for `last` again, so the label shows it.
+    public static func search(last: String? = nil) -> TextPrompt {
+        TextPrompt(purpose: .search, label: last.map { "Search [\($0)]: " } ?? "Search: ")
+    }
+
+    /// The "Go to line: " prompt.
+    public static func goToLine() -> TextPrompt {
+        TextPrompt(purpose: .goToLine, label: "Go to line: ")
     }
 }

@@ -95,8 +95,27 @@ package enum AtomicFile {
         }
     }
 
+    /// Writes `bytes` over the existing file at `path`, in place: opened for writing (never
+    /// created), truncated, written, synced. Not atomic — a crash midway leaves part of the file —
+    /// so only for a file that may be written in a folder that may not, where no temporary file
+    /// can be made (nano does the same). The file keeps its inode, owner and mode.
+    package static func overwrite(_ bytes: [UInt8], at path: String) throws(Error) {
+        let fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotPlace(path: path, errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+        guard fsync(fd) == 0 else { throw .incompleteWrite(path: path, errno: errno) }
+    }
+
     /// Writes every byte to `fd` (retrying short writes and EINTR), sets its mode, syncs it.
     private static func fill(_ fd: Int32, with bytes: [UInt8], path: String, mode: mode_t) throws(Error) {
+        try writeAll(fd, bytes, path: path)
+        guard fchmod(fd, mode) == 0 else { throw .cannotSetMode(path: path, errno: errno) }
+        guard fsync(fd) == 0 else { throw .incompleteWrite(path: path, errno: errno) }
+    }
+
+    /// Writes every byte to `fd`, retrying short writes and EINTR.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Error) {
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
@@ -104,8 +123,6 @@ package enum AtomicFile {
             guard n > 0 else { throw .incompleteWrite(path: path, errno: n < 0 ? errno : EIO) }
             written += n
         }
-        guard fchmod(fd, mode) == 0 else { throw .cannotSetMode(path: path, errno: errno) }
-        guard fsync(fd) == 0 else { throw .incompleteWrite(path: path, errno: errno) }
     }
 
     /// The permission bits of what is at `path` now, or nil when nothing is.

@@ -1,6 +1,8 @@
+import BatonApp
 import Foundation
 import Handoff
 import BatonFiles
+import BatonApp
 
 /// Reads and writes the editor's files; writes are atomic (temporary file, fsync, rename).
 ///
@@ -9,12 +11,36 @@ import BatonFiles
 /// followed, as editors do: reading reads its target, and saving replaces the target (in the
 /// target's folder, keeping its mode) and leaves the link in place. A link that points at
 /// nothing is saved by creating its target, as vim does.
+///
+/// A file its owner may not write (no write bit, or `faccessat` says no to this process) opens
+/// read-only, and saving over it asks first (`.readOnly`), even as root, as vim does. A file
+/// that may be written in a folder that may not (no temporary file can be made there) is
+/// written in place instead: truncated, written and synced, as nano does; that is not atomic,
+/// but it is the only way such a file can be saved at all.
 public struct FileStore: Sendable {
     /// What a save did.
     public enum Outcome: Equatable, Sendable {
         case saved
         /// The file exists with other contents and the caller did not say to replace it.
         case needsConfirmation
+        /// The file is read-only and the caller did not say to replace it; nothing was written.
+        case readOnly
+        /// The file the caller expected (`expecting`) is there no more as it was: another
+        /// program changed it; not replaced.
+        case changedOnDisk
+    }
+
+    /// A file as the editor opens it.
+    public struct Opened: Equatable, Sendable {
+        /// The text, with `\n` between lines (a CRLF file's `\r\n` become `\n`).
+        public var text: String
+        /// How the file's lines end on disk.
+        public var lineEnding: LineEnding
+        /// Whether this process may not write the file (see `FileStore`).
+        public var isReadOnly: Bool
+        /// The file as read (size, modification time, digest of its bytes), to tell later
+        /// whether another program changed it.
+        public var stamp: FileStamp
     }
 
     /// Why a file could not be read or written.
@@ -38,19 +64,49 @@ public struct FileStore: Sendable {
     /// The text of a file, or nil when there is none. Refuses anything but a regular file, a
     /// file over `sizeLimit` (from its size, before reading), and text that is not UTF-8.
     public func read(path: String) throws(Failure) -> String? {
+        try open(path: path)?.text
+    }
+
+    /// The stamp of what is at `path` now (its final target when a link), or nil when nothing
+    /// readable is.
+    public func stamp(path: String) -> FileStamp? {
+        do throws(RegularFile.Problem) {
+            let file = try RegularFile(openingForReading: path)
+            let bytes = try file.readAll(limit: sizeLimit)
+            return Self.stamp(file.status, bytes)
+        } catch {
+            return nil
+        }
+    }
+
+    static func stamp(_ status: stat, _ bytes: [UInt8]) -> FileStamp {
+        FileStamp(
+            size: bytes.count, modifiedSeconds: Int(status.st_mtim.tv_sec),
+            modifiedNanoseconds: Int(status.st_mtim.tv_nsec), digest: FileStamp.digest(of: bytes))
+    }
+
+    /// A file opened for editing: its text with the line-ending style taken out
+    /// (`LineEnding.decode`), and whether it is read-only; nil when there is no file. Refuses
+    /// what `read` refuses.
+    public func open(path: String) throws(Failure) -> Opened? {
         let bytes: [UInt8]
+        let readOnly: Bool
+        let status: stat
         do throws(RegularFile.Problem) {
             let file = try RegularFile(openingForReading: path)
             bytes = try file.readAll(limit: sizeLimit)
+            status = file.status
+            readOnly = file.permissions & 0o222 == 0 || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0
         } catch .missing {
             return nil
         } catch {
             throw failure(error, path: path, doing: "read")
         }
-        guard let text = String(data: Data(bytes), encoding: .utf8) else {
+        guard String(data: Data(bytes), encoding: .utf8) != nil else {
             throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
         }
-        return text
+        let (text, ending) = LineEnding.decode(bytes)
+        return Opened(text: text, lineEnding: ending, isReadOnly: readOnly, stamp: Self.stamp(status, bytes))
     }
 
     /// Writes `text` to `path` atomically (`AtomicFile`): a replaced file keeps its mode, a
@@ -58,7 +114,13 @@ public struct FileStore: Sendable {
     /// left alone and `.needsConfirmation` returned. When `path` is a symbolic link, its final
     /// target is written (and created when missing); the link stays. Anything at the target
     /// that is not a regular file is refused and left as it was.
-    public func save(path: String, text: String, replaceExisting: Bool) throws(Failure) -> Outcome {
+    ///
+    /// `expecting`: the file as the editor read or last saved it. While the disk still matches
+    /// it (size, modification time and digest), the file is the editor's own and is replaced
+    /// without asking; when it does not, `.changedOnDisk` is returned and nothing written.
+    public func save(
+        path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil
+    ) throws(Failure) -> Outcome {
         let bytes = Array(text.utf8)
         let target: String
         do {
@@ -70,11 +132,31 @@ public struct FileStore: Sendable {
         if lstat(target, &info) == 0, let kind = RegularFile.kind(of: info.st_mode) {
             throw failure(.notRegular(kind: kind), path: path, doing: "save")
         }
+        let folder = RegularFile.folder(of: target)
+        var folderInfo = stat()
+        if stat(folder, &folderInfo) != 0 {
+            let reason = errno == ENOENT ? "there is no folder \(folder)" : RegularFile.Problem.reason(errno)
+            throw Failure(description: "Cannot save \(path): \(reason).")
+        } else if folderInfo.st_mode & S_IFMT != S_IFDIR {
+            throw Failure(description: "Cannot save \(path): \(folder) is not a folder.")
+        }
+        let exists = lstat(target, &info) == 0
+        if !replaceExisting, exists, info.st_mode & 0o222 == 0 || faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0 {
+            return .readOnly
+        }
         if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
-            return .needsConfirmation
+            guard let expecting else { return .needsConfirmation }
+            if stamp(path: target) != expecting { return .changedOnDisk }
         }
         do {
             try AtomicFile.write(bytes, to: target)
+        } catch .cannotCreateTemporary(_, let code) where exists && (code == EACCES || code == EPERM) {
+            // The folder may not be written but the file may: write it in place, as nano does.
+            do {
+                try AtomicFile.overwrite(bytes, at: target)
+            } catch {
+                throw Failure(description: "Cannot save \(path): \(error.reason).")
+            }
         } catch {
             throw Failure(description: "Cannot save \(path): \(error.reason).")
         }

@@ -22,11 +22,34 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity that publishes the current session.
     public private(set) var activity: UserActivity?
     private let files: FileStore
+    /// Where recovery copies of unsaved buffers go; nil: none are kept.
+    private let recovery: RecoveryStore?
+    /// The debounced write of the recovery copy, while one is due.
+    private var recoveryWrite: Task<Void, Never>?
+    /// The copy last written (its location), to remove once the buffer is saved or discarded.
+    private var recoveryWritten: String?
+    /// Set when the input closed (the terminal went away): the quit that follows keeps the copy.
+    private var keepRecoveryOnQuit = false
+    /// How long after a change the recovery copy is written.
+    public static let recoveryDelay: Duration = .seconds(1)
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
     private let messages: AsyncStream<AppMessage>
-    let inbox: AsyncStream<AppMessage>.Continuation
+    let inbox: Inbox
+    /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
+    private var keysPosted = 0
+    private var keysTaken = 0
+    /// While a question shows: the keys posted before it was drawn, which must not answer it
+    /// (typed before anyone could read it). See `takeKey`.
+    private var keysBeforeQuestion: Int?
+    /// A `.publish` the loop is holding until what is waiting has been applied: one save
+    /// request per burst of input, however many keys it holds.
+    private var publishDue = false
+    /// Messages applied since the loop last drew; under a stream of input that never pauses
+    /// it still draws after `mostWithoutDrawing` of them.
+    private var appliedSinceDrawing = 0
+    static let mostWithoutDrawing = 1000
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -47,15 +70,18 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     ///   - logger: where diagnostics go (a log file; never the screen). Silent unless given.
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
-        files: FileStore = FileStore(), nearbyRefreshInterval: Duration = .milliseconds(250),
+        files: FileStore = FileStore(), recovery: RecoveryStore? = nil, nearbyRefreshInterval: Duration = .milliseconds(250),
         logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
         self.files = files
+        self.recovery = recovery
         self.logger = logger
-        (messages, inbox) = AsyncStream.makeStream(of: AppMessage.self)
+        let (messages, continuation) = AsyncStream.makeStream(of: AppMessage.self)
+        self.messages = messages
+        inbox = Inbox(continuation)
         model = AppModel(session: session, size: backend.size, status: status, now: Date())
     }
 
@@ -70,9 +96,25 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         if activity == nil, model.handoffOff == nil { startActivity() }
         listen()
         render()
+        // Everything waiting is applied before one draw and one save request: a burst of keys
+        // (a paste into a terminal without bracketed paste, typing while a frame is written)
+        // costs one frame, not one per key.
         for await message in messages {
-            handle(message)
+            inbox.taken()
+            if case .key = message { keysTaken += 1 } else if case .paste = message { keysTaken += 1 }
+            if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
+                continue  // typed before the question was on screen: not an answer
+            }
+            if case .inputClosed = message {
+                writeRecoveryNow()
+                keepRecoveryOnQuit = true
+            }
+            apply(message, deferPublish: true)
             if model.isQuitting { break }
+            appliedSinceDrawing += 1
+            if inbox.waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
+                flush()
+            }
         }
         stop()
     }
@@ -80,21 +122,108 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Handles one message as the loop does: update, then its commands, then draw. What the
     /// commands come to arrives later, through the inbox. Public for tests.
     public func handle(_ message: AppMessage) {
-        let commands = BatonApp.update(&model, message)
-        for command in commands { perform(command) }
+        apply(message, deferPublish: false)
         render()
+    }
+
+    /// Update, then the commands; a `.publish` is held for `flush` when `deferPublish`.
+    private func apply(_ message: AppMessage, deferPublish: Bool) {
+        let commands = BatonApp.update(&model, message)
+        if !isAsking { keysBeforeQuestion = nil }
+        for command in commands {
+            if deferPublish, command == .publish {
+                publishDue = true
+            } else {
+                perform(command)
+            }
+        }
+    }
+
+    /// Performs the held `.publish` and draws. A question drawn for the first time remembers
+    /// the keys posted by then: those were typed before it showed.
+    private func flush() {
+        if publishDue {
+            publishDue = false
+            perform(.publish)
+        }
+        render()
+        if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
+        scheduleRecovery()
+    }
+
+    // MARK: Recovery copies
+
+    /// While the editor has unsaved changes, its recovery copy is written within
+    /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
+    /// clean (saved) the copy is removed.
+    private func scheduleRecovery() {
+        guard recovery != nil else { return }
+        guard case .editor(let editor) = model.session, editor.isDirty else {
+            recoveryWrite?.cancel()
+            recoveryWrite = nil
+            removeRecovery()
+            return
+        }
+        guard recoveryWrite == nil else { return }
+        recoveryWrite = Task { [weak self] in
+            try? await Task.sleep(for: Program.recoveryDelay)
+            guard !Task.isCancelled, let self else { return }
+            self.recoveryWrite = nil
+            self.writeRecoveryNow()
+        }
+    }
+
+    /// Writes the recovery copy now when the editor has unsaved changes (on SIGHUP and SIGTERM,
+    /// and when the debounce is over).
+    public func writeRecoveryNow() {
+        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return }
+        let path = editor.filePath.map(RecoveryStore.absolute)
+        let copy = RecoveryStore.Copy(path: path, name: editor.fileName, savedAt: Date(), text: editor.buffer.text)
+        let location = recovery.location(for: path)
+        if let previous = recoveryWritten, previous != location { _ = unlink(previous) }
+        do {
+            try recovery.write(copy)
+            recoveryWritten = location
+        } catch {
+            logger.warning("recovery copy not written: \(error)")
+        }
+    }
+
+    private func removeRecovery() {
+        guard let written = recoveryWritten else { return }
+        _ = unlink(written)
+        recoveryWritten = nil
+    }
+
+    /// Whether a y/n question is on the screen (or about to be, at the next draw).
+    private var isAsking: Bool {
+        if case .confirm = model.overlay { return true }
+        return false
+    }
+
+    private func isKeyLike(_ message: AppMessage) -> Bool {
+        switch message {
+        case .key, .paste: true
+        default: false
+        }
     }
 
     // MARK: Inputs
 
     private func listen() {
         let keys = backend.events()
-        tasks.append(Task { [inbox, logger] in
+        tasks.append(Task { [weak self, inbox, logger] in
             for await batch in keys {
                 for event in batch {
                     switch event {
-                    case .key(let key): inbox.yield(.key(key))
-                    case .resize(let size): inbox.yield(.resize(size))
+                    case .key(let key):
+                        self?.keysPosted += 1
+                        inbox.yield(.key(key))
+                    case .paste(let text):
+                        self?.keysPosted += 1
+                        inbox.yield(.paste(text))
+                    case .resize(let size):
+                        inbox.yield(.resize(size))
                     }
                 }
             }
@@ -110,12 +239,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 self.translate(event)
             }
         })
-        // Ages and notices change with time; tick only while something on screen shows one.
+        // Ages and notices change with time, and a pause ends a run of typing: tick only
+        // while the model wants it.
         tasks.append(Task { [weak self, inbox] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self else { return }
-                if self.model.notice != nil || !self.model.nearby.isEmpty { inbox.yield(.tick(Date())) }
+                if self.model.wantsTicks { inbox.yield(.tick(Date())) }
             }
         })
         // What was heard before the UI started (e.g. while continuing at launch).
@@ -194,11 +324,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             startContinue(entry)
         case .cancelContinue:
             cancelContinue()
-        case .saveFile(let path, let text, let replace):
+        case .saveFile(let path, let text, let replace, let expecting):
             do {
-                switch try files.save(path: path, text: text, replaceExisting: replace) {
-                case .saved: inbox.yield(.fileSaved(path: path))
+                switch try files.save(path: path, text: text, replaceExisting: replace, expecting: expecting) {
+                case .saved: inbox.yield(.fileSaved(path: path, stamp: files.stamp(path: path)))
                 case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
+                case .readOnly: inbox.yield(.saveReadOnly(path: path))
+                case .changedOnDisk: inbox.yield(.saveNeedsConfirmation(path: path, changedOnDisk: true))
                 }
             } catch {
                 inbox.yield(.fileSaveFailed(error.description))
@@ -208,6 +340,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             // what is left is to say in the log what stays unsaved.
             if case .editor(let editor) = model.session, editor.isDirty {
                 logger.warning("quit with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+            }
+            // Quitting discards the changes: their recovery copy goes with them.
+            recoveryWrite?.cancel()
+            recoveryWrite = nil
+            if let recovery, !keepRecoveryOnQuit, case .editor(let editor) = model.session {
+                removeRecovery()
+                if editor.isDirty { recovery.remove(path: editor.filePath.map(RecoveryStore.absolute)) }
             }
         }
     }
@@ -237,6 +376,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     }
 
     private func render() {
+        appliedSinceDrawing = 0
         let (frame, cursor) = BatonApp.view(model)
         backend.draw(frame, cursor: cursor)
     }

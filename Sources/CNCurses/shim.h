@@ -59,6 +59,13 @@ static inline int baton_key_page_up(void) { return KEY_PPAGE; }
 static inline int baton_key_enter(void) { return KEY_ENTER; }
 static inline int baton_key_back_tab(void) { return KEY_BTAB; }
 static inline int baton_key_resize(void) { return KEY_RESIZE; }
+/// The codes `define_key` gives the terminal's paste markers (terminfo `PS` and `PE`): above
+/// every code ncurses defines.
+static inline int baton_key_paste_start(void) { return KEY_MAX + 1; }
+static inline int baton_key_paste_end(void) { return KEY_MAX + 2; }
+/// `tputs` from <term.h> (which is not included: its capability macros would name `lines`,
+/// `columns` and hundreds more).
+extern int tputs(const char *, int, int (*)(int));
 /// `KEY_F(n)`; ncurses reserves 64 function keys starting at `KEY_F0`.
 static inline int baton_key_f(int n) { return KEY_F(n); }
 
@@ -84,6 +91,28 @@ static inline int baton_put_wide(WINDOW *window, int y, int x, const wchar_t *co
     cchar_t cell;
     if (setcchar(&cell, codepoints, attributes, pair, NULL) == ERR) {
         return ERR;
+    }
+    return mvwadd_wch(window, y, x, &cell);
+}
+
+/// Writes a whole grapheme cluster into one ncurses cell at row `y`, column `x`.
+///
+/// `setcchar` keeps only the first spacing character and the non-spacing ones
+/// after it, so a cluster with more spacing scalars (an Indic conjunct such as
+/// "स्ते", a skin tone "👍🏽", a ZWJ family "👨‍👩‍👧") would lose them. The rest of
+/// the cluster, at most `CCHARW_MAX` code points in all, is copied into the
+/// cell's `chars` array after `setcchar` has built it: ncurses takes the cell's
+/// width from its first character and writes every code point of the cell
+/// when it updates the terminal.
+static inline int baton_put_cluster(WINDOW *window, int y, int x, const wchar_t *codepoints,
+                                    int count, attr_t attributes, short pair) {
+    cchar_t cell;
+    wchar_t first[2] = { codepoints[0], 0 };
+    if (count < 1 || setcchar(&cell, first, attributes, pair, NULL) == ERR) {
+        return ERR;
+    }
+    for (int i = 1; i < count && i < CCHARW_MAX; i++) {
+        cell.chars[i] = codepoints[i];
     }
     return mvwadd_wch(window, y, x, &cell);
 }

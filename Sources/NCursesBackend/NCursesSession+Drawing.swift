@@ -90,28 +90,25 @@ extension NCursesSession {
     ) {
         // Writing the bottom-right cell reports ERR (the cursor cannot advance)
         // although the cell is written, so the result is not checked.
-        _ = (codepoints + [0]).withUnsafeBufferPointer { buffer in
-            baton_put_wide(window, Int32(y), Int32(x), buffer.baseAddress, attributes, pair)
+        _ = codepoints.withUnsafeBufferPointer { buffer in
+            baton_put_cluster(window, Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), attributes, pair)
         }
     }
 
-    /// The code points ncurses can keep in one cell for `grapheme` — its first
-    /// scalar and the non-spacing ones after it, at most `CCHARW_MAX`, without a
-    /// dangling zero-width joiner — and the columns libc's `wcwidth` gives them.
+    /// The code points ncurses keeps in one cell for `grapheme` — the whole
+    /// cluster, spacing scalars included (an Indic conjunct, a skin tone, a ZWJ
+    /// sequence), cut to `CCHARW_MAX` for longer ones and then without a
+    /// dangling zero-width joiner — and the columns libc's `wcwidth` gives its
+    /// first scalar, which is what ncurses reserves for the cell.
     static func glyph(for grapheme: String) -> (codepoints: [wchar_t], columns: Int) {
         let scalars = grapheme.unicodeScalars
         guard let first = scalars.first else { return ([0x20], 1) }
-        var codepoints: [wchar_t] = [wchar_t(bitPattern: first.value)]
-        let limit = Int(baton_cchar_max())
-        for scalar in scalars.dropFirst() {
-            let code = wchar_t(bitPattern: scalar.value)
-            guard codepoints.count < limit, baton_wcwidth(code) == 0 else { break }
-            codepoints.append(code)
-        }
+        let limit = max(1, Int(baton_cchar_max()))
+        var codepoints: [wchar_t] = scalars.prefix(limit).map { wchar_t(bitPattern: $0.value) }
         while codepoints.count > 1, codepoints.last == 0x200D {
             codepoints.removeLast()
         }
-        return (codepoints, Int(baton_wcwidth(codepoints[0])))
+        return (codepoints, Int(baton_wcwidth(wchar_t(bitPattern: first.value))))
     }
 
     /// The two code points of a regional-indicator flag (🇺🇸), when libc gives each one column.

@@ -89,20 +89,33 @@ extension NCursesSession {
     }
 
     /// Drains `wget_wch` until it has nothing more (nodelay mode). Lock held, screen set.
+    ///
+    /// Between the paste markers (bracketed paste) characters are not keys: they gather in
+    /// `pasteText`, across reads, and the end marker makes them one `.paste` event.
     func readKeysLocked() -> [TerminalEvent] {
         let window = baton_stdscr()
         var events: [TerminalEvent] = []
+        var reads = 0
         // Bounded so a flood of input cannot hold the lock for long; poll reports the rest.
-        while events.count < 4096 {
+        while events.count < 4096, reads < 1 << 20 {
             let result = baton_get_wch(window)
             if result.status == ERR { break }
+            reads += 1
             if result.status == baton_key_code_yes() {
                 let code = Int32(bitPattern: result.value)
                 if code == baton_key_resize() {
                     events.append(.resize(currentSizeLocked()))
-                } else {
+                } else if code == baton_key_paste_start() {
+                    pasteText = pasteText ?? ""
+                } else if code == baton_key_paste_end() {
+                    if let text = pasteText { events.append(.paste(text)) }
+                    pasteText = nil
+                } else if pasteText == nil {
                     events.append(.key(NCursesKeyDecoder.key(forKeyCode: code)))
                 }
+                // A key sequence inside a paste (an escape sequence in the pasted text) is dropped.
+            } else if pasteText != nil {
+                if let scalar = Unicode.Scalar(result.value) { pasteText?.unicodeScalars.append(scalar) }
             } else {
                 events.append(.key(NCursesKeyDecoder.key(forCharacter: result.value)))
             }

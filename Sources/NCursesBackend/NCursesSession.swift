@@ -38,6 +38,10 @@ final class NCursesSession: @unchecked Sendable {
     /// The size last read from ncurses, reported after shutdown.
     var knownSize = TerminalSize(width: 0, height: 0)
     var colorsEnabled = false
+    /// Whether bracketed paste is on (the terminal's terminfo has `BE`, `BD`, `PS` and `PE`).
+    var bracketedPaste = false
+    /// The paste being read, between its start and end markers; nil outside a paste.
+    var pasteText: String?
     var signalsInstalled = false
     /// Called on the input thread after SIGINT, SIGTERM or SIGHUP restored the terminal;
     /// when nil the signal is raised again with its default action at once.
@@ -149,6 +153,7 @@ final class NCursesSession: @unchecked Sendable {
         leaveok(window, false)
         typeahead(-1)
         set_escdelay(Int32(clamping: escapeDelayMilliseconds))
+        bracketedPaste = Self.startBracketedPaste(output)
 
         if baton_has_colors(), start_color() == OK {
             let background: Int16 = use_default_colors() == OK ? -1 : 0
@@ -160,13 +165,47 @@ final class NCursesSession: @unchecked Sendable {
 
         if handlesSignals {
             var restore: [UInt8] = []
-            for capability in ["sgr0", "cnorm", "rmkx", "rmcup"] {
+            for capability in (bracketedPaste ? ["BD"] : []) + ["sgr0", "cnorm", "rmkx", "rmcup"] {
                 restore += Self.terminfoBytes(capability).map(Self.removingPadding) ?? []
             }
             TerminalSignals.activate(
                 wakeFD: wakeWriteFD, outputFD: outputFD, termiosFD: termiosFD,
                 termios: savedModes, restoreBytes: restore)
         }
+    }
+
+    /// Turns bracketed paste on when the terminal's terminfo says how (the extended
+    /// capabilities `BE` and `BD` switch it on and off, `PS` and `PE` are the markers around a
+    /// paste): the markers become keys of their own (`define_key`), and `BE` is sent through
+    /// `tputs`. A terminal without them gets pastes as typed keys. Lock held, screen set.
+    private static func startBracketedPaste(_ output: UnsafeMutablePointer<FILE>) -> Bool {
+        guard let on = capability("BE"), capability("BD") != nil,
+              let start = capability("PS"), let end = capability("PE") else { return false }
+        guard define_key(start, baton_key_paste_start()) == OK, define_key(end, baton_key_paste_end()) == OK else {
+            return false
+        }
+        return send(on, to: output)
+    }
+
+    /// What `tputs` makes of a capability, gathered here (ncurses' `putp` writes to the
+    /// process's standard output, not the screen's). Guarded by `lock`.
+    nonisolated(unsafe) private static var tputsBytes: [UInt8] = []
+
+    /// Writes a capability to the screen's output through `tputs` (padding applied) and flushes. Lock held.
+    static func send(_ capability: UnsafeMutablePointer<CChar>, to output: UnsafeMutablePointer<FILE>) -> Bool {
+        tputsBytes.removeAll(keepingCapacity: true)
+        guard tputs(capability, 1, { character in
+            NCursesSession.tputsBytes.append(UInt8(truncatingIfNeeded: character))
+            return character
+        }) == OK else { return false }
+        let written = tputsBytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, output) }
+        return written == tputsBytes.count && fflush(output) == 0
+    }
+
+    /// A string capability as ncurses holds it, or nil when the terminal lacks it. Lock held.
+    static func capability(_ name: String) -> UnsafeMutablePointer<CChar>? {
+        guard let value = name.withCString({ tigetstr($0) }), Int(bitPattern: value) != -1 else { return nil }
+        return value
     }
 
     /// The bytes of a string capability of the current terminal, or nil. Lock held, screen set.
@@ -245,6 +284,7 @@ final class NCursesSession: @unchecked Sendable {
         isShutDown = true
         if let screen {
             set_term(screen)
+            if bracketedPaste, let off = Self.capability("BD"), let outputFile { _ = Self.send(off, to: outputFile) }
             endwin()
         }
         if handlesSignals {

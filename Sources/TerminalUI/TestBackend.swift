@@ -106,6 +106,11 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
         })
     }
 
+    /// Sends `text` as one bracketed paste (one `.paste` event), in a batch of its own.
+    public func send(paste text: String) {
+        send(events: [.paste(text)])
+    }
+
     /// Sends one batch of events as they are.
     public func send(events: [TerminalEvent]) {
         guard !events.isEmpty else { return }

@@ -22,15 +22,33 @@ struct Launch {
         file: String?, stateLimit: Int = ActivityCenter.Configuration.defaultTextLimit
     ) throws -> (session: Session, opening: [AppMessage]) {
         guard let file else { return (.editor(EditorState(text: "", filePath: nil)), []) }
-        let state: EditorState
+        var state: EditorState
         do {
-            state = EditorState(text: try FileStore().read(path: file) ?? "", filePath: file)
+            let opened = try FileStore().open(path: file)
+            state = EditorState(
+                text: opened?.text ?? "", filePath: file, lineEnding: opened?.lineEnding ?? .lf,
+                isReadOnly: opened?.isReadOnly ?? false, disk: opened?.stamp)
+            // Unsaved changes a previous baton left for this file: asked about before the UI.
+            let recovery = RecoveryStore.standard()
+            if let copy = recovery.find(path: RecoveryStore.absolute(file)), copy.text != opened?.text,
+               askYesNo(RecoveryStore.question(for: copy, fileText: opened?.text)) {
+                state = EditorState(
+                    buffer: TextBuffer(text: copy.text), filePath: file, isDirty: true,
+                    lineEnding: opened?.lineEnding ?? .lf, isReadOnly: opened?.isReadOnly ?? false, disk: opened?.stamp)
+            }
         } catch {
             throw CommandFailure(error.description)
         }
         let bytes = state.buffer.text.utf8.count
         let tooLarge = BatonApp.fileTooLargeToHandOff(name: state.fileName ?? file, bytes: bytes, limit: stateLimit)
         return (.editor(state), tooLarge.map { [.handoffOff($0)] } ?? [])
+    }
+
+    /// Asks `question` on standard error and reads y or n from standard input; anything but y is no.
+    static func askYesNo(_ question: String) -> Bool {
+        FileHandle.standardError.write(Data(question.utf8))
+        guard let answer = readLine() else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 
     /// Joins the network, continues an activity first if asked, then runs the UI until the user quits.
@@ -125,23 +143,25 @@ struct Launch {
             await center.shutdown()
             throw CommandFailure(error.description)
         }
-        // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; withdraw (peers forget
-        // this session at once) and end with the signal's status. 300 ms at most.
+        let program = Program(
+            backend: backend, center: center, session: session,
+            status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
+            recovery: RecoveryStore.standard(), logger: logger)
+        // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
+        // unsaved changes is written at once, then withdraw (peers forget this session at
+        // once) and end with the signal's status. 300 ms at most.
         backend.onTerminationSignal { signo in
             Task.detached {
                 try? await Task.sleep(for: .milliseconds(300))
                 NCursesBackend.raiseWithDefaultAction(signo)
             }
             Task { @MainActor in
+                program.writeRecoveryNow()
                 logger.info("signal \(signo): withdrawing and exiting")
                 await center.shutdown()
                 NCursesBackend.raiseWithDefaultAction(signo)
             }
         }
-        let program = Program(
-            backend: backend, center: center, session: session,
-            status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
-            logger: logger)
         await program.run(opening: opening)
         backend.shutdown()
         await center.shutdown()

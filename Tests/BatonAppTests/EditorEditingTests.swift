@@ -78,14 +78,15 @@ struct EditorEditingTests {
         #expect(model.editorState.isDirty)
     }
 
-    @Test("Tab inserts spaces to the next stop of 4 display columns")
+    @Test("Tab inserts a tab character, which reaches the next stop of 4 display columns")
     func tab() {
         var model = Fixtures.editor("中")
         model.press(.end, .tab)
-        #expect(model.editorState.buffer.text == "中  ")
+        #expect(model.editorState.buffer.text == "中\t")
+        #expect(model.editorState.buffer.cursorDisplayColumn == 4)
         model.type("x")
         model.press(.tab)
-        #expect(model.editorState.buffer.text == "中  x   ")
+        #expect(model.editorState.buffer.text == "中\tx\t")
         #expect(model.editorState.buffer.cursorDisplayColumn == 8)
     }
 
@@ -94,7 +95,7 @@ struct EditorEditingTests {
         var model = Fixtures.editor()
         #expect(model.press(.character("\u{1B}"), .character("\u{7}")) == [])
         model.press(.character("a"), .character("\n"), .character("\t"))
-        #expect(model.editorState.buffer.text == "a\n    ")
+        #expect(model.editorState.buffer.text == "a\n\t")
     }
 
     @Test("A combining mark typed on its own joins the letter before it")

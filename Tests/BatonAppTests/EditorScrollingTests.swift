@@ -60,10 +60,12 @@ struct EditorScrollingTests {
         model.press(.end)
         #expect(model.editorState.scroll.left == 21)
         #expect(model.screenCursor == CursorPosition(x: 39, y: 1))
-        #expect(model.screen[1] == "123456789012345678901234567890123456789 ")
+        // Scrolled: "<" where the hidden start is.
+        #expect(model.screen[1] == "<23456789012345678901234567890123456789 ")
         model.press(.home)
         #expect(model.editorState.scroll.left == 0)
-        #expect(model.screen[1] == String(line.prefix(40)))
+        // The rest past the edge: ">".
+        #expect(model.screen[1] == String(line.prefix(39)) + ">")
     }
 
     @Test("Wide characters cut by the left or right edge show as blanks, never halves")
@@ -71,11 +73,11 @@ struct EditorScrollingTests {
         let line = "a" + String(repeating: "中", count: 25)  // 51 columns; 中 at odd columns
         var model = Fixtures.editor(line)
         // At the start, the 中 at columns 39–40 is cut by the right edge.
-        #expect(model.screen[1] == "a" + String(repeating: "中", count: 19) + " ")
+        #expect(model.screen[1] == "a" + String(repeating: "中", count: 19) + ">")
         model.press(.end)
         // Cursor at column 51: left = 52 − 40 = 12, which cuts the 中 at columns 11–12.
         #expect(model.editorState.scroll.left == 12)
-        #expect(model.screen[1] == " " + String(repeating: "中", count: 19) + " ")
+        #expect(model.screen[1] == "<" + String(repeating: "中", count: 19) + " ")
         #expect(model.screenCursor == CursorPosition(x: 39, y: 1))
     }
 

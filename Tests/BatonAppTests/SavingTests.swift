@@ -40,19 +40,19 @@ struct SavingTests {
         #expect(model.press(.control("s")) == [.saveFile(path: "notes.txt", text: "draft", replaceExisting: false)])
     }
 
-    @Test("Save as refuses paths, empty names, . and ..; the answer stays editable")
+    @Test("Save as refuses folders, empty names, . and ..; the answer stays editable")
     func saveAsRefusals() {
         var model = Fixtures.editor("x", isDirty: true)
         model.press(.control("s"))
-        model.type("../evil")
+        model.type("docs/")
         #expect(model.press(.enter) == [])
-        #expect(model.openPrompt?.problem == FileNameProblem.containsSlash("../evil").description)
-        #expect(model.openPrompt?.field.text == "../evil")
-        model.press(.home, .delete, .delete, .delete)
-        #expect(model.openPrompt?.field.text == "evil")
+        #expect(model.openPrompt?.problem == FileNameProblem.folder("docs/").description)
+        #expect(model.openPrompt?.field.text == "docs/")
+        model.type("evil")
+        #expect(model.openPrompt?.field.text == "docs/evil")
         #expect(model.openPrompt?.problem == nil)
-        #expect(model.press(.enter) == [.saveFile(path: "evil", text: "x", replaceExisting: false)])
-        for bad in ["", "   ", ".", ".."] {
+        #expect(model.press(.enter) == [.saveFile(path: "docs/evil", text: "x", replaceExisting: false)])
+        for bad in ["", "   ", ".", "..", "a/..", "/", "a/./", "x\u{200B}/y"] {
             var other = Fixtures.editor("x", isDirty: true)
             other.press(.control("s"))
             other.type(bad)
@@ -91,14 +91,68 @@ struct SavingTests {
         #expect(model.editorState.isDirty)
     }
 
-    @Test("Ctrl-O asks for a name even with a path, prefilled with the file name")
+    @Test("Ctrl-O asks for a name even with a path, prefilled with the path")
     func saveAsWithPath() {
         var model = Fixtures.editor("x", filePath: "a/notes.txt")
         model.press(.control("o"))
-        #expect(model.overlay == .prompt(.saveAs(suggestion: "notes.txt")))
+        #expect(model.overlay == .prompt(.saveAs(suggestion: "a/notes.txt")))
         model.press(.backspace, .backspace, .backspace)
         model.type("md")
-        #expect(model.press(.enter) == [.saveFile(path: "notes.md", text: "x", replaceExisting: false)])
+        #expect(model.press(.enter) == [.saveFile(path: "a/notes.md", text: "x", replaceExisting: false)])
+    }
+
+    @Test("Ctrl-O takes a relative or an absolute path; the title then shows the path, the activity the base name")
+    func saveAsPaths() {
+        for path in ["../drafts/plan.txt", "/tmp/baton-notes/plan.txt"] {
+            var model = Fixtures.editor("plan", isDirty: true, width: 50, height: 10)
+            model.press(.control("o"))
+            model.type(path)
+            #expect(model.press(.enter) == [.saveFile(path: path, text: "plan", replaceExisting: false)])
+            model.send(.fileSaved(path: path))
+            #expect(model.editorState.filePath == path)
+            #expect(model.editorState.fileName == "plan.txt")
+            #expect(model.session.userInfo["fileName"] == .string("plan.txt"))
+            #expect(model.screen[0].hasPrefix(" \(path)   "), "\(model.screen[0])")
+        }
+    }
+
+    @Test("A read-only file: the title says [read-only], and saving asks before writing it anyway")
+    func readOnly() {
+        let state = EditorState(text: "mine", filePath: "notes.txt", isReadOnly: true)
+        var model = Fixtures.model(.editor(state), width: 40, height: 10)
+        #expect(model.screen[0].hasPrefix(" notes.txt [read-only]   "), "\(model.screen[0])")
+        model.type("!")
+        #expect(model.press(.control("s")) == [.saveFile(path: "notes.txt", text: "!mine", replaceExisting: false)])
+        #expect(model.send(.saveReadOnly(path: "notes.txt")) == [])
+        #expect(model.overlay == .confirm(.replaceReadOnlyFile(path: "notes.txt")))
+        #expect(model.press(.character("y")) == [.saveFile(path: "notes.txt", text: "!mine", replaceExisting: true)])
+        model.send(.fileSaved(path: "notes.txt"))
+        #expect(model.editorState.isDirty == false)
+    }
+
+    @Test("A CRLF file: the status bar says DOS, saves write CR LF, the activity says crlf and a continued copy keeps it")
+    func crlf() throws {
+        let state = EditorState(text: "one\ntwo", filePath: "dos.txt", lineEnding: .crlf)
+        var model = Fixtures.model(.editor(state), width: 40, height: 5)
+        #expect(model.screen[4].contains("DOS"), "\(model.screen[4])")
+        model.type("1")
+        #expect(model.press(.control("s")) == [.saveFile(path: "dos.txt", text: "1one\r\ntwo", replaceExisting: false)])
+        model.send(.fileSaved(path: "dos.txt"))
+        #expect(model.editorState.isDirty == false)
+        #expect(model.session.userInfo["lineEnding"] == .string("crlf"))
+        #expect(Fixtures.editor("x").session.userInfo["lineEnding"] == nil)
+        let continued = try #require(Session(
+            activityType: Session.editingActivityType, userInfo: model.session.userInfo, from: "bob"))
+        guard case .editor(let copy) = continued else { Issue.record("not an editor"); return }
+        #expect(copy.lineEnding == .crlf)
+        #expect(copy.buffer.text == "1one\ntwo")
+        var continuedModel = Fixtures.model(continued)
+        #expect(continuedModel.press(.control("s")) == [.saveFile(path: "dos.txt", text: "1one\r\ntwo", replaceExisting: false)])
+        let plain = try #require(Session(
+            activityType: Session.editingActivityType, userInfo: ["text": "a", "cursorLine": 0, "cursorColumn": 0, "lineEnding": "weird"],
+            from: nil))
+        guard case .editor(let lf) = plain else { Issue.record("not an editor"); return }
+        #expect(lf.lineEnding == .lf)
     }
 
     @Test("A failed save shows why and keeps the changes")

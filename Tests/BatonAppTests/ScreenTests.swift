@@ -201,7 +201,7 @@ struct ScreenTests {
         #expect(model.screenCursor == CursorPosition(x: 13, y: 2))
         model.send(.resize(TerminalSize(width: 20, height: 5)))
         expectScreen(model, [
-            "first line of the te",
+            "first line of the t>",
             "second 第二行 line  ",
             "third               ",
             "                    ",
@@ -210,9 +210,9 @@ struct ScreenTests {
         #expect(model.screenCursor == CursorPosition(x: 13, y: 1))
         model.press(.up, .end)
         expectScreen(model, [
-            "st line of the text ",
-            "ond 第二行 line     ",
-            "rd                  ",
+            "<t line of the text ",
+            "<nd 第二行 line     ",
+            "<d                  ",
             "                    ",
             " Editor · online    ",
         ])

@@ -106,7 +106,7 @@ struct FileStoreSpecialFilesTests {
         // A link into a folder that does not exist cannot be saved, and says why.
         try link(folder + "/lost.txt", to: "missing/new.txt")
         #expect(await save(folder + "/lost.txt", "x", replace: false)
-            == .failure(FileStore.Failure(description: "Cannot save \(folder)/lost.txt: No such file or directory.")))
+            == .failure(FileStore.Failure(description: "Cannot save \(folder)/lost.txt: there is no folder \(folder)/missing.")))
         #expect(linkStatus(folder + "/lost.txt")?.type == S_IFLNK)
         #expect(try entries(folder) == ["lost.txt", "notes.txt", "real"])
     }

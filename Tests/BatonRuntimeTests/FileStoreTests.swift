@@ -49,7 +49,7 @@ struct FileStoreTests {
     func failures() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(throws: FileStore.Failure(description: "Cannot save \(folder)/missing/notes.txt: No such file or directory.")) {
+        #expect(throws: FileStore.Failure(description: "Cannot save \(folder)/missing/notes.txt: there is no folder \(folder)/missing.")) {
             try store.save(path: folder + "/missing/notes.txt", text: "x", replaceExisting: true)
         }
         // A folder with something in it is where the file would go: it is no file to replace.

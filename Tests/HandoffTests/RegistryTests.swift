@@ -20,6 +20,25 @@ struct RegistryTests {
         #expect(registry == Fixtures.registry)
     }
 
+    @Test("The optional lineEnding key: checked as a string when present, and a schema without it (an older peer) accepts it")
+    func optionalLineEnding() throws {
+        let registry = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
+        let schema = try #require(registry.schemas["dev.baton.editing"])
+        #expect(schema.keyTypes["lineEnding"] == .string)
+        #expect(!schema.requiredKeys.contains("lineEnding"))
+        let base: [String: PropertyListValue] = ["text": "a\nb", "cursorLine": 0, "cursorColumn": 0]
+        var withCRLF = base
+        withCRLF["lineEnding"] = "crlf"
+        try schema.validate(type: "dev.baton.editing", userInfo: base)
+        try schema.validate(type: "dev.baton.editing", userInfo: withCRLF)
+        var wrongType = base
+        wrongType["lineEnding"] = 1
+        #expect(throws: HandoffError.self) { try schema.validate(type: "dev.baton.editing", userInfo: wrongType) }
+        var older = schema
+        older.keyTypes["lineEnding"] = nil
+        try older.validate(type: "dev.baton.editing", userInfo: withCRLF)
+    }
+
     func load(_ text: String) throws(ActivityTypeRegistry.LoadError) -> ActivityTypeRegistry {
         try ActivityTypeRegistry(data: Data(text.utf8), path: "test.plist")
     }

@@ -26,6 +26,19 @@ struct NCursesBackendTests {
         #expect(bytes.contains(utf8: "flag 🇺🇸|"))
     }
 
+    @Test("Grapheme clusters reach the terminal whole: Indic conjuncts, a skin tone, a ZWJ family")
+    func drawsWholeClusters() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("नमस्ते क्षत्रिय|", x: 0, y: 0)
+        frame.put("👍🏽 👨‍👩‍👧|", x: 0, y: 1)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "👧|") })
+        let bytes = terminal.output.bytes
+        #expect(bytes.contains(utf8: "नमस्ते क्षत्रिय|"))
+        #expect(bytes.contains(utf8: "👍🏽 👨‍👩‍👧|"))
+    }
+
     @Test("Control sequences in text reach the terminal only as inert symbols")
     func hostileTextIsInert() throws {
         let terminal = try TerminalPipes()
@@ -94,6 +107,30 @@ struct NCursesBackendTests {
         try await recorder.waitForKeys([.control("s"), .control("q"), .control("c"), .backspace, .enter, .tab])
         terminal.type([0x1B])
         try await recorder.waitForKeys([.tab, .escape])
+    }
+
+    @Test("Bracketed paste: switched on with terminfo BE and off with BD; what is between the markers is one .paste, controls and all")
+    func bracketedPaste() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        let on = try #require(terminal.backend.terminfoString("BE"))
+        let off = try #require(terminal.backend.terminfoString("BD"))
+        let start = try #require(terminal.backend.terminfoString("PS"))
+        let end = try #require(terminal.backend.terminfoString("PE"))
+        terminal.backend.draw(ScreenBuffer(size: terminal.backend.size), cursor: nil)
+        terminal.type([0x61])
+        try await recorder.waitForKeys([.character("a")])
+        // q, Ctrl-Q, CR, an accent split from its letter, and the rest after the end marker as keys.
+        terminal.type(start + Array("q\u{11}x\re\u{301}".utf8) + end + [0x13])
+        try await recorder.wait(for: "the paste and Ctrl-S") { events, _ in
+            events.count >= 3 && events.last == .key(.control("s"))
+        }
+        #expect(recorder.events == [.key(.character("a")), .paste("q\u{11}x\ré"), .key(.control("s"))])
+        terminal.backend.shutdown()
+        #expect(terminal.output.waitForEnd())
+        let written = terminal.output.bytes
+        #expect(written.contains(bytes: on))
+        #expect(written.contains(bytes: off))
     }
 
     @Test("shutdown restores the terminal (rmcup), is idempotent, and finishes the events")
@@ -255,12 +292,18 @@ struct NCursesKeyDecoderTests {
         #expect(NCursesSession.removingPadding(raw) == Array("\u{1B}[m\u{1B}(Bx$y$<a>".utf8))
     }
 
-    @Test("A grapheme ncurses cannot hold in one cell keeps its first scalar and no dangling joiner")
+    @Test("A grapheme keeps all its scalars up to CCHARW_MAX, and no dangling joiner when cut")
     func glyphs() {
         _ = setlocale(LC_CTYPE, "C.UTF-8")
         let family = NCursesSession.glyph(for: "👨‍👩‍👧")
-        #expect(family.codepoints == [0x1F468])
+        #expect(family.codepoints == [0x1F468, 0x200D, 0x1F469, 0x200D, 0x1F467])
         #expect(family.columns == 2)
+        #expect(NCursesSession.glyph(for: "👍🏽").codepoints == [0x1F44D, 0x1F3FD])
+        #expect(NCursesSession.glyph(for: "स्ते").codepoints == [0x938, 0x94D, 0x924, 0x947])
+        #expect(NCursesSession.glyph(for: "स्ते").columns == 1)
+        // Seven scalars: cut to five, then the trailing joiner goes.
+        let familyOfFour = NCursesSession.glyph(for: "👨‍👩‍👧‍👦")
+        #expect(familyOfFour.codepoints == [0x1F468, 0x200D, 0x1F469, 0x200D, 0x1F467])
         let accented = NCursesSession.glyph(for: "e\u{301}")
         #expect(accented.codepoints == [0x65, 0x301])
         #expect(accented.columns == 1)

@@ -16,7 +16,8 @@ enum Fixtures {
         schemas: [
             "dev.baton.counter": ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]),
             "dev.baton.editing": ActivitySchema(
-                keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string],
+                keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string,
+                    "lineEnding": .string, "undoHistory": .array],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
         ])
 

@@ -1,0 +1,109 @@
+import BatonApp
+@testable import BatonRuntime
+import Foundation
+import Handoff
+import HandoffTesting
+import TerminalUI
+import Testing
+
+/// Recovery copies of unsaved buffers: written (0600 in a 0700 folder), found, asked about,
+/// and removed by a save or a discarding quit.
+@MainActor
+@Suite("Recovery copies", .timeLimit(.minutes(1)))
+struct RecoveryTests {
+    func temporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "baton-recovery-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func mode(_ path: String) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    @Test("A copy is written 0600 in a 0700 folder, found by its file's path only, and removed")
+    func writeFindRemove() throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = RecoveryStore.standard(environment: ["XDG_STATE_HOME": root, "HOME": "/nonexistent"])
+        #expect(store.folder == root + "/baton/recovery")
+        let copy = RecoveryStore.Copy(path: "/work/a/notes.txt", name: "notes.txt", savedAt: Date(timeIntervalSince1970: 1_700_000_000), text: "unsaved")
+        try store.write(copy)
+        #expect(try mode(store.folder) == 0o700)
+        #expect(try mode(store.location(for: "/work/a/notes.txt")) == 0o600)
+        #expect(store.find(path: "/work/a/notes.txt") == copy)
+        #expect(store.find(path: "/work/b/notes.txt") == nil, "another file with the same name shares the copy")
+        #expect(store.location(for: "/work/a/notes.txt") != store.location(for: "/work/b/notes.txt"))
+        #expect(store.all().map(\.copy) == [copy])
+        store.remove(path: "/work/a/notes.txt")
+        #expect(store.find(path: "/work/a/notes.txt") == nil)
+        #expect(RecoveryStore.standard(environment: ["HOME": "/home/x"]).folder == "/home/x/.local/state/baton/recovery")
+    }
+
+    @Test("The question says when and how much larger the copy is")
+    func question() {
+        let copy = RecoveryStore.Copy(path: "/f", name: "f", savedAt: Date(), text: String(repeating: "x", count: 412))
+        let question = RecoveryStore.question(for: copy, fileText: String(repeating: "y", count: 100))
+        #expect(question.hasPrefix("Recover unsaved changes from "))
+        #expect(question.hasSuffix(" (312 bytes more than the file)? [y/N] "))
+    }
+
+    @Test("Unsaved changes get a copy soon after; Ctrl-S removes it; edits and a discarding quit remove the next one")
+    func programKeepsAndRemovesTheCopy() async throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = RecoveryStore(folder: root + "/recovery")
+        let path = root + "/notes.txt"
+        try "one\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let opened = try #require(try FileStore().open(path: path))
+        let center = TestPeer.center(InMemoryNetwork(), "alice@a")
+        let backend = TestBackend(width: 48, height: 14)
+        let program = Program(
+            backend: backend, center: center,
+            session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)),
+            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
+        let run = Task { await program.run() }
+        try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        #expect(store.all().isEmpty, "a clean buffer has a copy")
+
+        backend.send(text: "A")
+        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path)?.text == "Aone\n" })
+        #expect(try mode(store.location(for: path)) == 0o600)
+        backend.send(.control("s"))
+        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path) == nil })
+
+        backend.send(text: "B")
+        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path)?.text == "ABone\n" })
+        backend.send(.control("q"))
+        try await backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(10))
+        backend.send(.character("n"))
+        await run.value
+        #expect(store.find(path: path) == nil, "quitting without saving kept the copy")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "Aone\n")
+        await center.shutdown()
+    }
+
+    @Test("When the terminal goes away the copy is written at once and kept")
+    func inputClosedKeepsTheCopy() async throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = RecoveryStore(folder: root + "/recovery")
+        let center = TestPeer.center(InMemoryNetwork(), "alice@a")
+        let backend = TestBackend(width: 48, height: 14)
+        let program = Program(
+            backend: backend, center: center,
+            session: .editor(EditorState(text: "", filePath: nil, fileName: "from-peer.txt")),
+            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
+        let run = Task { await program.run() }
+        try await backend.waitForScreen(containing: "from-peer.txt", timeout: .seconds(20))
+        backend.send(text: "draft")
+        try await backend.waitForScreen(containing: "draft", timeout: .seconds(10))
+        backend.endInput()
+        await run.value
+        let copies = store.all()
+        #expect(copies.map(\.copy.text) == ["draft"])
+        #expect(copies.first?.copy.path == nil)
+        #expect(copies.first?.copy.name == "from-peer.txt")
+        await center.shutdown()
+    }
+}

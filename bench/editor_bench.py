@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Editor benchmark (issue 23): `baton edit` on a large mixed-script file, against nano.
+
+Run as root against release builds (`swift build -c release --static-swift-stdlib --product baton`):
+
+    sudo python3 bench/editor_bench.py [--baton PATH ...] [--size-mb 16] [--big-mb 64]
+
+Each program runs in a pty (80×24) in a one-host netlab lab (a network namespace on a bridge:
+`baton edit` publishes its session there as it would on a LAN, and nothing leaves the machine).
+The file is made here, the same every run: lines of Latin, Cyrillic, CJK, emoji and tabs, the
+first one starting with BEGIN.
+
+  open        spawn → the first screen shows the file's first line (a small terminal emulator
+              replays the pty output).
+  key         --keys letters typed at the start of the first line, --gap-ms apart on a fixed
+              schedule; for each, write → the screen shows the typed letters before BEGIN.
+  memory      VmRSS after the keys, and VmHWM (its peak), from /proc/PID/status.
+  big         the same open and memory for a --big-mb file (no keys).
+
+Every program given with --baton (a label=path pair, or a path) and `nano -I` are measured the
+same way in the same run, in turns. Targets (issue 23): open ≤ 300 ms and ≤ 2× nano; key p99
+≤ 1.5× nano; RSS ≤ 100 MB at 16 MB; 64 MB open ≤ 1.5 s and peak memory ≤ 6× the file.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from batonlab import lab, meters, report  # noqa: E402
+from batonlab.lab import PtyProgram  # noqa: E402
+
+WORDS = [
+    "lorem", "ipsum", "dolor", "sit", "amet", "Привет", "мир", "строка", "текст", "中文", "编辑器",
+    "文本", "日本語", "한국어", "👋", "🎉", "👨‍👩‍👧", "café", "naïve", "Ελληνικά", "\t",
+]
+
+
+def make_file(path, megabytes, seed=23):
+    """A file of about `megabytes` MB (10^6 bytes: 64 MB stays under baton's 64 MiB file limit):
+    mixed-script lines of 20–120 bytes, the first starting with BEGIN."""
+    rng = random.Random(seed)
+    target = megabytes * 1_000_000
+    lines = []
+    size = 0
+    first = "BEGIN the first line"
+    lines.append(first)
+    size += len(first) + 1
+    while size < target:
+        words = [rng.choice(WORDS) for _ in range(rng.randint(3, 14))]
+        line = " ".join(words)
+        lines.append(line)
+        size += len(line.encode()) + 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return os.path.getsize(path)
+
+
+def shows(program, text):
+    return any(text in line for line in program.lines())
+
+
+def read_until(program, predicate, deadline):
+    """Reads output until `predicate()` or `deadline` (perf_counter); the time it held, or None."""
+    while time.perf_counter() < deadline:
+        if predicate():
+            return time.perf_counter()
+        if not program.read_some(0.005):
+            return None
+    return time.perf_counter() if predicate() else None
+
+
+def memory(pid):
+    return meters.status_kb(pid, "VmRSS") / 1024, meters.status_kb(pid, "VmHWM") / 1024
+
+
+def kill(program):
+    try:
+        os.kill(program.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    program.finish(time.monotonic() + 3)
+
+
+def measure(run, argv, path, keys, gap_ms, open_timeout):
+    """Open, keys and memory of one program on `path` (keys = 0: open and memory only)."""
+    program = PtyProgram(run.lab.namespace(1), argv + [path], run.env, drain_thread=False, name=os.path.basename(argv[0]))
+    try:
+        opened = read_until(program, lambda: shows(program, "BEGIN the"), program.started + open_timeout)
+        result = {"open_ms": None if opened is None else (opened - program.started) * 1000}
+        if opened is None:
+            result["rss_mb"], result["hwm_mb"] = memory(program.pid) if program.alive() else (None, None)
+            return result
+        # Let the open settle (a first save, a first draw) before typing.
+        read_until(program, lambda: False, time.perf_counter() + 1.0)
+        latencies = []
+        typed = ""
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        start = time.perf_counter()
+        for index in range(keys):
+            due = start + index * gap_ms / 1000
+            read_until(program, lambda: False, due)
+            letter = letters[index % len(letters)]
+            typed += letter
+            sent = time.perf_counter()
+            program.write(letter.encode())
+            expected = typed[-30:] + "BEGIN"
+            seen = read_until(program, lambda: shows(program, expected), sent + 10)
+            latencies.append(None if seen is None else (seen - sent) * 1000)
+        # Let a save that a key started finish, then read the memory.
+        read_until(program, lambda: False, time.perf_counter() + 1.5)
+        result["rss_mb"], result["hwm_mb"] = memory(program.pid)
+        result["keys_ms"] = latencies
+        return result
+    finally:
+        kill(program)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baton", action="append", default=[], metavar="[LABEL=]PATH",
+                        help="a baton to measure (repeatable; default: .build/release/baton)")
+    parser.add_argument("--size-mb", type=int, default=16)
+    parser.add_argument("--big-mb", type=int, default=64, help="0 skips the big file")
+    parser.add_argument("--keys", type=int, default=60)
+    parser.add_argument("--gap-ms", type=float, default=50)
+    parser.add_argument("--open-timeout", type=float, default=60)
+    args = parser.parse_args()
+
+    lab.check_host("editor_bench.py")
+    batons = []
+    for given in args.baton or [os.path.join(lab.RELEASE, "baton")]:
+        label, _, path = given.rpartition("=")
+        batons.append((label or "baton", path))
+    nano = shutil.which("nano")
+    if not nano:
+        sys.exit("editor_bench.py: nano not found (apt-get install -y nano)")
+    run = argparse.Namespace(lab=lab.Lab("edit", 1))
+    run.scratch = tempfile.mkdtemp(prefix="baton-edit-bench-")
+    run.env = lab.baton_env(run.scratch, os.urandom(32))
+    lab.end_through_finally()
+    print(meters.describe_machine(meters.machine()))
+    programs = [(label, [path, "edit"]) for label, path in batons] + [("nano", [nano, "-I"])]
+    table = report.Table()
+    try:
+        run.lab.up()
+        small = os.path.join(run.scratch, f"mixed-{args.size_mb}mb.txt")
+        small_bytes = make_file(small, args.size_mb)
+        results = {}
+        for label, argv in programs:
+            results[label] = measure(run, argv, small, args.keys, args.gap_ms, args.open_timeout)
+        if args.big_mb:
+            big = os.path.join(run.scratch, f"mixed-{args.big_mb}mb.txt")
+            big_bytes = make_file(big, args.big_mb)
+            for label, argv in programs:
+                results[label]["big"] = measure(run, argv, big, 0, args.gap_ms, args.open_timeout)
+        nano_result = results["nano"]
+        nano_keys = [k for k in nano_result.get("keys_ms", []) if k is not None]
+        nano_p99 = report.percentile(nano_keys, 0.99) if nano_keys else None
+        mb = small_bytes / 1e6
+        for label, _ in programs:
+            r = results[label]
+            is_baton = label != "nano"
+            o = r["open_ms"]
+            target = is_baton and nano_result["open_ms"] and o is not None
+            table.row(f"{label}: open {mb:.1f} MB → first screen", "timed out" if o is None else f"{o:.0f} ms",
+                      "≤ 300 ms and ≤ 2× nano" if is_baton else "",
+                      (o <= 300 and o <= 2 * nano_result["open_ms"]) if target else None)
+            keys = [k for k in r.get("keys_ms", []) if k is not None]
+            if keys:
+                p99 = report.percentile(keys, 0.99)
+                missed = len(r["keys_ms"]) - len(keys)
+                table.row(f"{label}: key → screen p50 / p99 / max ({len(r['keys_ms'])} keys, {args.gap_ms:g} ms apart"
+                          + (f", {missed} never shown" if missed else "") + ")",
+                          f"{report.percentile(keys, 0.5):.1f} / {p99:.1f} / {max(keys):.1f} ms",
+                          "p99 ≤ 1.5× nano" if is_baton else "",
+                          (p99 <= 1.5 * nano_p99 and missed == 0) if is_baton and nano_p99 else None)
+            if r.get("rss_mb") is not None:
+                table.row(f"{label}: memory after the keys, VmRSS (VmHWM)", f"{r['rss_mb']:.0f} MB ({r['hwm_mb']:.0f} MB)",
+                          "≤ 100 MB" if is_baton else "", r["rss_mb"] <= 100 if is_baton else None)
+            if "big" in r:
+                b = r["big"]
+                bo = b["open_ms"]
+                table.row(f"{label}: open {big_bytes / 1e6:.1f} MB → first screen", "timed out" if bo is None else f"{bo:.0f} ms",
+                          "≤ 1.5 s" if is_baton else "", (bo is not None and bo <= 1500) if is_baton else None)
+                if b.get("hwm_mb") is not None:
+                    ratio = b["hwm_mb"] * 1024 * 1024 / big_bytes
+                    table.row(f"{label}: memory at {big_bytes / 1e6:.0f} MB, VmRSS (VmHWM, × file)",
+                              f"{b['rss_mb']:.0f} MB ({b['hwm_mb']:.0f} MB, {ratio:.1f}×)",
+                              "≤ 6× file" if is_baton else "", ratio <= 6 if is_baton else None)
+        print(table)
+    finally:
+        run.lab.down()
+        shutil.rmtree(run.scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
