@@ -160,12 +160,28 @@ public final class RelayTransport: ActivityTransport {
             changeState(.connecting)
         case .connected:
             logger.info("relay \(configuration.url) connected")
-            changeState(.up)
-            let waiting = shared.withLock { shared in
-                defer { shared.waiting = [] }
-                return shared.waiting
+            // What waited goes out first, oldest first, and the relay is up for `send` only once
+            // the queue is empty, in the same lock: a datagram sent meanwhile joins the queue
+            // instead of overtaking it. (A repeat published before an older waiting ANNOUNCE would
+            // leave the broker keeping the older revision, which a peer subscribing later takes
+            // for the current one.)
+            while true {
+                let (waiting, handler, becameUp) = shared.withLock { shared -> ([[UInt8]], TransportHandler?, Bool) in
+                    guard shared.waiting.isEmpty else {
+                        defer { shared.waiting = [] }
+                        return (shared.waiting, nil, false)
+                    }
+                    let changed = shared.state != .up
+                    shared.state = .up
+                    return ([], changed ? shared.handler : nil, true)
+                }
+                guard !becameUp else {
+                    handler?.statusChanged(
+                        TransportStatus(paths: [TransportStatus.Path(kind: .relay, state: .up, detail: configuration.url)]))
+                    break
+                }
+                for bytes in waiting { publishDatagram(bytes) }
             }
-            for bytes in waiting { publishDatagram(bytes) }
         case .lost(let reason):
             logger.warning("relay \(configuration.url) unavailable: \(reason)")
             streams.failAll("the relay connection was lost (\(reason))")
