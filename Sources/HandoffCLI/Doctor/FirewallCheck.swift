@@ -248,8 +248,9 @@ public enum FirewallCheck {
         return groups
     }
 
-    /// Runs `nft list ruleset` and `iptables -S` (those installed), each for at most `timeout` seconds.
-    public static func read(timeout: TimeInterval = 1) -> [Reading] {
+    /// Runs `nft list ruleset` and `iptables -S` (those installed), each for at most `timeout`
+    /// seconds: they answer in milliseconds, but a machine busy compiling took over a second.
+    public static func read(timeout: TimeInterval = 5) -> [Reading] {
         var readings: [Reading] = []
         for (tool, program, arguments) in [("nftables", "nft", ["list", "ruleset"]), ("iptables", "iptables", ["-S"])] {
             guard let path = find(program) else { continue }
