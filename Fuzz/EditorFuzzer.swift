@@ -19,6 +19,9 @@
 //                 typed character by character into the app
 //   0x15 s        the clock moves s (signed) × 37 seconds
 //   0x18 m …      a message from the Program or the network (see `programMessage`)
+//   0x1F k …      an editor key of issue 23, by k % 12: Ctrl-Z, Ctrl-Y, Ctrl-F, Ctrl-W, F3, Ctrl-K,
+//                 Ctrl-U, Ctrl-G, Enter, Escape; 10: a bracketed paste of the next n % 32 bytes
+//                 (lossy UTF-8, line breaks and controls included); 11: that text 64 times over
 //   0x80–0xFF     a UTF-8 sequence (lossy) typed as characters
 //   others        ignored
 //
@@ -87,7 +90,14 @@ private enum Step {
     case text(String)
     case tick(Int)
     case message(UInt8, String, Int)
+    case paste(String)
 }
+
+/// The editor keys of issue 23 (undo, redo, search, cut and paste, go to line), for 0x1F.
+private let editorKeys: [Key] = [
+    .control("z"), .control("y"), .control("f"), .control("w"), .function(3), .control("k"), .control("u"),
+    .control("g"), .enter, .escape,
+]
 
 private func nextStep(_ script: inout Script) -> Step? {
     guard let b = script.next() else { return nil }
@@ -134,6 +144,11 @@ private func nextStep(_ script: inout Script) -> Step? {
         let kind = script.byte()
         let number = script.coordinate()
         return .message(kind, script.text(), number)
+    case 0x1F:
+        let k = Int(script.byte() % 12)
+        if k < editorKeys.count { return .key(editorKeys[k]) }
+        let text = script.text()
+        return .paste(k == 10 ? text : String(repeating: text, count: 64))
     case 0x80...0xFF: return .text(script.utf8(lead: b))
     default: return .key(.unknown(Int(b)))
     }
@@ -161,7 +176,7 @@ private func apply(_ step: Step, to buffer: inout TextBuffer, page: Int) {
         default: break
         }
     case .moveTo(let position): buffer.move(to: position)
-    case .text(let text): buffer.insert(text)
+    case .text(let text), .paste(let text): buffer.insert(text)
     case .message(_, let text, let number):
         // A buffer made from a peer's text and cursor, as a continue makes it.
         buffer = TextBuffer(text: text, cursor: TextPosition(line: number, column: number))
@@ -241,6 +256,7 @@ private func appMessages(for step: Step, model: AppModel) -> [AppMessage] {
     case .key(let key): return [.key(key)]
     case .resize(let size): return [.resize(size)]
     case .text(let text): return text.map { .key(.character($0)) }
+    case .paste(let text): return [.paste(text)]
     case .tick(let seconds): return [.tick(model.now.addingTimeInterval(Double(seconds)))]
     case .moveTo(let position):
         // The buffer's own text, continued with a cursor from anywhere.
@@ -275,6 +291,19 @@ private func check(_ model: AppModel, commands: [AppCommand], after message: App
     }
 }
 
+/// A paste that changed the editor's text is one edit: one Ctrl-Z right after it gives back
+/// the text from before it.
+private func checkPasteUndoes(before: AppModel, after: AppModel, _ message: AppMessage) {
+    guard case .paste = message, case .editor(let old) = before.session, case .editor(let new) = after.session,
+        new.buffer.text != old.buffer.text
+    else { return }
+    var undone = after
+    _ = BatonApp.update(&undone, .key(.control("z")))
+    guard case .editor(let state) = undone.session, state.buffer.text == old.buffer.text else {
+        fatalError("after \(message): one Ctrl-Z does not give back the text from before the paste")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func editorFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
@@ -300,9 +329,11 @@ public func editorFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int)
     var lastCommands: [AppCommand] = []
     run: for step in steps {
         for message in appMessages(for: step, model: model) {
+            let before = model
             lastCommands = BatonApp.update(&model, message)
             last = message
             check(model, commands: lastCommands, after: message, draw: false)
+            checkPasteUndoes(before: before, after: model, message)
             if model.isQuitting { break run }
         }
     }

@@ -132,6 +132,11 @@ struct MakeSeeds {
             ("continued", [0, 0x18, 11, 0x7F, 12] + Array("peer\ntext中".utf8) + [0x18, 12, 0x80, 0, 0x02, 0x7F]),
             ("counter", [1] + Array("+++--=r".utf8) + [0x01, 0x02, 0x10, 1, 1] + Array("+n".utf8) + [0x1B, 0x15, 100, 0x18, 2, 0, 3] + Array("bob".utf8)),
             ("quit", [1, 0x71]),
+            // 0x1F k: the editor keys of issue 23 (undo, redo, search, cut, go to line) and pastes.
+            ("undo-search-cut-paste", [0] + Array("abc".utf8) + [0x0A] + Array("def".utf8) + [0x1F, 10, 9] + Array("xy\nz\rq".utf8)
+                + [0x01, 0x77, 0x1F, 0, 0x1F, 1, 0x1F, 0, 0x1F, 2] + Array("b".utf8) + [0x1F, 8, 0x1F, 4, 0x1F, 3]
+                + Array("zz".utf8) + [0x1F, 9, 0x1F, 5, 0x1F, 5, 0x1F, 6, 0x1F, 6, 0x1F, 7] + Array("2".utf8)
+                + [0x1F, 8, 0x1F, 11, 5] + Array("ab\ncd".utf8) + [0x1F, 0, 0x1F, 1]),
         ]
         for (name, bytes) in seeds { try write(bytes, "\(name).bin", in: folder) }
     }

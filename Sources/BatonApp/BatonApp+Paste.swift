@@ -24,8 +24,8 @@ extension BatonApp {
             break
         }
         guard case .editor(var state) = model.session else { return [] }
-        state.buffer.insert(pastedLines(text))
-        state.isDirty = true
+        // One step in the history, as Ctrl-U: one Ctrl-Z removes the whole paste.
+        paste(pastedLines(text), &state, now: model.now)
         model.session = .editor(state)
         return []
     }
