@@ -137,6 +137,9 @@ struct OffMainActorSaveTests {
         for n in 1...3 {
             f.clock.advance(by: .milliseconds(100))
             activity.userInfo["cursorLine"] = .integer(n)
+            // The change leaves a save due, but no timer is set for it while the encoding runs.
+            #expect(f.center.core.saveDue != nil)
+            #expect(f.center.timerDeadline.map { $0 > f.clock.now } ?? true, "a timer is set for a save while one is in flight")
         }
         f.clock.advance(by: .milliseconds(100))
         #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.now } ?? true })
