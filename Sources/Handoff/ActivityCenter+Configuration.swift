@@ -42,6 +42,9 @@ extension ActivityCenter {
         public var maximumDatagramSize = Self.defaultMaximumDatagramSize
         /// The largest record Baton hands off or fetches, in bytes of its state encoding.
         public var stateLimit = Self.defaultStateLimit
+        /// A save whose state is estimated at this many bytes or more (its strings and data) is
+        /// encoded and hashed off the main actor; a smaller one at once, on it.
+        public var offMainActorStateSize = 64 * 1024
 
         public static let defaultMaximumDatagramSize = 1200
         /// 34 MiB: room for 16 MiB of text, which a binary plist stores as UTF-16 (2 bytes even

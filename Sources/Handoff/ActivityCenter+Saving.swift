@@ -1,4 +1,6 @@
 import Foundation
+import HandoffWire
+import PropertyList
 
 /// What `UserActivity` asks of its center, and the save hooks.
 extension ActivityCenter {
@@ -41,7 +43,68 @@ extension ActivityCenter {
         activity.isSaving = false
         activity.needsSave = false
         guard currentActivity === activity else { return }
-        perform(core.saveFinished(activity.record(peer: configuration.peer), now: clock.now))
+        let record = activity.record(peer: configuration.peer)
+        // A small state is encoded here and now, as it costs little; a large one (a big file's
+        // text) off the main actor, so that keys are not kept waiting behind its encoding and
+        // SHA-256. Either way it is numbered and checked here, in save order.
+        guard stateStream != nil, record.estimatedStateSize >= configuration.offMainActorStateSize else {
+            perform(core.saveFinished(record, now: clock.now))
+            reschedule()
+            return
+        }
+        switch core.beginSave(record, now: clock.now) {
+        case .done(let actions): perform(actions)
+        case .encode(let numbered, let token): encodeOffMainActor(numbered, token: token)
+        }
         reschedule()
+    }
+
+    /// Makes the state encoding of the save `token` (numbered `record`) and its digest on a
+    /// detached task, then hands them back to the core on the main actor. The core starts no
+    /// other save until then; a change meanwhile is saved once after it, with the newest state.
+    private func encodeOffMainActor(_ record: ActivityRecord, token: UInt64) {
+        let configuration = configuration
+        let port = core.streamPort
+        let hook = beforeEncoding
+        Task.detached(priority: .userInitiated) { [weak self] in
+            await hook?(record)
+            let made = Result { () throws(HandoffError) in
+                try HandoffCore.publication(for: record, configuration, port: port)
+            }
+            await self?.encodingFinished(record, made, token: token)
+        }
+    }
+
+    private func encodingFinished(
+        _ record: ActivityRecord, _ made: Result<HandoffCore.Publication, HandoffError>, token: UInt64
+    ) {
+        encodingsHandedBack += 1
+        guard !isShutDown else { return }
+        perform(core.encodingFinished(record, made, token: token, now: clock.now))
+        reschedule()
+    }
+
+    /// Whether a save's encoding is being made off the main actor.
+    var isEncoding: Bool { core.saveInFlight != nil }
+}
+
+extension ActivityRecord {
+    /// A cheap estimate of the bytes of this record's state encoding: the lengths of its
+    /// strings and data (a string's UTF-8 length costs nothing to read), without encoding it.
+    var estimatedStateSize: Int {
+        userInfo.reduce(title?.utf8.count ?? 0) { $0 + $1.key.utf8.count + $1.value.estimatedSize }
+    }
+}
+
+extension PropertyListValue {
+    /// About the bytes this value takes encoded, counted without encoding it.
+    var estimatedSize: Int {
+        switch self {
+        case .string(let s): s.utf8.count
+        case .data(let d): d.count
+        case .integer, .real, .date, .boolean: 8
+        case .array(let values): values.reduce(0) { $0 + $1.estimatedSize }
+        case .dictionary(let entries): entries.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedSize }
+        }
     }
 }

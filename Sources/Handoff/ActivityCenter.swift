@@ -59,6 +59,11 @@ public final class ActivityCenter {
     public var sentCount: Int { core.sentCount }
     /// Saves run (hooks called), whether or not they published.
     public internal(set) var saveCount = 0
+    /// Tests only: awaited on the detached task before a large state is encoded, to hold an
+    /// encoding in flight while the main actor goes on.
+    var beforeEncoding: (@Sendable (ActivityRecord) async -> Void)?
+    /// Encodings made off the main actor and handed back to it, whether or not they went out.
+    var encodingsHandedBack = 0
 
     var core: HandoffCore
     let logger: Logger

@@ -7,7 +7,7 @@ import HandoffWire
 /// and the state bytes to serve over the state stream (docs/PROTOCOL.md, "OFFER" and "Saving").
 extension HandoffCore {
     /// What a save publishes.
-    struct Publication {
+    struct Publication: Sendable {
         var message: HandoffMessage
         /// For an OFFER: the state to keep for fetching.
         var shelve: Action?
@@ -16,10 +16,14 @@ extension HandoffCore {
     }
 
     /// The message for a saved record (its `savedAt` is the save's time), or why it cannot go.
-    func publication(for record: ActivityRecord) throws(HandoffError) -> Publication {
+    /// Pure, and safe off the main actor: for a large state this is the save's costly part
+    /// (the encoding and its SHA-256).
+    static func publication(
+        for record: ActivityRecord, _ configuration: ActivityCenter.Configuration, port streamPort: Int?
+    ) throws(HandoffError) -> Publication {
         // With sentAt equal to savedAt, the ANNOUNCE plaintext is exactly the state encoding:
         // one encoding both sizes the datagram and, when it is too large, is what is served.
-        let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+        var state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
         let datagram = DatagramHeader.minimumDatagramLength + state.count
         if datagram <= configuration.maximumDatagramSize {
             return Publication(message: .announce(record), shelve: nil, stateSize: state.count)
@@ -30,6 +34,7 @@ extension HandoffCore {
         guard let port = streamPort else {
             throw .payloadTooLarge(bytes: datagram, limit: configuration.maximumDatagramSize)
         }
+        state = Self.trimmed(state)
         let digest = Array(SHA256.hash(data: state))
         let offer = StateOffer(size: state.count, digest: digest, port: port)
         let message = try Self.offerMessage(for: record, state: offer, limit: configuration.maximumDatagramSize)
@@ -37,6 +42,19 @@ extension HandoffCore {
             message: message,
             shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state),
             stateSize: state.count)
+    }
+
+    /// `bytes` in a buffer of its own size. The plist writer's output grew by doubling, so its
+    /// buffer may be up to twice the state; the shelf keeps two revisions of it for as long as
+    /// they are current, so it keeps them at their size.
+    static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.capacity - bytes.count > bytes.count / 16 else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            bytes.withUnsafeBufferPointer { source in
+                if let from = source.baseAddress, let to = buffer.baseAddress { to.initialize(from: from, count: source.count) }
+            }
+            count = bytes.count
+        }
     }
 
     /// The OFFER for `record`: its summary holds the small userInfo entries, as many as fit

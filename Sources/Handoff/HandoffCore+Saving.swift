@@ -23,6 +23,7 @@ extension HandoffCore {
         guard let current, current.activityID == activityID else { return [] }
         self.current = nil
         saveDue = nil
+        saveInFlight = nil
         var actions: [Action] = []
         if lastPublished != nil, current.isEligible { actions += send(.withdraw(activityID: activityID), now: now) }
         if case .offer = lastMessage { actions.append(.unshelve(activityID: activityID)) }
@@ -62,21 +63,68 @@ extension HandoffCore {
     /// The hooks have run and `record` is the activity as they left it (its revision still
     /// the last one saved). Checks it, numbers it, and publishes it when eligible.
     mutating func saveFinished(_ record: ActivityRecord, now: Date) -> [Action] {
-        guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
+        switch beginSave(record, now: now) {
+        case .done(let actions): return actions
+        case .encode(let record, _):
+            let publication = Result { () throws(HandoffError) in try Self.publication(for: record, configuration, port: streamPort) }
+            return publish(record, publication)
+        }
+    }
+
+    /// What `beginSave` leaves to do.
+    enum SaveStart: Sendable {
+        /// Nothing more: the save failed its checks, or the activity is no longer current.
+        case done([Action])
+        /// The record, numbered and checked, is to be encoded (`publication(for:_:port:)`) and
+        /// handed back with `encodingFinished`; `token` names this save.
+        case encode(ActivityRecord, token: UInt64)
+    }
+
+    /// The first half of a save: numbers and checks `record`. Its encoding may then be made
+    /// off the main actor; until `encodingFinished` the save is in flight and no other starts
+    /// (a save due meanwhile waits, and is made once, of the newest state, after it).
+    mutating func beginSave(_ record: ActivityRecord, now: Date) -> SaveStart {
+        guard let current, current.activityID == record.activityID, !isShutDown else { return .done([]) }
         var record = record
         // Saturating: an activity continued from a peer keeps the revision it arrived with, and
         // receivers accept any revision up to Int.max. (Equal revisions still replace each other.)
         record.revision = record.revision < .max ? record.revision + 1 : .max
         record.savedAt = now
-        let publication: Publication
         do throws(HandoffError) {
             try registry.validate(
                 type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
-            publication = try self.publication(for: record)
         } catch {
-            return [.saveFailed(activityType: record.activityType, error: error)]
+            return .done([.saveFailed(activityType: record.activityType, error: error)])
+        }
+        saveToken &+= 1
+        saveInFlight = saveToken
+        return .encode(record, token: saveToken)
+    }
+
+    /// The encoding of the save `token` is done: publishes it, unless the activity stopped
+    /// being current (or the center shut down) meanwhile, when it is dropped.
+    mutating func encodingFinished(
+        _ record: ActivityRecord, _ publication: Result<Publication, HandoffError>, token: UInt64, now: Date
+    ) -> [Action] {
+        guard saveInFlight == token else { return [] }
+        saveInFlight = nil
+        return publish(record, publication, now: now)
+    }
+
+    /// Publishes a numbered record by what `publication` made of it, at `now` (by default its
+    /// `savedAt`: a save encoded on the spot).
+    private mutating func publish(
+        _ record: ActivityRecord, _ made: Result<Publication, HandoffError>, now: Date? = nil
+    ) -> [Action] {
+        saveInFlight = nil
+        guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
+        let publication: Publication
+        switch made {
+        case .success(let made): publication = made
+        case .failure(let error): return [.saveFailed(activityType: record.activityType, error: error)]
         }
         guard current.isEligible else { return [.saved(record, published: false)] }
+        let now = now ?? record.savedAt
         lastMessage = publication.message
         lastStateSize = publication.stateSize
         var actions = publication.shelve.map { [$0] } ?? []

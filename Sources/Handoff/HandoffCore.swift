@@ -68,6 +68,10 @@ struct HandoffCore: Sendable {
     /// When the pending save is due; nil when none is pending.
     var saveDue: Date?
     var lastSave: Date?
+    /// The save whose encoding is being made (see `beginSave`); nil when none is.
+    var saveInFlight: UInt64?
+    /// The last save's token.
+    var saveToken: UInt64 = 0
     /// Bytes of the last saved state encoding; stretches the save window for large states.
     var lastStateSize = 0
     var repeats: RepeatClock?
@@ -88,8 +92,9 @@ struct HandoffCore: Sendable {
     /// QUERY answer, the next expiry and the finds' windows; nil when nothing is waiting.
     var nextDeadline: Date? {
         guard !isShutDown else { return nil }
-        // Asked after every batch received, so no array is built for it.
-        var next = saveDue
+        // Asked after every batch received, so no array is built for it. A save due while one
+        // is in flight waits for it: `encodingFinished` asks for the deadline again.
+        var next = saveInFlight == nil ? saveDue : nil
         func consider(_ date: Date?) {
             if let date, next.map({ date < $0 }) ?? true { next = date }
         }
@@ -118,6 +123,7 @@ struct HandoffCore: Sendable {
         actions += finds.keys.sorted().map { .found($0, nil) }
         finds.removeAll()
         saveDue = nil
+        saveInFlight = nil
         queryAnswerDue = nil
         return actions
     }
@@ -126,7 +132,7 @@ struct HandoffCore: Sendable {
     mutating func tick(now: Date) -> [Action] {
         guard !isShutDown else { return [] }
         var actions: [Action] = []
-        if let due = saveDue, due <= now {
+        if saveInFlight == nil, let due = saveDue, due <= now {
             saveDue = nil
             lastSave = now
             if let current { actions.append(.save(activityID: current.activityID)) }

@@ -2,6 +2,9 @@ import ArgumentParser
 import BatonApp
 import BatonRuntime
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HandoffCLI
 
 /// `baton` / `baton counter`, and `baton --continue-activity [TYPE]`.
@@ -138,6 +141,7 @@ struct EditCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
+        Self.returnLargeBuffersToTheSystem()
         if recover {
             print(Self.recoverable(RecoveryStore.standard()))
             return
@@ -149,5 +153,21 @@ struct EditCommand: AsyncParsableCommand {
         try await Launch(network: network, options: session).run(
             start: start.session, opening: start.opening,
             continueType: session.continueActivity ? "dev.baton.editing" : nil)
+    }
+}
+
+extension EditCommand {
+    /// A big file's state (tens of MB) is encoded and hashed at each save, off the main actor,
+    /// into buffers freed soon after. glibc raises its mmap threshold each time such a buffer is
+    /// freed, so later ones come from the heap and stay resident; pinned at 256 KiB they are
+    /// mapped and unmapped, and after typing into a 16 MB file RSS was 106 MB instead of 194-261
+    /// (BENCHMARKS.md, "Editor (issue 23)").
+    static func returnLargeBuffersToTheSystem() {
+        #if canImport(Glibc)
+        // mallopt and M_MMAP_THRESHOLD (-3) are in <malloc.h>, which the Glibc module leaves out.
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "mallopt") else { return }  // nil: RTLD_DEFAULT
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, 256 * 1024)
+        #endif
     }
 }
