@@ -176,8 +176,7 @@ public final class RelayTransport: ActivityTransport {
                     return ([], changed ? shared.handler : nil, true)
                 }
                 guard !becameUp else {
-                    handler?.statusChanged(
-                        TransportStatus(paths: [TransportStatus.Path(kind: .relay, state: .up, detail: configuration.url)]))
+                    if let handler { report(.up, to: handler) }
                     break
                 }
                 for bytes in waiting { publishDatagram(bytes) }
@@ -199,6 +198,11 @@ public final class RelayTransport: ActivityTransport {
             return shared.handler
         }
         guard let handler else { return }
+        report(state, to: handler)
+    }
+
+    /// Tells `handler` the relay path's new state.
+    private func report(_ state: TransportStatus.Path.State, to handler: TransportHandler) {
         handler.statusChanged(TransportStatus(paths: [TransportStatus.Path(kind: .relay, state: state, detail: configuration.url)]))
     }
 

@@ -11,19 +11,33 @@ import Testing
 @MainActor
 @Suite("Saving the opened file", .timeLimit(.minutes(1)))
 struct ProgramSaveTests {
-    @Test("Ctrl-S, then Ctrl-S again after more typing, asks nothing; after another program wrote the file it asks")
-    func quietUntilChangedOnDisk() async throws {
+    /// A folder of its own holding notes.txt ("one\n").
+    struct Folder {
         let folder = NSTemporaryDirectory() + "baton-save-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/notes.txt"
-        try "one\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let opened = try #require(try FileStore().open(path: path))
+        var path: String { folder + "/notes.txt" }
+        init() throws {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try "one\n".write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    }
 
+    /// `path` opened as `baton edit` opens it, in a program whose screen shows it.
+    static func editing(_ path: String) async throws -> TestPeer {
+        let opened = try #require(try FileStore().open(path: path))
         let p = TestPeer.start(
             TestPeer.center(InMemoryNetwork(), "alice@a"),
             session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)))
         try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        return p
+    }
+
+    @Test("Ctrl-S, then Ctrl-S again after more typing, asks nothing; after another program wrote the file it asks")
+    func quietUntilChangedOnDisk() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let path = folder.path
+        let p = try await Self.editing(path)
         p.backend.send(text: "A")
         p.backend.send(.control("s"))
         try await p.backend.waitForScreen(containing: "Saved", timeout: .seconds(20))
@@ -67,16 +81,10 @@ struct ProgramSaveTests {
 
     @Test("A y typed straight after a quiet Ctrl-S is text, not an answer")
     func yAfterCtrlSIsText() async throws {
-        let folder = NSTemporaryDirectory() + "baton-save-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/notes.txt"
-        try "one\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let opened = try #require(try FileStore().open(path: path))
-        let p = TestPeer.start(
-            TestPeer.center(InMemoryNetwork(), "alice@a"),
-            session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        let folder = try Folder()
+        defer { folder.remove() }
+        let path = folder.path
+        let p = try await Self.editing(path)
         p.backend.send(keys: [.character("A"), .control("s"), .character("y")])
         try await p.backend.waitForScreen(containing: "Ayone", timeout: .seconds(20))
         #expect(await waitUntil { (try? String(contentsOfFile: path, encoding: .utf8)) == "Aone\n" })
