@@ -63,7 +63,7 @@ extension HandoffCore {
         -> HandoffMessage
     {
         var summary = record.userInfo.filter { isSummaryValue($0.value) }
-        var leaveOut = summary.sorted { (weight($0), $0.key) > (weight($1), $1.key) }.map(\.key)[...]
+        var leaveOut = summary.sorted(by: leftOutBefore).map(\.key)[...]
         while true {
             var described = record
             described.userInfo = summary
@@ -84,7 +84,18 @@ extension HandoffCore {
         }
     }
 
-    /// How long an entry is: its key and value in UTF-8 bytes (8 for a number or date).
+    /// Whether `a` is left out of a summary before `b`: the longer first, and between entries of
+    /// one length the greater key by its UTF-8 bytes (not Swift's `String` order, which compares
+    /// canonical equivalents as equal).
+    static func leftOutBefore(_ a: (key: String, value: PropertyListValue), _ b: (key: String, value: PropertyListValue))
+        -> Bool
+    {
+        let (wa, wb) = (weight(a), weight(b))
+        if wa != wb { return wa > wb }
+        return b.key.utf8.lexicographicallyPrecedes(a.key.utf8)
+    }
+
+    /// How long an entry is: its key and value in UTF-8 bytes (8 for a boolean, number or date).
     private static func weight(_ entry: (key: String, value: PropertyListValue)) -> Int {
         if case .string(let s) = entry.value { return entry.key.utf8.count + s.utf8.count }
         return entry.key.utf8.count + 8

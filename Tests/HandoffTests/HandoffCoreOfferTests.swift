@@ -88,6 +88,22 @@ struct HandoffCoreOfferTests {
         #expect(Self.sent(core.tick(now: Self.t0.addingTimeInterval(2))).isEmpty)
     }
 
+    @Test("A summary leaves out the longest entry first, and between equal lengths the key greater by its UTF-8 bytes")
+    func summaryOrder() {
+        // "e\u{301}" (e and a combining acute) sorts after "fzz" in Swift's String order, which
+        // compares the precomposed é (U+E9); by its UTF-8 bytes (65 CC 81 against 66 7A 7A) it is
+        // smaller, so "fzz" goes first. Both weigh 3 + 4 bytes.
+        let decomposed = (key: "e\u{301}", value: PropertyListValue.string("aaaa"))
+        let plain = (key: "fzz", value: PropertyListValue.string("aaaa"))
+        #expect(decomposed.key > plain.key, "the String order this rule does not use")
+        #expect(HandoffCore.leftOutBefore(plain, decomposed))
+        #expect(!HandoffCore.leftOutBefore(decomposed, plain))
+        let long = (key: "a", value: PropertyListValue.string(String(repeating: "z", count: 20)))
+        let number = (key: "zzzz", value: PropertyListValue.integer(7))
+        #expect(HandoffCore.leftOutBefore(long, plain))
+        #expect(HandoffCore.leftOutBefore(number, decomposed), "4 + 8 bytes outweigh 3 + 4")
+    }
+
     @Test("Too large for the state limit, for a datagram without a stream, or a description too long: the save fails")
     func refusals() {
         var limited = Self.core { $0.stateLimit = 10_000 }
