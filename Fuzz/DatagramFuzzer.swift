@@ -2,7 +2,7 @@
 //
 // The first byte of an input picks the mode (its value modulo 4):
 //
-//   0  raw datagram:  bytes 1… are a whole datagram for `DatagramCodec.decode`
+//   0  raw datagram:  bytes 1… are a whole datagram for `DatagramCodecV2.decode`
 //                     (header checks and authentication; mutations rarely pass the tag).
 //   1  sealed:        byte 1 is the kind (1…5), bytes 2… are the plaintext. The target seals
 //                     them with the fuzz key, so every input reaches the binary-plist reader
@@ -27,7 +27,7 @@ import Handoff
 import PropertyList
 import HandoffWire
 
-private let codec = DatagramCodec(groupKey: FuzzFixtures.key)
+private let codec = DatagramCodecV2(groupKey: FuzzFixtures.key)
 private let reader = BinaryPropertyListReader()
 private let writer = BinaryPropertyListWriter()
 
@@ -69,13 +69,13 @@ private func splitByte(_ body: [UInt8]) -> (UInt8, [UInt8])? {
 private func seal(
     kind: DatagramKind, plaintext: [UInt8], sender: SenderID = FuzzFixtures.sender, sequence: UInt64 = 1
 ) -> [UInt8]? {
-    let header = DatagramHeader(kind: kind, senderID: sender, sequence: sequence, nonce: FuzzFixtures.nonce)
+    let header = DatagramHeaderV2(kind: kind, senderID: sender, sequence: sequence, nonce: FuzzFixtures.nonce)
     return try? codec.cipher.seal(header: header, plaintext: plaintext)
 }
 
 private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
     guard let datagram = seal(kind: kind, plaintext: plaintext) else { return }
-    let decoded: DecodedDatagram
+    let decoded: DecodedDatagramV2
     do {
         decoded = try codec.decode(datagram, now: FuzzFixtures.now)
     } catch {
@@ -89,12 +89,12 @@ private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
         fatalError("decoded a \(decoded.message.kind) message from a \(kind) datagram")
     }
     // The canonical payload of what was accepted decodes to itself.
-    let canonical = DatagramCodec.plaintext(decoded.message, sentAt: decoded.sentAt)
+    let canonical = DatagramCodecV2.plaintext(decoded.message, sentAt: decoded.sentAt)
     guard canonical.count <= reader.limits.maxBytes else { return }
     do {
         guard case .dictionary(let payload) = try reader.read(canonical) else { fatalError("canonical payload is not a dictionary") }
         let (message, sentAt) = try HandoffMessage.decode(kind: kind, payload: payload)
-        guard DatagramCodec.plaintext(message, sentAt: sentAt) == canonical else {
+        guard DatagramCodecV2.plaintext(message, sentAt: sentAt) == canonical else {
             fatalError("the canonical payload of \(decoded.message) does not decode to itself")
         }
     } catch {

@@ -60,9 +60,9 @@ struct MakeSeeds {
     }
 
     static func datagramSeeds(shared: [(String, [UInt8])], into folder: URL) throws {
-        let codec = DatagramCodec(groupKey: FuzzFixtures.key)
+        let codec = DatagramCodecV2(groupKey: FuzzFixtures.key)
         for (name, message) in messages {
-            let plaintext = DatagramCodec.plaintext(message, sentAt: FuzzFixtures.now)
+            let plaintext = DatagramCodecV2.plaintext(message, sentAt: FuzzFixtures.now)
             let datagram = try codec.encode(
                 message, senderID: FuzzFixtures.sender, sequence: 1, sentAt: FuzzFixtures.now, nonce: FuzzFixtures.nonce)
             _ = try codec.decode(datagram, now: FuzzFixtures.now)  // every seed is accepted
@@ -73,9 +73,9 @@ struct MakeSeeds {
         }
         // A CONTINUED for the fuzz center's own activity, and a QUERY it answers.
         let ownContinued = HandoffMessage.continued(activityID: FuzzFixtures.currentActivityPlaceholder, peer: FuzzFixtures.peer)
-        try write([3, DatagramKind.continued.rawValue, 1] + DatagramCodec.plaintext(ownContinued, sentAt: FuzzFixtures.now),
+        try write([3, DatagramKind.continued.rawValue, 1] + DatagramCodecV2.plaintext(ownContinued, sentAt: FuzzFixtures.now),
                   "center-continued-own.bin", in: folder)
-        try write([3, DatagramKind.query.rawValue, 2] + DatagramCodec.plaintext(.query(types: ["dev.baton.counter"]), sentAt: FuzzFixtures.now),
+        try write([3, DatagramKind.query.rawValue, 2] + DatagramCodecV2.plaintext(.query(types: ["dev.baton.counter"]), sentAt: FuzzFixtures.now),
                   "center-query-counter.bin", in: folder)
         for (name, bytes) in shared {
             try write([1, DatagramKind.announce.rawValue] + bytes, "sealed-\(name).bin", in: folder)

@@ -68,7 +68,7 @@ public final class ActivityCenter {
     var core: HandoffCore
     let logger: Logger
     let groupKey: GroupKey
-    private let codec: DatagramCodec
+    private let codec: DatagramCodecV2
     private let gate: ReceiveGate
     private var isStarted = false
     private(set) var isShutDown = false
@@ -102,7 +102,7 @@ public final class ActivityCenter {
         self.logger = logger
         self.groupKey = groupKey
         self.stateStream = stateStream
-        codec = DatagramCodec(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
+        codec = DatagramCodecV2(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
         gate = ReceiveGate(codec: codec, ownSender: configuration.senderID, limits: configuration.directoryLimits)
         core = HandoffCore(configuration: configuration, registry: registry)
         core.streamPort = stateStream?.port

@@ -94,7 +94,7 @@ final class ReceiveGate: Sendable {
         var lazyWakeAsked = false
     }
 
-    private let codec: DatagramCodec
+    private let codec: DatagramCodecV2
     private let ownSender: SenderID
     private let knownLimit: Int
     /// How long replay state and revision memory last after their sender was last heard:
@@ -103,7 +103,7 @@ final class ReceiveGate: Sendable {
     let memoryLifetime: TimeInterval
     private let state: Mutex<State>
 
-    init(codec: DatagramCodec, ownSender: SenderID, limits: PeerDirectory.Limits) {
+    init(codec: DatagramCodecV2, ownSender: SenderID, limits: PeerDirectory.Limits) {
         self.codec = codec
         self.ownSender = ownSender
         knownLimit = max(1, limits.maxActivities * 4)
@@ -125,10 +125,10 @@ final class ReceiveGate: Sendable {
     }
 
     private func queue(_ datagram: ReceivedDatagram, now: Date, accepted: inout Bool) -> Wake? {
-        let header: DatagramHeader
-        let decoded: DecodedDatagram
+        let header: DatagramHeaderV2
+        let decoded: DecodedDatagramV2
         do throws(RejectionReason) {
-            header = try DatagramHeader(parsing: datagram.bytes)
+            header = try DatagramHeaderV2(parsing: datagram.bytes)
             if header.senderID == ownSender {
                 return state.withLock { s in
                     s.pending.statistics.own += 1

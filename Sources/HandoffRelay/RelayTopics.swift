@@ -35,7 +35,7 @@ public struct RelayTopics: Equatable, Sendable {
     /// The sender topic of the datagram's clear sender id (bytes 6..<22), or nil for bytes too
     /// short to be a datagram.
     public func senderTopic(ofDatagram bytes: [UInt8]) -> String? {
-        guard bytes.count >= DatagramHeader.minimumDatagramLength, let sender = SenderID(bytes: Array(bytes[6..<22])) else {
+        guard bytes.count >= DatagramHeaderV2.minimumDatagramLength, let sender = SenderID(bytes: Array(bytes[6..<22])) else {
             return nil
         }
         return senderTopic(sender)

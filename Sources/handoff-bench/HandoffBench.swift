@@ -47,7 +47,7 @@ struct HandoffBench {
             return try await StreamBench.run(
                 megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 9, fetchOnly: arguments.contains("fetch"))
         }
-        let codec = DatagramCodec(groupKey: GroupKey.random())
+        let codec = DatagramCodecV2(groupKey: GroupKey.random())
         let sender = SenderID.random()
         var sink = 0
         // `handoff-bench decode [N]`: N opens+decodes of the 1 KB datagram, then N plist reads of
@@ -58,7 +58,7 @@ struct HandoffBench {
             let message = HandoffMessage.announce(record(userInfoBytes: 1_000))
             let now = Date()
             let datagram = try codec.encode(message, senderID: sender, sequence: 1, sentAt: now)
-            let plaintext = DatagramCodec.plaintext(message, sentAt: now)
+            let plaintext = DatagramCodecV2.plaintext(message, sentAt: now)
             let reader = BinaryPropertyListReader()
             let decode = measure(iterations: count, rounds: 1) {
                 if case .announce(let r)? = try? codec.decode(datagram, now: now).message { sink &+= r.revision }
@@ -109,10 +109,10 @@ struct HandoffBench {
             }
             var record = record(userInfoBytes: 100)
             record.userInfo["text"] = .string(text)
-            let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+            let state = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
             let limits = BinaryPropertyListReader.Limits(maxBytes: 64 << 20)
             let save = measure(iterations: 1, rounds: 5) {
-                let bytes = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+                let bytes = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
                 sink &+= Int(SHA256.hash(data: bytes).first(where: { _ in true }) ?? 0)
             }
             let restore = measure(iterations: 1, rounds: 5) {

@@ -428,8 +428,8 @@ struct DoctorReportTests {
     @Test("Listening counts distinct accepted senders (not itself, not the probe) and datagrams under another key")
     func listening() throws {
         let key = GroupKey.random()
-        let codec = DatagramCodec(groupKey: key)
-        let other = DatagramCodec(groupKey: GroupKey.random())
+        let codec = DatagramCodecV2(groupKey: key)
+        let other = DatagramCodecV2(groupKey: GroupKey.random())
         let own = SenderID.random()
         let probe = DoctorProbe()
         let (a, b) = (SenderID.random(), SenderID.random())
@@ -466,7 +466,7 @@ struct DoctorReportTests {
         #expect(MulticastCheck.unicast(peers: ["10.0.0.2"], heard: nil, multicastWorks: false).status == .skipped)
         // The tally keeps where accepted datagrams came from, without the port.
         let key = GroupKey.random()
-        let codec = DatagramCodec(groupKey: key)
+        let codec = DatagramCodecV2(groupKey: key)
         var tally = ListenTally()
         let now = Date()
         tally.count(
@@ -480,7 +480,7 @@ struct DoctorReportTests {
         let probe = DoctorProbe()
         #expect(probe.bytes.count == 58)
         #expect(Array(probe.bytes.prefix(4)) == Array("BTDR".utf8))
-        #expect(throws: RejectionReason.badMagic) { try DatagramCodec(groupKey: .random()).decode(probe.bytes) }
+        #expect(throws: RejectionReason.badMagic) { try DatagramCodecV2(groupKey: .random()).decode(probe.bytes) }
         #expect(!DoctorProbe().matches(probe.bytes), "another run's probe is not this one")
     }
 

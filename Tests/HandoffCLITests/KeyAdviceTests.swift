@@ -20,7 +20,7 @@ struct KeyAdviceTests {
         let record = ActivityRecord(
             activityID: "0000000A-0000-4000-8000-000000000000", activityType: "dev.baton.counter", revision: 1,
             savedAt: Date(), userInfo: ["count": 5], peer: PeerInfo(name: "alice@a", host: "a", app: "baton", appVersion: "1"))
-        let bytes = try! DatagramCodec(groupKey: otherKey).encode(
+        let bytes = try! DatagramCodecV2(groupKey: otherKey).encode(
             .announce(record), senderID: SenderID(bytes: Array(repeating: 9, count: 16))!, sequence: sequence, sentAt: Date())
         return ReceivedDatagram(bytes: bytes, source: source)
     }

@@ -113,7 +113,7 @@ struct MonitorLookAlikeTests {
             activityID: id, activityType: "dev.baton.counter", revision: revision, savedAt: Date(),
             userInfo: ["count": .integer(revision)],
             peer: PeerInfo(name: name, host: "laptop", app: "baton", appVersion: "1.0.0"))
-        let bytes = try DatagramCodec(groupKey: key).encode(
+        let bytes = try DatagramCodecV2(groupKey: key).encode(
             .announce(record), senderID: sender, sequence: UInt64(revision), sentAt: Date())
         center.receive(ReceivedDatagram(bytes: bytes, source: "10.0.0.9:47788"))
     }

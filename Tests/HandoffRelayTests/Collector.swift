@@ -93,7 +93,7 @@ struct RelayPeer: Sendable {
     /// A datagram from this peer as the transport needs it: a real header, then `body` bytes
     /// standing for the ciphertext and tag.
     func datagram(_ kind: DatagramKind, sequence: UInt64, body: [UInt8] = Array(repeating: 0x5A, count: 40)) -> [UInt8] {
-        DatagramHeader(kind: kind, senderID: sender, sequence: sequence, nonce: Array(repeating: 7, count: 12)).bytes + body
+        DatagramHeaderV2(kind: kind, senderID: sender, sequence: sequence, nonce: Array(repeating: 7, count: 12)).bytes + body
     }
 
     func heardBytes(_ bytes: [UInt8]) async -> Bool {

@@ -34,7 +34,7 @@ struct FaultTransportTests {
         delivered += shuffle.drain()
         #expect(delivered.count == 600)
 
-        let sequences = try delivered.map { try DatagramHeader(parsing: $0).sequence }
+        let sequences = try delivered.map { try DatagramHeaderV2(parsing: $0).sequence }
         let overtaken = zip(sequences, sequences.dropFirst()).filter { $0 > $1 }.count
         #expect(overtaken > 50, "the shuffle hardly reordered anything (\(overtaken) inversions)")
 
@@ -145,7 +145,7 @@ final class TripleShuffleTransport: ActivityTransport {
         /// Counts and hands on what left the window.
         func hand(_ out: [ReceivedDatagram]) {
             for datagram in out {
-                let sequence = (try? DatagramHeader(parsing: datagram.bytes))?.sequence ?? 0
+                let sequence = (try? DatagramHeaderV2(parsing: datagram.bytes))?.sequence ?? 0
                 let handler = lock.withLock { s in
                     s.counts.delivered += 1
                     if sequence < s.counts.lastSequence { s.counts.overtaken += 1 }

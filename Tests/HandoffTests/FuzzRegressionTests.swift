@@ -52,12 +52,12 @@ struct FuzzRegressionTests {
     static func datagramOutcome(_ input: [UInt8]) async -> Outcome {
         guard let mode = input.first else { return .refused("empty input") }
         let body = Array(input.dropFirst())
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         func kind(_ byte: UInt8) -> DatagramKind {
             DatagramKind(rawValue: byte) ?? DatagramKind.allCases[Int(byte) % DatagramKind.allCases.count]
         }
         func seal(_ kind: DatagramKind, _ plaintext: [UInt8], sender: SenderID = Fixtures.sender) -> [UInt8]? {
-            let header = DatagramHeader(kind: kind, senderID: sender, sequence: 1, nonce: Fixtures.nonce)
+            let header = DatagramHeaderV2(kind: kind, senderID: sender, sequence: 1, nonce: Fixtures.nonce)
             return try? codec.cipher.seal(header: header, plaintext: plaintext)
         }
         do {

@@ -43,7 +43,7 @@ struct HandoffCoreOfferTests {
     }
 
     static func datagramSize(_ message: HandoffMessage) -> Int {
-        DatagramHeader.minimumDatagramLength + DatagramCodec.plaintext(message, sentAt: t0).count
+        DatagramHeaderV2.minimumDatagramLength + DatagramCodecV2.plaintext(message, sentAt: t0).count
     }
 
     @Test("A record whose ANNOUNCE fits 1,200 bytes goes as ANNOUNCE; a larger one as OFFER with its state kept")
@@ -173,7 +173,7 @@ struct HandoffCoreOfferTests {
 
     @Test("An OFFER with a size, digest or port out of range is refused as invalidValue")
     func offerValues() {
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         let described = Self.editing(characters: 0, revision: 1)
         let bad = [
             StateOffer(size: 0, digest: Array(repeating: 1, count: 32), port: 1),

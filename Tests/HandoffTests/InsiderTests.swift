@@ -18,7 +18,7 @@ struct InsiderTests {
 
     static func gate() -> ReceiveGate {
         ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            codec: DatagramCodecV2(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
             limits: .init())
     }
 
@@ -26,7 +26,7 @@ struct InsiderTests {
         _ message: HandoffMessage, sequence: UInt64, from sender: SenderID = victim, address: String = victimAddress,
         at seconds: Double
     ) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: at(seconds))
+        let bytes = try! DatagramCodecV2(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: at(seconds))
         return ReceivedDatagram(bytes: bytes, source: address)
     }
 
@@ -85,7 +85,7 @@ struct InsiderTests {
         #expect(table.verdict(sender: Self.victim, sequence: 1, source: Self.forgerAddress, at: Self.at(120)) == .fresh)
         #expect(table.verdict(sender: Self.victim, sequence: 1, source: nil, at: Self.at(1)) == .replay, "no address, no binding")
         // A datagram replayed after the lifetime is refused by the skew check instead.
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         let old = Self.datagram(.withdraw(activityID: Self.id), sequence: 3, at: 0)
         #expect(throws: RejectionReason.clockSkew) { try codec.decode(old.bytes, now: Self.at(120.001)) }
     }

@@ -63,7 +63,7 @@ struct OffMainActorSaveTests {
 
         @MainActor
         init() {
-            let codec = DatagramCodec(groupKey: Fixtures.key)
+            let codec = DatagramCodecV2(groupKey: Fixtures.key)
             let heard = heard
             let clock = clock
             network.makeTransport(name: "listener").start(TransportHandler(receive: { datagram in

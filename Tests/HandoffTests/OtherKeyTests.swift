@@ -13,7 +13,7 @@ struct OtherKeyTests {
 
     func gate() -> ReceiveGate {
         ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            codec: DatagramCodecV2(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
             limits: .init())
     }
 

@@ -13,12 +13,12 @@ struct ReceiveGateTests {
 
     func gate(limits: PeerDirectory.Limits = .init()) -> ReceiveGate {
         ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            codec: DatagramCodecV2(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
             limits: limits)
     }
 
     func datagram(_ message: HandoffMessage, sequence: UInt64, from sender: SenderID? = nil) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(
+        let bytes = try! DatagramCodecV2(groupKey: Fixtures.key).encode(
             message, senderID: sender ?? self.sender, sequence: sequence, sentAt: now)
         return ReceivedDatagram(bytes: bytes, source: "192.0.2.7:47788")
     }
@@ -159,7 +159,7 @@ struct BurstRepeatTests {
         let heard = Mutex<[Date]>([])
         listener.start(
             TransportHandler(receive: { datagram in
-                if let decoded = try? DatagramCodec(groupKey: Fixtures.key).decode(datagram.bytes, now: clock.now) {
+                if let decoded = try? DatagramCodecV2(groupKey: Fixtures.key).decode(datagram.bytes, now: clock.now) {
                     heard.withLock { $0.append(decoded.sentAt) }
                 }
             }))
@@ -195,12 +195,12 @@ struct DuplicateTests {
 
     func gate() -> ReceiveGate {
         ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
+            codec: DatagramCodecV2(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
             limits: .init())
     }
 
     func datagram(_ message: HandoffMessage, sequence: UInt64, source: String? = nil) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: now)
+        let bytes = try! DatagramCodecV2(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: now)
         return ReceivedDatagram(bytes: bytes, source: source ?? address)
     }
 
@@ -274,7 +274,7 @@ struct DuplicateTests {
         _ = gate.offer(datagram(.announce(record), sequence: 1), now: now)
         let other = SenderID(bytes: Array(repeating: 9, count: 16))!
         let hijack = ReceivedDatagram(
-            bytes: try! DatagramCodec(groupKey: Fixtures.key).encode(.announce(record), senderID: other, sequence: 1, sentAt: now),
+            bytes: try! DatagramCodecV2(groupKey: Fixtures.key).encode(.announce(record), senderID: other, sequence: 1, sentAt: now),
             source: "192.0.2.9:47788")
         _ = gate.offer(hijack, now: now)
         _ = gate.offer(hijack, now: now)

@@ -22,8 +22,8 @@ struct ReceivingRulesTests {
 
     /// Seals arbitrary plaintext under a valid header, to reach the rules behind authentication.
     func sealRaw(_ plaintext: [UInt8], kind: DatagramKind = .announce, sequence: UInt64 = 1) -> [UInt8] {
-        let header = DatagramHeader(kind: kind, senderID: Fixtures.sender, sequence: sequence, nonce: Fixtures.nonce)
-        return try! GroupKeyCipher(groupKey: Fixtures.key).seal(header: header, plaintext: plaintext)
+        let header = DatagramHeaderV2(kind: kind, senderID: Fixtures.sender, sequence: sequence, nonce: Fixtures.nonce)
+        return try! GroupKeyCipherV2(groupKey: Fixtures.key).seal(header: header, plaintext: plaintext)
     }
 
     func payload(without key: String? = nil, replacing: (String, PropertyListValue)? = nil) -> [UInt8] {
@@ -68,7 +68,7 @@ struct ReceivingRulesTests {
         var kindZero = good
         kindZero[4] = 0
         #expect(verdict(kindZero) == "unknownKind")
-        let huge = DatagramHeader(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce).bytes
+        let huge = DatagramHeaderV2(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce).bytes
             + [UInt8](repeating: 0, count: 60_001 + 16)
         #expect(verdict(huge) == "tooLarge")
     }
@@ -121,7 +121,7 @@ struct ReceivingRulesTests {
             #expect(verdict(sealRaw(payload(replacing: (key, value)))) == "accepted", "\(key) = \(value)")
         }
         for message in [HandoffMessage.withdraw(activityID: "A"), .continued(activityID: "A", peer: Fixtures.peer)] {
-            let plaintext = DatagramCodec.plaintext(message, sentAt: now)
+            let plaintext = DatagramCodecV2.plaintext(message, sentAt: now)
             #expect(verdict(sealRaw(plaintext, kind: message.kind)) == "invalidValue", "\(message.kind)")
         }
     }
@@ -162,7 +162,7 @@ struct ReceivingRulesTests {
     @Test("Random bytes and mutated valid datagrams never crash and are never accepted")
     func fuzzedDatagrams() {
         var random = SplitMix64(seed: 42)
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         let good = announce()
         for _ in 0..<3000 {
             let length = Int(random.next() % 400)

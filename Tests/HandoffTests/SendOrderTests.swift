@@ -19,7 +19,7 @@ struct SendOrderTests {
 
     func listen(on network: InMemoryNetwork, clock: ManualClock) -> Heard {
         let heard = Heard()
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         network.makeTransport(name: "listener").start(TransportHandler(receive: { datagram in
             guard let decoded = try? codec.decode(datagram.bytes, now: clock.now) else { return }
             heard.add((decoded.header.sequence, decoded.message.published?.record.revision))

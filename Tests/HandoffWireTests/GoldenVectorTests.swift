@@ -34,7 +34,7 @@ struct GoldenVectorTests {
         expiresAt: Fixtures.sentAt.addingTimeInterval(3600), peer: Fixtures.peer)
 
     /// The state encoding of `record`: its ANNOUNCE payload with `sentAt` = `savedAt`.
-    static let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+    static let state = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
 
     /// The same record offered for fetching, as a sender with a 200-byte datagram limit would
     /// (the text is left out of the summary as too long for it; port 47800).
@@ -67,13 +67,13 @@ struct GoldenVectorTests {
     }
 
     static func make(_ name: String, _ message: HandoffMessage, sequence: UInt64) throws -> Vector {
-        let codec = DatagramCodec(groupKey: Fixtures.key)
+        let codec = DatagramCodecV2(groupKey: Fixtures.key)
         let datagram = try codec.encode(
             message, senderID: Fixtures.sender, sequence: sequence, sentAt: Fixtures.sentAt, nonce: Fixtures.nonce)
         return Vector(
             kind: name, groupKey: Fixtures.key.base64, senderID: hex(Fixtures.sender.bytes), sequence: sequence,
             nonce: hex(Fixtures.nonce), sentAt: Fixtures.sentAt.timeIntervalSince1970,
-            plaintext: hex(DatagramCodec.plaintext(message, sentAt: Fixtures.sentAt)), datagram: hex(datagram),
+            plaintext: hex(DatagramCodecV2.plaintext(message, sentAt: Fixtures.sentAt)), datagram: hex(datagram),
             state: message.kind == .offer ? hex(state) : nil)
     }
 
@@ -87,7 +87,7 @@ struct GoldenVectorTests {
         let committed = try committedGolden(made, file: file)
 
         let key = try GroupKey(base64: committed.groupKey)
-        let decoded = try DatagramCodec(groupKey: key).decode(
+        let decoded = try DatagramCodecV2(groupKey: key).decode(
             Self.unhex(committed.datagram), now: Date(timeIntervalSince1970: committed.sentAt))
         #expect(decoded.message == message)
         #expect(decoded.header.kind == message.kind)

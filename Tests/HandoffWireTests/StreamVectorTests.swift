@@ -46,7 +46,7 @@ struct StreamVectorTests {
     /// The state: the golden ANNOUNCE's record as a state encoding (its payload with `sentAt = savedAt`).
     static var state: [UInt8] {
         guard case .announce(let record) = GoldenVectorTests.messages[0].message else { preconditionFailure("the first golden message is the ANNOUNCE") }
-        return DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+        return DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
     }
 
     /// Builds the vector with the machines themselves where a session produces the bytes.

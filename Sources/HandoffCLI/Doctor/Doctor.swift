@@ -219,7 +219,7 @@ public struct MulticastRun: Sendable {
             }))
         let probe = DoctorProbe()
         let own = SenderID.random()
-        let codec = key.map { DatagramCodec(groupKey: $0) }
+        let codec = key.map { DatagramCodecV2(groupKey: $0) }
         let started = ContinuousClock.now
         let timers = [
             Task { try? await Task.sleep(for: .seconds(probeTimeout)); sink.yield(.probeDeadline) },

@@ -8,7 +8,7 @@ import HandoffWire
 /// magic is not `BTN1`, so a Baton peer drops it as `badMagic` and nothing else happens.
 public struct DoctorProbe: Equatable, Sendable {
     public static let magic: [UInt8] = Array("BTDR".utf8)
-    public static let length = DatagramHeader.minimumDatagramLength
+    public static let length = DatagramHeaderV2.minimumDatagramLength
 
     public let token: [UInt8]
 
@@ -41,7 +41,7 @@ public struct ListenTally: Equatable, Sendable {
 
     /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
     public mutating func count(
-        _ datagram: [UInt8], codec: DatagramCodec?, own: SenderID, probe: DoctorProbe, source: String? = nil, now: Date = Date()
+        _ datagram: [UInt8], codec: DatagramCodecV2?, own: SenderID, probe: DoctorProbe, source: String? = nil, now: Date = Date()
     ) {
         if probe.matches(datagram) { return }
         guard let codec else {

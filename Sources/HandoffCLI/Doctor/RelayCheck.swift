@@ -45,7 +45,7 @@ public enum RelayCheck {
             sink.yield(.deadline)
         }
         // A QUERY under the key: what any peer would send, and read by nobody but the other probe.
-        let probe = (try? DatagramCodec(groupKey: key).encode(.query(types: []), senderID: sender, sequence: 1, sentAt: Date())) ?? []
+        let probe = (try? DatagramCodecV2(groupKey: key).encode(.query(types: []), senderID: sender, sequence: 1, sentAt: Date())) ?? []
         var connected: Duration?
         var sentAt: ContinuousClock.Instant?
         var lastReason: String?

@@ -29,6 +29,6 @@ enum Fixtures {
     }
 
     static func seal(_ message: HandoffMessage, key: GroupKey = key, sender: SenderID = sender, sequence: UInt64, sentAt: Date = Date()) -> [UInt8] {
-        try! DatagramCodec(groupKey: key).encode(message, senderID: sender, sequence: sequence, sentAt: sentAt)
+        try! DatagramCodecV2(groupKey: key).encode(message, senderID: sender, sequence: sequence, sentAt: sentAt)
     }
 }
