@@ -246,7 +246,7 @@ final class ReceiveGate: Sendable {
                 s.known[id] = Known(
                     sender: header.senderID, revision: remembered?.revision ?? 0, digest: nil, offer: nil, heard: now,
                     sequence: header.sequence, withdrawn: true)
-            case .query, .continued:
+            case .query, .continued, .devices:
                 accept()
             }
             s.pending.arrivals.append(arrival)
