@@ -247,6 +247,15 @@ struct DatagramV3Tests {
         #expect(SenderKeys.derive(sender: other, groupKey: Fixtures.key) != SenderKeys.derive(sender: Self.sender, groupKey: Fixtures.key))
     }
 
+    @Test func aPayloadThatUnfoldsIsMalformedAfterItsSignature() throws {
+        // A signed and sealed array of 100 references to one 20,000-byte string: the reader's byte
+        // budget refuses it, after the signature (step 10) passed.
+        let unfolding = DatagramBudgetTests.sharedString(length: 20_000, uses: 100)
+        let datagram = Self.signed(Self.header(.announce), unfolding)
+        try Self.codec.open(datagram).verify(by: Self.alice.publicIdentity)
+        #expect(throws: RejectionReason.malformedPayload) { try Self.decode(datagram) }
+    }
+
     @Test func senderIDsCarryTheDeviceTag() {
         let device = Fixtures.bob.publicIdentity.deviceID
         let a = SenderID.random(device: device), b = SenderID.random(device: device)
