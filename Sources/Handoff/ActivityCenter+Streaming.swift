@@ -41,7 +41,7 @@ extension ActivityCenter {
             activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
         var limits = StateFetcher.Limits()
         limits.maximumSize = configuration.stateLimit
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
+        let fetcher = StateFetcher(groupKey: membership.keys.current, dialer: stream.dialer, clock: clock, limits: limits)
         let started = ContinuousClock.now
         let gate = ProgressGate()
         let report: @Sendable (Int, Int) -> Void = { received, resumes in

@@ -31,12 +31,13 @@ public final class PeerSession {
         let stream = try await options.startStateStream(groupKey: key)
         stateServer = stream.server
         peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
-        var config = try options.centerConfiguration(peer: peer)
+        let membership = try options.loadMembership(key: key, peer: peer)
+        var config = try options.centerConfiguration(peer: peer, membership: membership)
         configure(&config)
         relay = try options.startRelay(groupKey: key, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream.setup)
         center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport, configuration: config,
+            registry: registry, membership: membership, transport: combined.transport, configuration: config,
             stateStream: combined.stream, logger: logger)
         self.keySource = keySource
         center.start()

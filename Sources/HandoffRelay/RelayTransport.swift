@@ -211,7 +211,7 @@ public final class RelayTransport: ActivityTransport {
         case .datagrams?, .activity?:
             // An empty message is a cleared activity; a peer's own datagrams come back to it.
             guard let sender = topics.senderTopic(ofDatagram: message.payload),
-                message.payload[6..<22].elementsEqual(ownSender.bytes) == false,
+                RelayTopics.senderID(ofDatagram: message.payload) != ownSender,
                 let handler = shared.withLock({ $0.closed ? nil : $0.handler })
             else { return }
             _ = handler.deliver(

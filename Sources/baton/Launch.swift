@@ -84,7 +84,8 @@ struct Launch {
         }
         let online = state == .online
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
-        let configuration = try network.centerConfiguration(peer: peer)
+        let membership = try network.loadMembership(key: key, peer: peer)
+        let configuration = try network.centerConfiguration(peer: peer, membership: membership)
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
         let stream = online ? try await network.startStateStream(groupKey: key).setup : nil
@@ -101,7 +102,7 @@ struct Launch {
         logger.info("network \(endpoint)")
 
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport,
+            registry: registry, membership: membership, transport: combined.transport,
             configuration: configuration, stateStream: combined.stream)
         center.start()
 
