@@ -5,7 +5,9 @@ Opens every datagram in Tests/HandoffWireTests/Vectors/golden with Python's `cry
 (HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same
 nonce and compares the bytes. For the state stream (stream.json) it derives the three keys,
 recomputes both proofs with `hmac`, checks the hellos' layout, re-seals every frame and reads
-its fields, and hashes the state. Exits non-zero on any mismatch.
+its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
+the code, the keys and both Ed25519 signatures, and checks the page's identity check values.
+Exits non-zero on any mismatch.
 """
 import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys
 from cryptography.hazmat.primitives import hashes
@@ -90,22 +92,56 @@ def check_stream(v: dict) -> list:
         problems.append("state is not the record's state encoding")
     return problems
 
+def identity(seed: bytes):
+    """docs/PROTOCOL.md section 3, "Device identity": the Ed25519 key, the public identity, the
+    device id and the fingerprint of a 32-byte seed."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    derive = lambda info: HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=info).derive(seed)
+    signing = Ed25519PrivateKey.from_private_bytes(derive(b"v3 identity signing"))
+    agreement = X25519PrivateKey.from_private_bytes(derive(b"v3 identity agreement"))
+    public = signing.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) \
+        + agreement.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    device_id = hashlib.sha256(b"baton device" + public).digest()[:16]
+    fingerprint = " ".join(device_id.hex()[i:i + 4] for i in range(0, 32, 4))
+    return signing, public, device_id, fingerprint
+
+def check_identity() -> list:
+    """The page's check values for the seed 00 01 ... 1f."""
+    _, public, device_id, fingerprint = identity(bytes(range(32)))
+    problems = []
+    if public.hex() != "3f3fa6694f3a01416b7be8d6132c4cd476640815ab47e089036157e708d7e50f" \
+            "75ee552094ded41e223f42497aa03cc24ed215e3ea3c61525b1547e0a2c7da4c": problems.append("public identity")
+    if device_id.hex() != "2614dcb96a1b161f024a218624342e1b": problems.append("device id")
+    if fingerprint != "2614 dcb9 6a1b 161f 024a 2186 2434 2e1b": problems.append("fingerprint")
+    return problems
+
 def check_pair(v: dict) -> list:
-    """docs/PROTOCOL.md section 15: HELLO, commitment, X25519, code and keys, sealed frames."""
+    """docs/PROTOCOL.md section 15 (pairing version 2): HELLO, identities, commitment, X25519,
+    code and keys, signatures, sealed frames."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
     problems = []
     h = lambda k: bytes.fromhex(v[k])
     raw = lambda key: key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     sharer, joiner = X25519PrivateKey.from_private_bytes(h("sharerPrivateKey")), X25519PrivateKey.from_private_bytes(h("joinerPrivateKey"))
+    if h("sharerIdentitySeed") != bytes(range(0xc0, 0xe0)) or h("joinerIdentitySeed") != bytes(range(0xe0, 0x100)):
+        problems.append("identity seeds")
+    sharer_signing, sharer_identity, _, sharer_fingerprint = identity(h("sharerIdentitySeed"))
+    joiner_signing, joiner_identity, _, joiner_fingerprint = identity(h("joinerIdentitySeed"))
+    if sharer_identity != h("sharerPublicIdentity") or sharer_fingerprint != v["sharerFingerprint"]: problems.append("sharer identity")
+    if joiner_identity != h("joinerPublicIdentity") or joiner_fingerprint != v["joinerFingerprint"]: problems.append("joiner identity")
     hello = h("hello")
-    if hello[:6] != b"BTNP\x01\x00" or len(hello) != 24 or int.from_bytes(hello[6:8], "big") != 47790: problems.append("hello")
-    commitment = hashlib.sha256(b"baton pair v1 commit" + raw(joiner) + h("joinerNonce")).digest()
+    if hello[:6] != b"BTNP\x02\x00" or len(hello) != 24 or int.from_bytes(hello[6:8], "big") != 47790: problems.append("hello")
+    commitment = hashlib.sha256(b"baton pair v2 commit" + raw(joiner) + h("joinerNonce") + joiner_identity).digest()
     if commitment != h("commitment"): problems.append("commitment")
     frame = lambda t, body: bytes([t]) + len(body).to_bytes(2, "big") + body
-    commit = frame(1, b"\x01" + commitment + v["joinerName"].encode())
-    public = frame(2, b"\x01" + raw(sharer) + h("sharerNonce") + v["sharerName"].encode())
-    reveal = frame(3, raw(joiner) + h("joinerNonce"))
+    commit = frame(1, b"\x02" + commitment + v["joinerName"].encode())
+    public = frame(2, b"\x02" + raw(sharer) + h("sharerNonce") + sharer_identity + v["sharerName"].encode())
+    reveal = frame(3, raw(joiner) + h("joinerNonce") + joiner_identity)
+    if len(reveal) != 3 + 128: problems.append("reveal length")
     for name, built in [("commit", commit), ("publicFrame", public), ("reveal", reveal)]:
         if built != h(name): problems.append(name)
     secret = sharer.exchange(X25519PrivateKey.from_private_bytes(h("joinerPrivateKey")).public_key())
@@ -113,15 +149,24 @@ def check_pair(v: dict) -> list:
     salt = hashlib.sha256(commit + public + reveal).digest()
     if salt != h("transcriptHash"): problems.append("transcript hash")
     derive = lambda info, n: HKDF(algorithm=hashes.SHA256(), length=n, salt=salt, info=info).derive(secret)
-    number = int.from_bytes(derive(b"baton pair v1 code", 8), "big") % 1_000_000
+    if derive(b"baton pair v2 code", 8) != h("codeBytes"): problems.append("code bytes")
+    number = int.from_bytes(derive(b"baton pair v2 code", 8), "big") % 1_000_000
     if f"{number:06d}"[:3] + " " + f"{number:06d}"[3:] != v["code"]: problems.append("code")
-    sharer_key, joiner_key = derive(b"baton pair v1 sharer", 32), derive(b"baton pair v1 joiner", 32)
+    sharer_key, joiner_key = derive(b"baton pair v2 sharer", 32), derive(b"baton pair v2 joiner", 32)
     if sharer_key != h("sharerKey") or joiner_key != h("joinerKey"): problems.append("keys")
+    # Ed25519 (RFC 8032) is deterministic: the signatures are rebuilt byte for byte, and verified
+    # against the public keys the frames carry.
+    confirm_signature = joiner_signing.sign(b"baton pair v2 confirm" + salt)
+    key_signature = sharer_signing.sign(b"baton pair v2 key" + salt)
+    if confirm_signature != h("confirmSignature"): problems.append("confirm signature")
+    if key_signature != h("keySignature"): problems.append("key signature")
+    Ed25519PublicKey.from_public_bytes(reveal[3 + 64:3 + 96]).verify(h("confirmSignature"), b"baton pair v2 confirm" + salt)
+    Ed25519PublicKey.from_public_bytes(public[3 + 65:3 + 97]).verify(h("keySignature"), b"baton pair v2 key" + salt)
     def sealed(key, counter, plain):
         header = bytes([4]) + (len(plain) + 16).to_bytes(2, "big")
         return header + ChaCha20Poly1305(key).encrypt(b"\0" * 4 + counter.to_bytes(8, "big"), plain, header)
-    if sealed(joiner_key, 0, b"\x01") != h("confirm"): problems.append("confirm")
-    if sealed(sharer_key, 0, b"\x02" + base64.b64decode(v["groupKey"])) != h("key"): problems.append("key")
+    if sealed(joiner_key, 0, b"\x01" + confirm_signature) != h("confirm"): problems.append("confirm")
+    if sealed(sharer_key, 0, b"\x02" + base64.b64decode(v["groupKey"]) + key_signature) != h("key"): problems.append("key")
     if sealed(joiner_key, 1, b"\x03") != h("stored"): problems.append("stored")
     return problems
 
@@ -161,6 +206,9 @@ def main() -> int:
             problems += check_offer(payload, bytes.fromhex(v.get("state", "")))
         print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
         failures += bool(problems)
+    problems = check_identity()
+    print(f"identity check values: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
+    failures += bool(problems)
     print(f"{len(files) - failures} passed, {failures} failed")
     return 1 if failures or not files else 0
 

@@ -81,34 +81,29 @@ extension GroupKey {
 
     /// `read(path:)`, or nil when nothing is at `path`.
     private static func readIfPresent(path: String) throws(LoadError) -> GroupKey? {
-        let file: RegularFile
-        do throws(RegularFile.Problem) {
-            file = try RegularFile(openingForReading: path)
-        } catch {
-            if error == .missing { return nil }
-            throw loadError(error, path: path)
-        }
-        let user = geteuid()
-        if file.owner != user {
-            throw .foreignOwner(path: path, owner: file.owner, user: user, mode: file.permissions)
-        }
-        if file.permissions & 0o077 != 0 { throw .exposed(path: path, mode: file.permissions) }
-        let bytes: [UInt8]
-        do throws(RegularFile.Problem) {
-            bytes = try file.readAll(limit: 4096)  // a key file is 45 bytes; no need to read a big one
+        let bytes: [UInt8]?
+        do throws(PrivateFile.Problem) {
+            bytes = try PrivateFile.read(path: path, limit: 4096)  // a key file is 45 bytes; no need to read a big one
         } catch {
             throw loadError(error, path: path)
         }
+        guard let bytes else { return nil }
         return try GroupKey(base64: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
-    private static func loadError(_ problem: RegularFile.Problem, path: String) -> LoadError {
+    private static func loadError(_ problem: PrivateFile.Problem, path: String) -> LoadError {
         switch problem {
-        case .missing: .unreadable(path: path, reason: RegularFile.Problem.reason(ENOENT))
-        case .notRegular(let kind): .unreadable(path: path, reason: "it is \(kind), not a regular file")
+        case .unreadable(let reason): .unreadable(path: path, reason: reason)
         case .tooLarge: .malformed(source: path, reason: "the file is over 4 KB")
-        case .system(let code): .unreadable(path: path, reason: RegularFile.Problem.reason(code))
+        case .exposed(let mode): .exposed(path: path, mode: mode)
+        case .foreignOwner(let owner, let user, let mode): .foreignOwner(path: path, owner: owner, user: user, mode: mode)
+        case .exists: .cannotCreate(path: path, reason: "it already exists")
+        case .cannotWrite(let reason): .cannotCreate(path: path, reason: reason)
         }
+    }
+
+    private static func loadError(_ problem: RegularFile.Problem, path: String) -> LoadError {
+        loadError(PrivateFile.problem(problem, limit: 4096), path: path)
     }
 
     /// Writes the key with mode 0600, atomically: a reader never sees half a key. Without
@@ -148,43 +143,18 @@ extension GroupKey {
     }
 
     private func write(to path: String, replace: Bool, privateFolder: Bool) throws(LoadError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw .cannotCreate(path: path, reason: Self.reason(error))
-            }
-        }
-        if privateFolder { try Self.keepPrivate(folder: folder, for: path) }
-        do {
-            try AtomicFile.write(Array((base64 + "\n").utf8), to: path, mode: 0o600, replace: replace)
+        do throws(PrivateFile.Problem) {
+            try PrivateFile.write(Array((base64 + "\n").utf8), to: path, replace: replace, privateFolder: privateFolder)
         } catch {
-            switch error {
-            case .incompleteWrite: throw .cannotCreate(path: path, reason: "the write did not complete")
-            default: throw .cannotCreate(path: path, reason: error.reason)
-            }
+            throw Self.loadError(error, path: path)
         }
     }
 
-    /// Makes `folder` 0700 when it is this user's and has any group or other bit; refuses one
-    /// that belongs to someone else, who could swap the key file in it.
     private static func keepPrivate(folder: String, for path: String) throws(LoadError) {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .cannotCreate(path: path, reason: RegularFile.Problem.reason(errno)) }
-        guard info.st_uid == geteuid() else {
-            throw .cannotCreate(path: path, reason: "its folder \(folder) belongs to another user (uid \(info.st_uid))")
+        do throws(PrivateFile.Problem) {
+            try PrivateFile.keepPrivate(folder: folder)
+        } catch {
+            throw loadError(error, path: path)
         }
-        if info.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
-            throw .cannotCreate(path: path, reason: "cannot make its folder \(folder) private: \(RegularFile.Problem.reason(errno))")
-        }
-    }
-
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 }

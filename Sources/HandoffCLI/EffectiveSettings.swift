@@ -177,6 +177,19 @@ extension NetworkOptions {
             let exists = FileManager.default.fileExists(atPath: path)
             settings.append(.init("key", exists ? path : "\(path) (made on first use)", exists ? .file(path) : .default))
         }
+        // This machine's identity and the devices it paired with: where they are kept.
+        let identityPath = DeviceIdentity.defaultPath(environment: environment)
+        if FileManager.default.fileExists(atPath: identityPath) {
+            settings.append(.init("identity", identityPath, .file(identityPath)))
+        } else {
+            settings.append(.init("identity", "\(identityPath) (made on first use)", .default))
+        }
+        let devicesPath = DeviceList.standard(environment: environment).path
+        if FileManager.default.fileExists(atPath: devicesPath) {
+            settings.append(.init("devices", devicesPath, .file(devicesPath)))
+        } else {
+            settings.append(.init("devices", "\(devicesPath) (made at the first pairing)", .default))
+        }
 
         let localName = PeerInfo.local(app: "baton", appVersion: "", name: name).name
         settings.append(.init("name", localName, name != nil ? .flag("--name") : .default))

@@ -8,11 +8,16 @@ public enum PairingEvent: Equatable, Sendable {
     /// Joiner: a HELLO came from `host` (an IPv4 address), and the session is connecting to
     /// it at TCP `port`. The pairing's time limit bounds the connecting too.
     case found(host: String, port: Int)
+    /// A HELLO of another pairing version came from `host`: say so once (it is otherwise
+    /// ignored, and the pairing goes on). Comes at most once per session.
+    case otherVersion(host: String, version: UInt8)
     /// Both sides derived the code: show it and ask the person (then call `answer(_:)`).
-    /// `peerName` is the other side's claimed name, not yet made safe to print.
-    case code(String, peerName: String)
-    /// Done: the key changed hands (the joiner stored it; the sharer heard STORED).
-    case paired(peerName: String)
+    /// `peerName` is the other side's claimed name, not yet made safe to print; `peer` the
+    /// identity it sent, whose fingerprint goes beside the code.
+    case code(String, peerName: String, peer: PublicIdentity)
+    /// Done: the key changed hands (the joiner stored it; the sharer heard STORED), and `peer`
+    /// proved its identity: the driver lists it as a paired device.
+    case paired(peerName: String, peer: PublicIdentity)
     /// Done: nothing changed, for this reason.
     case failed(PairingFailure)
     /// Done (joiner): the sharer whose HELLO came first could not be reached; the message says where and why.

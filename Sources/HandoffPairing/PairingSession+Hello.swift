@@ -91,13 +91,21 @@ extension PairingSession {
         lastHelloWrite = hello.writeAndFlush(AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes)))
     }
 
-    /// A datagram on the pairing port: anything but another pairing's HELLO is ignored.
+    /// A datagram on the pairing port: anything but another pairing's HELLO is ignored; the
+    /// first HELLO of another version is reported once.
     func heard(_ bytes: [UInt8], from source: SocketAddress) {
         if early != nil {
             if early!.count < 64 { early?.append((bytes, source)) }
             return
         }
-        guard !ended, let hello = Pairing.parseHello(bytes), hello.pairingID != pairingID else { return }
+        guard !ended else { return }
+        if let version = Pairing.helloVersion(bytes), version != Pairing.version {
+            guard !toldOtherVersion, let host = source.ipAddress else { return }
+            toldOtherVersion = true
+            continuation.yield(.otherVersion(host: host, version: version))
+            return
+        }
+        guard let hello = Pairing.parseHello(bytes), hello.pairingID != pairingID else { return }
         if isSharer {
             // One more HELLO first: the other sharer, which sent the HELLO just heard, is listening
             // now, and hears why both stop (it may have started after this side's last one).

@@ -67,17 +67,19 @@ public final class PairingSession: @unchecked Sendable {
     /// HELLOs heard while `start()` still opens sockets, handled once all of them are open: a
     /// side whose sockets cannot all be opened takes no part in anyone's pairing.
     var early: [(bytes: [UInt8], source: SocketAddress)]? = []
+    /// A HELLO of another version was reported: it is reported once.
+    var toldOtherVersion = false
     /// Set with the first `.paired`, `.failed` or `.unreachable`: from then on nothing is handled.
     var ended = false
 
-    /// A sharer of `role`'s key, or a joiner, seen by the other side as `name`; `store` is
-    /// called (on the session's loop) when a joiner receives the key.
+    /// A sharer of `role`'s key, or a joiner, seen by the other side as `name` and `identity`;
+    /// `store` is called (on the session's loop) when a joiner receives the key.
     public init(
-        role: PairingMachine.Role, name: String, settings: Settings,
+        role: PairingMachine.Role, name: String, identity: DeviceIdentity, settings: Settings,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         store: @escaping @Sendable (GroupKey) -> String? = { _ in nil }
     ) {
-        self.machine = PairingMachine(role: role, name: name)
+        self.machine = PairingMachine(role: role, name: name, identity: identity)
         if case .sharer = role { isSharer = true } else { isSharer = false }
         self.settings = settings
         self.loop = group.next()
@@ -145,13 +147,13 @@ public final class PairingSession: @unchecked Sendable {
             case .send(let bytes):
                 guard let connection else { continue }
                 lastFrameWrite = connection.writeAndFlush(ByteBuffer(bytes: bytes))
-            case .showCode(let code, let peerName):
-                continuation.yield(.code(code, peerName: peerName))
+            case .showCode(let code, let peerName, let peer):
+                continuation.yield(.code(code, peerName: peerName, peer: peer))
             case .storeKey(let key):
                 let problem = store(key)
                 apply(problem.map { machine.stored(problem: $0) } ?? machine.stored())
-            case .paired(let peerName):
-                end(.paired(peerName: peerName))
+            case .paired(let peerName, let peer):
+                end(.paired(peerName: peerName, peer: peer))
             case .failed(let failure):
                 end(.failed(failure))
             }

@@ -36,30 +36,30 @@ extension GroupKey {
         }
 
         /// Who besides the owner may do what: "readable by others", "writable by others".
-        private static func exposure(_ mode: UInt32) -> String {
+        package static func exposure(_ mode: UInt32) -> String {
             if mode & 0o044 != 0 { return "readable by others" }
             if mode & 0o022 != 0 { return "writable by others" }
             return "open to others"
         }
 
         /// 0o644 as "0644".
-        private static func octal(_ mode: UInt32) -> String {
+        package static func octal(_ mode: UInt32) -> String {
             let digits = String(mode & 0o7777, radix: 8)
             return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
 
         /// A path as one shell word: in single quotes, any single quote in it spelled '\''.
-        static func quoted(_ path: String) -> String {
+        package static func quoted(_ path: String) -> String {
             "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
 
         /// "uid 1000, bob", or "uid 1234" for a uid without a name.
-        private static func name(_ uid: UInt32) -> String {
+        package static func name(_ uid: UInt32) -> String {
             "uid \(uid)" + (userName(uid).map { ", \($0)" } ?? "")
         }
 
         /// The login name of `uid` (getpwuid_r: other threads may look users up too), or nil.
-        private static func userName(_ uid: UInt32) -> String? {
+        package static func userName(_ uid: UInt32) -> String? {
             var buffer = [CChar](repeating: 0, count: 4096)
             return buffer.withUnsafeMutableBufferPointer { storage -> String? in
                 var entry = passwd()

@@ -5,7 +5,8 @@ import Foundation
 public enum Pairing {
     /// `BTNP`, the first bytes of a HELLO.
     public static let magic: [UInt8] = Array("BTNP".utf8)
-    public static let version: UInt8 = 1
+    /// Pairing version 2: identities bound (docs/PROTOCOL.md, section 15).
+    public static let version: UInt8 = 2
     /// UDP (HELLO) and TCP (the exchange) port.
     public static let defaultPort = 47790
     /// The whole pairing, answers included.
@@ -14,7 +15,9 @@ public enum Pairing {
     public static let helloLength = 24
     public static let maximumBody = 512
     public static let maximumNameBytes = 64
-    static let commitLabel: [UInt8] = Array("baton pair v1 commit".utf8)
+    static let commitLabel: [UInt8] = Array("baton pair v2 commit".utf8)
+    static let confirmLabel: [UInt8] = Array("baton pair v2 confirm".utf8)
+    static let keyLabel: [UInt8] = Array("baton pair v2 key".utf8)
 
     /// A HELLO: magic, version, type 0, the TCP port and the pairing id (24 bytes).
     public static func hello(port: UInt16, pairingID: [UInt8]) -> [UInt8] {
@@ -22,17 +25,27 @@ public enum Pairing {
         return magic + [version, 0, UInt8(port >> 8), UInt8(port & 0xff)] + pairingID
     }
 
-    /// The port and pairing id of a HELLO, or nil for anything else.
+    /// The port and pairing id of a HELLO of this version, or nil for anything else.
     public static func parseHello(_ bytes: [UInt8]) -> (port: UInt16, pairingID: [UInt8])? {
-        guard bytes.count == helloLength, Array(bytes[0..<4]) == magic, bytes[4] == version, bytes[5] == 0 else {
-            return nil
-        }
+        guard helloVersion(bytes) == version else { return nil }
         return (UInt16(bytes[6]) << 8 | UInt16(bytes[7]), Array(bytes[8..<24]))
     }
 
-    /// SHA-256(`baton pair v1 commit` ‖ public key ‖ nonce).
-    public static func commitment(publicKey: [UInt8], nonce: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(data: commitLabel + publicKey + nonce))
+    /// The version byte of a HELLO of any version (24 bytes, the magic, type 0), or nil when
+    /// `bytes` is no HELLO at all.
+    public static func helloVersion(_ bytes: [UInt8]) -> UInt8? {
+        guard bytes.count == helloLength, Array(bytes[0..<4]) == magic, bytes[5] == 0 else { return nil }
+        return bytes[4]
+    }
+
+    /// SHA-256(`baton pair v2 commit` ‖ ephemeral public key ‖ nonce ‖ public identity).
+    public static func commitment(publicKey: [UInt8], nonce: [UInt8], identity: PublicIdentity) -> [UInt8] {
+        Array(SHA256.hash(data: commitLabel + publicKey + nonce + identity.bytes))
+    }
+
+    /// What a side signs: `label` ‖ SHA-256(transcript).
+    static func signed(_ label: [UInt8], transcript: [UInt8]) -> [UInt8] {
+        label + Array(SHA256.hash(data: transcript))
     }
 
     /// The three outputs of one pairing: the code and the two SEALED keys.
@@ -50,12 +63,12 @@ public enum Pairing {
                     outputByteCount: count
                 ).withUnsafeBytes { Array($0) }
             }
-            let number = derive("baton pair v1 code", 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
+            let number = derive("baton pair v2 code", 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
             let digits = String(number)
             let six = String(repeating: "0", count: 6 - digits.count) + digits
             code = String(six.prefix(3)) + " " + String(six.suffix(3))
-            sharer = derive("baton pair v1 sharer", 32)
-            joiner = derive("baton pair v1 joiner", 32)
+            sharer = derive("baton pair v2 sharer", 32)
+            joiner = derive("baton pair v2 joiner", 32)
         }
     }
 

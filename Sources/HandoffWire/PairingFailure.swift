@@ -3,6 +3,14 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
     case declinedHere, declinedThere
     case anotherPairing
     case commitmentMismatch
+    /// The other side's COMMIT or PUBLIC carries this version byte, not ours.
+    case otherVersion(UInt8)
+    /// The other side's signature over the transcript did not verify.
+    case identityNotProved
+    /// The other side sent this side's own identity.
+    case sameDevice
+    /// The sharer answered COMMIT with ABORT 03, as a sharer of pairing version 1 does.
+    case commitRefused
     case protocolError(String)
     case timedOut
     case connectionLost
@@ -13,9 +21,9 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .declinedHere: 1
         case .anotherPairing: 2
-        case .commitmentMismatch, .protocolError: 3
+        case .commitmentMismatch, .protocolError, .otherVersion, .identityNotProved, .sameDevice: 3
         case .timedOut: 4
-        case .declinedThere, .connectionLost, .otherSideAborted: nil
+        case .declinedThere, .connectionLost, .otherSideAborted, .commitRefused: nil
         }
     }
 
@@ -26,6 +34,16 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         case .anotherPairing: "Not paired: another pairing is running on this network; try again."
         case .commitmentMismatch:
             "Not paired: the other side's key does not match its commitment (someone may be interfering). Nothing was changed."
+        case .otherVersion(let version) where version < Pairing.version:
+            "Not paired: the other side runs an older Baton (pairing version \(version)): update it. Nothing was changed."
+        case .otherVersion(let version):
+            "Not paired: the other side runs a newer Baton (pairing version \(version)): update this one. Nothing was changed."
+        case .identityNotProved:
+            "Not paired: the other side did not prove its identity (its signature does not verify; someone may be interfering). Nothing was changed."
+        case .sameDevice:
+            "Not paired: the other side is this machine (the same identity.key). Nothing was changed."
+        case .commitRefused:
+            "Not paired: the other side refused this side's first message, as an older Baton (pairing version 1) does: run `baton --version` there, and update it if it says pairing 1. Nothing was changed."
         case .protocolError(let what): "Not paired: \(what). Nothing was changed."
         case .timedOut: "Not paired: the pairing timed out. Nothing was changed."
         case .connectionLost: "Not paired: the other side went away. Nothing was changed."

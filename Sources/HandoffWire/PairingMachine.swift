@@ -18,6 +18,10 @@ public struct PairingMachine: Sendable {
 
     let role: Role
     let name: [UInt8]
+    /// This machine's identity: sent in PUBLIC or REVEAL, and signing the transcript.
+    let identity: DeviceIdentity
+    /// The other side's identity, from PUBLIC (joiner) or a REVEAL that matched its commitment (sharer).
+    var peerIdentity: PublicIdentity?
     /// Kept as bytes: the swift-crypto key type is not declared `Sendable`, and this machine is.
     let privateKeyBytes: [UInt8]
     let nonce: [UInt8]
@@ -32,14 +36,15 @@ public struct PairingMachine: Sendable {
     var confirmedHere = false
     var confirmedThere = false
 
-    /// `privateKey` and `nonce` are fresh random values in use; tests fix them.
+    /// `privateKey` (the ephemeral X25519 key) and `nonce` are fresh random values in use; tests fix them.
     public init(
-        role: Role, name: String,
+        role: Role, name: String, identity: DeviceIdentity,
         privateKey: [UInt8]? = nil,
         nonce: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
     ) {
         precondition(nonce.count == 32, "a pairing nonce is 32 bytes")
         self.role = role
+        self.identity = identity
         var bytes = Array(name.utf8.prefix(Pairing.maximumNameBytes))
         while String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
         self.name = bytes.isEmpty ? Array("baton".utf8) : bytes
@@ -58,8 +63,8 @@ public struct PairingMachine: Sendable {
     /// The joiner's first frame, COMMIT; the sharer sends nothing first.
     public mutating func start() -> [PairingAction] {
         guard !isSharer, transcript.isEmpty else { return [] }
-        let frame = Pairing.frame(
-            .commit, [Pairing.version] + Pairing.commitment(publicKey: publicKey, nonce: nonce) + name)
+        let commitment = Pairing.commitment(publicKey: publicKey, nonce: nonce, identity: identity.publicIdentity)
+        let frame = Pairing.frame(.commit, [Pairing.version] + commitment + name)
         transcript += frame
         return [.send(frame)]
     }
@@ -90,7 +95,8 @@ public struct PairingMachine: Sendable {
             return confirmedThere ? sendKey() : []
         }
         phase = .waitingKey
-        return [.send(seal([Pairing.SealedType.confirm.rawValue]))]
+        let signature = identity.sign(Pairing.signed(Pairing.confirmLabel, transcript: transcript))
+        return [.send(seal([Pairing.SealedType.confirm.rawValue] + signature))]
     }
 
     /// Joiner: the driver stored the key (or could not: then `problem` says why).
@@ -98,7 +104,7 @@ public struct PairingMachine: Sendable {
         guard phase == .waitingStore else { return [] }
         if let problem { return fail(.protocolError("the key could not be stored: \(problem)")) }
         phase = .done
-        return [.send(seal([Pairing.SealedType.stored.rawValue])), .paired(peerName: peerName)]
+        return [.send(seal([Pairing.SealedType.stored.rawValue])), .paired(peerName: peerName, peer: peerIdentity!)]
     }
 
     /// A HELLO with another pairing id, or a second connection.

@@ -22,6 +22,8 @@ struct Baton: AsyncParsableCommand {
               baton monitor                   watch what peers offer, without a UI
               baton pair                      give a new machine this machine's group key
               baton pair --join               take the key from a machine running baton pair
+              baton id                        this machine's fingerprint, to compare with another's list
+              baton devices                   the machines this one paired with
               baton key                       show this machine's group key (for scripts)
               baton doctor                    find out why machines do not see each other
               baton config                    each setting in use, and where it came from
@@ -34,7 +36,8 @@ struct Baton: AsyncParsableCommand {
             """,
         version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: true), runtime: .current()),
         subcommands: [
-            CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, KeyCommand.self, DoctorCommand.self,
+            CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, IdCommand.self, DevicesCommand.self,
+            KeyCommand.self, DoctorCommand.self,
             ConfigCommand.self,
         ],
         defaultSubcommand: CounterCommand.self)

@@ -15,9 +15,12 @@ extension PairCommand {
         case ended
     }
 
-    /// Runs until the session ended: true when paired.
+    /// Runs until the session ended: true when paired and the other device listed. `record`
+    /// lists the other device: it returns nil when it was new, a sentence to print when it was
+    /// updated, and "" when it failed (having said why).
     static func converse(
-        with session: PairingSession, joined: Bool, keyPath: String, keptOld: @Sendable () -> String? = { nil }
+        with session: PairingSession, joined: Bool, keyPath: String, keptOld: @Sendable () -> String? = { nil },
+        record: @Sendable (String, PublicIdentity) -> String?
     ) async -> Bool {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         Task {
@@ -30,14 +33,21 @@ extension PairCommand {
             switch input {
             case .event(.found(let host, let port)):
                 say("Found `baton pair` at \(host); connecting to its TCP port \(port)…")
-            case .event(.code(let code, let peerName)):
-                say("Pairing with \(PeerText.visible(peerName)).")
+            case .event(.otherVersion(let host, let version)):
+                say(version < Pairing.version
+                    ? "A machine at \(host) runs an older Baton (pairing version \(version)): update it."
+                    : "A machine at \(host) runs a newer Baton (pairing version \(version)): update this one.")
+            case .event(.code(let code, let peerName, let peer)):
+                say("Pairing with \(PeerText.visible(peerName)), fingerprint \(peer.deviceID.fingerprint)")
+                say("  (`baton id` on that machine shows its fingerprint.)")
                 say("Code: \(code)")
                 say("Same code on the other screen? [y/N] ", newline: false)
                 prompting = true
                 readAnswer(into: feed)
-            case .event(.paired(let peerName)):
-                say("Paired with \(PeerText.visible(peerName))")
+            case .event(.paired(let peerName, let peer)):
+                say("Paired with \(PeerText.visible(peerName)) (fingerprint \(peer.deviceID.fingerprint))")
+                let listed = record(peerName, peer)
+                if let listed, !listed.isEmpty { say(listed) }
                 if joined {
                     say("\(keyPath) now holds the shared key.")
                     if let kept = keptOld() { say(KeyCommand.keptOld(kept, path: keyPath)) }
@@ -45,7 +55,7 @@ extension PairCommand {
                         say("BATON_KEY is set in this shell and takes the place of that file: unset it (unset BATON_KEY).")
                     }
                 }
-                outcome = true
+                outcome = listed != ""
             case .event(.failed(let failure)):
                 if prompting { say("") }
                 complain(failure.description)

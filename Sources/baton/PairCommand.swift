@@ -13,9 +13,12 @@ struct PairCommand: AsyncParsableCommand {
         commandName: "pair",
         abstract: "Share this machine's group key with a new machine: run `baton pair` here, `baton pair --join` there.",
         discussion: """
-            Both machines show a six-digit code; when it is the same on both screens and both people \
-            answer y, the new machine stores the key (mode 0600; a different key it had is kept as \
-            group.key.old) and both print `Paired with NAME`. \
+            Both machines show a six-digit code and the other machine's name and fingerprint; when \
+            the code is the same on both screens and both people answer y, the new machine stores \
+            the key (mode 0600; a different key it had is kept as group.key.old), each machine lists \
+            the other in `baton devices`, and both print `Paired with NAME` with its fingerprint. \
+            The joining machine writes --key-file, else ~/.config/baton/group.key, even when \
+            BATON_KEY is set (which then still takes its place in that shell). \
             Anything else changes nothing and exits 1. The two find each other by UDP multicast on \
             the LAN (port 47790; TCP on the same port for the exchange). Where multicast does not \
             pass, give the joining machine the other's address: `baton pair --join --peer HOST[:PORT]`.
@@ -62,6 +65,20 @@ struct PairCommand: AsyncParsableCommand {
         let myName = PeerInfo.local(app: "baton", appVersion: Baton.version, name: name).name
         let keyPath = keyFile ?? GroupKey.defaultPath()
         let role: PairingMachine.Role = try join ? .joiner : .sharer(GroupKey.load(keyFile: keyFile).key)
+        let identity: DeviceIdentity
+        let devices = DeviceList.standard()
+        do {
+            let loaded = try DeviceIdentity.load()
+            identity = loaded.identity
+            if loaded.created {
+                Self.say("This machine had no identity yet: one was made in \(loaded.path) (`baton id` shows it).")
+            }
+            _ = try devices.entries()  // a device list that cannot be used stops here, before any key moves
+        } catch let error as DeviceIdentity.FileError {
+            throw CommandFailure(error.description)
+        } catch let error as DeviceList.Failure {
+            throw CommandFailure(error.description)
+        }
         let settings = PairingSession.Settings(
             port: port, group: config.group, interface: config.interface, peer: peer, timeout: timeout)
         let kept = KeptOld()
@@ -69,7 +86,7 @@ struct PairCommand: AsyncParsableCommand {
             // Connecting is part of start(), and takes up to --timeout when nothing answers.
             Self.say("Connecting to `baton pair` at \(peer)…")
         }
-        let session = PairingSession(role: role, name: myName, settings: settings) { key in
+        let session = PairingSession(role: role, name: myName, identity: identity, settings: settings) { key in
             do {
                 kept.path = try key.replaceKeepingOld(at: keyPath)
                 return nil
@@ -87,7 +104,18 @@ struct PairCommand: AsyncParsableCommand {
         } else if peer == nil {
             Self.say("Looking for `baton pair` on this network (multicast on \(config.group) port \(port); where multicast does not pass, use --peer HOST).")
         }
-        if await !Self.converse(with: session, joined: join, keyPath: keyPath, keptOld: { kept.path }) { throw ExitCode(1) }
+        let record: @Sendable (String, PublicIdentity) -> String? = { peerName, peer in
+            do {
+                let isNew = try devices.recordPaired(name: peerName, identity: peer, at: Date())
+                return isNew ? nil : "It was listed already: its entry in \(devices.path) is updated."
+            } catch {
+                Self.complain("Paired, but the other machine could not be listed: \(error)")
+                return ""
+            }
+        }
+        if await !Self.converse(with: session, joined: join, keyPath: keyPath, keptOld: { kept.path }, record: record) {
+            throw ExitCode(1)
+        }
     }
 
     /// Where the joining side kept the key it replaced, set on the session's thread.

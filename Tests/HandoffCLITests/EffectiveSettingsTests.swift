@@ -31,14 +31,30 @@ struct EffectiveSettingsTests {
         let folder = try Folder()
         let found = try settings([], [:], folder: folder)
         #expect(found.keys.sorted() == [
-            "group", "interface", "key", "log-file", "max-datagram", "name", "peer", "port", "registry", "relay",
-            "stream-port", "ttl",
+            "devices", "group", "identity", "interface", "key", "log-file", "max-datagram", "name", "peer", "port",
+            "registry", "relay", "stream-port", "ttl",
         ])
         #expect(found.values.joined().allSatisfy { $0.origin == .default })
         #expect(found["port"]?.first?.value == "47788")
         #expect(found["interface"]?.first?.value == "v0 (the route to the group)")
         #expect(found["key"]?.first?.value.hasSuffix("group.key (made on first use)") == true)
         #expect(!FileManager.default.fileExists(atPath: folder.baton.appendingPathComponent("group.key").path))
+    }
+
+    @Test("The identity and the device list: each named as the file it is, or would be, and made by neither")
+    func identityAndDevices() throws {
+        let folder = try Folder()
+        let identityPath = folder.baton.appendingPathComponent("identity.key").path
+        let devicesPath = folder.baton.appendingPathComponent("devices.json").path
+        var found = try settings([], [:], folder: folder)
+        #expect(found["identity"] == [.init("identity", "\(identityPath) (made on first use)", .default)])
+        #expect(found["devices"] == [.init("devices", "\(devicesPath) (made at the first pairing)", .default)])
+        #expect(!FileManager.default.fileExists(atPath: identityPath))
+        try folder.write("identity.key", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n")
+        try folder.write("devices.json", "{}")
+        found = try settings([], [:], folder: folder)
+        #expect(found["identity"] == [.init("identity", identityPath, .file(identityPath))])
+        #expect(found["devices"] == [.init("devices", devicesPath, .file(devicesPath))])
     }
 
     @Test("A flag beats its variable, the variable beats the file, and each value says which one it is")

@@ -13,6 +13,10 @@ import Testing
 @Suite("Pairing over SwiftNIO (127.0.0.1 and loopback multicast)", .timeLimit(.minutes(1)))
 struct PairingSessionTests {
     static let key = GroupKey(bytes: (0..<32).map { UInt8($0) })!
+    static let sharerIdentity = DeviceIdentity(seed: Array(0xc0..<0xe0).map(UInt8.init))!
+    static let joinerIdentity = DeviceIdentity(seed: Array(0xe0..<0x100).map(UInt8.init))!
+    static var sharerID: PublicIdentity { sharerIdentity.publicIdentity }
+    static var joinerID: PublicIdentity { joinerIdentity.publicIdentity }
 
     /// The key a joiner stored, if any.
     final class Stored: Sendable {
@@ -32,7 +36,7 @@ struct PairingSessionTests {
 
     static func sharer(port: Int, name: String = "sharer", timeout: Double = 10) -> PairingSession {
         PairingSession(
-            role: .sharer(key), name: name,
+            role: .sharer(key), name: name, identity: sharerIdentity,
             settings: .init(port: port, group: "239.255.77.88", interface: "lo", timeout: timeout))
     }
 
@@ -40,7 +44,7 @@ struct PairingSessionTests {
         port: Int, peer: String?, timeout: Double = 10, stored: Stored? = nil
     ) -> PairingSession {
         PairingSession(
-            role: .joiner, name: "joiner",
+            role: .joiner, name: "joiner", identity: joinerIdentity,
             settings: .init(port: port, group: "239.255.77.88", interface: "lo", peer: peer, timeout: timeout)
         ) { key in
             stored?.keep(key)
@@ -59,7 +63,7 @@ struct PairingSessionTests {
     }
 
     static func code(_ events: [PairingEvent]) -> String? {
-        for case .code(let code, _) in events { return code }
+        for case .code(let code, _, _) in events { return code }
         return nil
     }
 
@@ -74,8 +78,8 @@ struct PairingSessionTests {
         async let sharerEvents = Self.events(sharer, answering: true)
         let joinerEvents = await Self.events(joiner, answering: true)
         let sharerSaw = await sharerEvents
-        #expect(sharerSaw.last == .paired(peerName: "joiner"))
-        #expect(joinerEvents.last == .paired(peerName: "sharer"))
+        #expect(sharerSaw.last == .paired(peerName: "joiner", peer: Self.joinerID))
+        #expect(joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
         #expect(Self.code(sharerSaw) != nil && Self.code(sharerSaw) == Self.code(joinerEvents))
         #expect(stored.key == Self.key)
     }
@@ -90,8 +94,8 @@ struct PairingSessionTests {
         try await sharer.start()
         async let sharerEvents = Self.events(sharer, answering: true)
         let joinerEvents = await Self.events(joiner, answering: true)
-        #expect(await sharerEvents.last == .paired(peerName: "joiner"))
-        #expect(joinerEvents.last == .paired(peerName: "sharer"))
+        #expect(await sharerEvents.last == .paired(peerName: "joiner", peer: Self.joinerID))
+        #expect(joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
         // The host is the HELLO's source address: on loopback, whichever address the kernel gave it.
         guard case .found(let host, port) = joinerEvents.first else {
             Issue.record("the joiner did not say whom it found before the code: \(joinerEvents)")
@@ -236,8 +240,8 @@ struct PairingSessionTests {
         let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
         try await joiner.start()
         async let firstEvents = Self.events(first, answering: true)
-        #expect(await Self.events(joiner, answering: true).last == .paired(peerName: "first"))
-        #expect(await firstEvents.last == .paired(peerName: "joiner"))
+        #expect(await Self.events(joiner, answering: true).last == .paired(peerName: "first", peer: Self.sharerID))
+        #expect(await firstEvents.last == .paired(peerName: "joiner", peer: Self.joinerID))
     }
 
     @Test("HOST[:PORT]: the port after the last colon, else the default; an unknown host is named")
@@ -254,10 +258,11 @@ struct PairingSessionTests {
 /// Another pairing's HELLO on the port: one pairing at a time.
 extension PairingSessionTests {
     /// Sends a HELLO with a pairing id of its own to 127.0.0.1 at `port` (the HELLO socket listens on all addresses).
-    static func foreignHello(to port: Int) async throws {
+    static func foreignHello(to port: Int, version: UInt8 = Pairing.version) async throws {
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
-        let hello = Pairing.hello(port: UInt16(port), pairingID: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        var hello = Pairing.hello(port: UInt16(port), pairingID: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        hello[4] = version
         try await channel.writeAndFlush(
             AddressedEnvelope(remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port), data: ByteBuffer(bytes: hello)))
         try await channel.close()
@@ -270,6 +275,25 @@ extension PairingSessionTests {
         try await sharer.start()
         try await Self.foreignHello(to: port)
         #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+    }
+
+    @Test("HELLOs of pairing version 1 are told once, with their address, and otherwise ignored: the pairing goes on")
+    func olderHello() async throws {
+        let port = try await Self.freePort()
+        let sharer = Self.sharer(port: port, timeout: 3)
+        try await sharer.start()
+        try await Self.foreignHello(to: port, version: 1)
+        try await Self.foreignHello(to: port, version: 1)
+        var events = sharer.events.makeAsyncIterator()
+        #expect(await events.next() == .otherVersion(host: "127.0.0.1", version: 1))
+        // Nothing else until a real pairing: a joiner pairs with it as usual.
+        let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
+        try await joiner.start()
+        async let joinerEvents = Self.events(joiner, answering: true)
+        #expect(await events.next().map { if case .code = $0 { true } else { false } } == true)
+        sharer.answer(true)
+        #expect(await events.next() == .paired(peerName: "joiner", peer: Self.joinerID))
+        #expect(await joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
     }
 
     @Test("A second pairing id while a HELLO pairing runs ends both ends, with ABORT 02 between them")

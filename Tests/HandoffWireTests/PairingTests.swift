@@ -12,14 +12,24 @@ struct PairingTests {
     static let sharerNonce = Array(0x80..<0xa0).map(UInt8.init)
     static let joinerNonce = Array(0xa0..<0xc0).map(UInt8.init)
     static let pairingID = Array(0x10..<0x20).map(UInt8.init)
+    static let sharerIdentity = DeviceIdentity(seed: Array(0xc0..<0xe0).map(UInt8.init))!
+    static let joinerIdentity = DeviceIdentity(seed: Array(0xe0..<0x100).map(UInt8.init))!
+    static var alice: PublicIdentity { sharerIdentity.publicIdentity }
+    static var bob: PublicIdentity { joinerIdentity.publicIdentity }
 
     static func machines(fixed: Bool = true) -> (sharer: PairingMachine, joiner: PairingMachine) {
         if fixed {
             return (
-                PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce),
-                PairingMachine(role: .joiner, name: "bob@desk", privateKey: Array(joinerPrivate.rawRepresentation), nonce: joinerNonce))
+                PairingMachine(
+                    role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity,
+                    privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce),
+                PairingMachine(
+                    role: .joiner, name: "bob@desk", identity: joinerIdentity, privateKey: Array(joinerPrivate.rawRepresentation),
+                    nonce: joinerNonce))
         }
-        return (PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop"), PairingMachine(role: .joiner, name: "bob@desk"))
+        return (
+            PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity),
+            PairingMachine(role: .joiner, name: "bob@desk", identity: joinerIdentity))
     }
 
     /// The bytes of every `.send` in `actions`.
@@ -28,7 +38,7 @@ struct PairingTests {
     }
 
     static func code(_ actions: [PairingAction]) -> String? {
-        actions.lazy.compactMap { if case .showCode(let code, _) = $0 { code } else { nil } }.first
+        actions.lazy.compactMap { if case .showCode(let code, _, _) = $0 { code } else { nil } }.first
     }
 
     static func failure(_ actions: [PairingAction]) -> PairingFailure? {
@@ -59,8 +69,8 @@ struct PairingTests {
             let atJoiner = j.received(Self.sent(key))
             #expect(atJoiner == [.storeKey(Fixtures.key)])
             let done = j.stored()
-            #expect(done.last == .paired(peerName: "alice@laptop"))
-            #expect(s.received(Self.sent(done)) == [.paired(peerName: "bob@desk")])
+            #expect(done.last == .paired(peerName: "alice@laptop", peer: Self.alice))
+            #expect(s.received(Self.sent(done)) == [.paired(peerName: "bob@desk", peer: Self.bob)])
             #expect(s.isDone && j.isDone)
         }
     }
@@ -106,7 +116,8 @@ struct PairingTests {
         let publicFrame = s.received(Self.sent(j.start()))
         _ = j.received(Self.sent(publicFrame))
         // Another key revealed in place of the committed one.
-        let forged = Pairing.frame(.reveal, Array(Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation) + Self.joinerNonce)
+        let forged = Pairing.frame(
+            .reveal, Array(Curve25519.KeyAgreement.PrivateKey().publicKey.rawRepresentation) + Self.joinerNonce + Self.bob.bytes)
         let actions = s.received(forged)
         #expect(Self.failure(actions) == .commitmentMismatch)
         #expect(Self.code(actions) == nil)
@@ -118,8 +129,9 @@ struct PairingTests {
     func manInTheMiddle() {
         var (s, j) = Self.machines()
         // He runs one exchange with each side.
-        var towardsSharer = PairingMachine(role: .joiner, name: "bob@desk")
-        var towardsJoiner = PairingMachine(role: .sharer(GroupKey.random()), name: "alice@laptop")
+        let his = DeviceIdentity.random()
+        var towardsSharer = PairingMachine(role: .joiner, name: "bob@desk", identity: his)
+        var towardsJoiner = PairingMachine(role: .sharer(GroupKey.random()), name: "alice@laptop", identity: his)
         let (sharerCode, _) = Self.toCodes(&s, &towardsSharer)
         let (_, joinerCode) = Self.toCodes(&towardsJoiner, &j)
         #expect(sharerCode != joinerCode)
@@ -136,7 +148,7 @@ struct PairingTests {
         let late = s.timedOut()
         #expect(Self.failure(late) == .timedOut)
         #expect(Self.failure(j.received(Self.sent(late))) == .otherSideAborted(4))
-        var lone = PairingMachine(role: .joiner, name: "x")
+        var lone = PairingMachine(role: .joiner, name: "x", identity: Self.joinerIdentity)
         _ = lone.start()
         #expect(Self.failure(lone.timedOut()) == .timedOut)
     }
@@ -146,11 +158,11 @@ struct PairingTests {
         var (s, j) = Self.machines()
         _ = Self.toCodes(&s, &j)
         #expect(Self.failure(s.otherPairingSeen()) == .anotherPairing)
-        var t = PairingMachine(role: .sharer(Fixtures.key), name: "a")
+        var t = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
         if case .protocolError = Self.failure(t.received(Pairing.frame(.reveal, Array(repeating: 1, count: 64)))) {} else {
             Issue.record("a REVEAL before COMMIT must abort")
         }
-        var u = PairingMachine(role: .sharer(Fixtures.key), name: "a")
+        var u = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
         if case .protocolError = Self.failure(u.received([0x42, 0x54, 0x4e, 0x31])) {} else { Issue.record("garbage must abort") }
         // Bytes split anywhere are read the same.
         var (s2, j2) = Self.machines()
@@ -168,15 +180,107 @@ struct PairingTests {
         #expect(Pairing.parseHello(hello)?.pairingID == Self.pairingID)
         #expect(Pairing.parseHello(Array(hello.dropLast())) == nil)
         #expect(Pairing.parseHello([0x42, 0x54, 0x4e, 0x31] + hello.dropFirst(4)) == nil)
+        #expect(Pairing.helloVersion(hello) == 2)
+        // A version-1 HELLO: recognised as a HELLO of version 1, and not answered.
+        var older = hello
+        older[4] = 1
+        #expect(Pairing.helloVersion(older) == 1)
+        #expect(Pairing.parseHello(older) == nil)
+        #expect(Pairing.helloVersion(Array(older.dropLast())) == nil)
+    }
+
+    @Test("Both screens see the other's identity beside the code, and the same code binds both identities")
+    func identitiesBeside() {
+        var (s, j) = Self.machines()
+        let commit = j.start()
+        let publicFrame = s.received(Self.sent(commit))
+        let joinerSide = j.received(Self.sent(publicFrame))
+        #expect(joinerSide.contains { if case .showCode(_, "alice@laptop", Self.alice) = $0 { true } else { false } })
+        let sharerSide = s.received(Self.sent(joinerSide))
+        #expect(sharerSide.contains { if case .showCode(_, "bob@desk", Self.bob) = $0 { true } else { false } })
+        // A joiner with another identity (all else fixed) gets another code.
+        var other = PairingMachine(
+            role: .joiner, name: "bob@desk", identity: DeviceIdentity.random(),
+            privateKey: Array(Self.joinerPrivate.rawRepresentation), nonce: Self.joinerNonce)
+        var s2 = Self.machines().sharer
+        let (c1, c2) = Self.toCodes(&s2, &other)
+        #expect(c1 == c2)
+        #expect(c1 != Self.code(sharerSide))
+    }
+
+    @Test("A CONFIRM signed by another identity: the sharer aborts (ABORT 03) and sends no key")
+    func wrongConfirmSignature() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        _ = s.answered(true)
+        let message = Pairing.signed(Pairing.confirmLabel, transcript: j.transcript)
+        let forged = Pairing.sealedFrame([1] + DeviceIdentity.random().sign(message), key: j.keys!.joiner, counter: 0)
+        let actions = s.received(forged)
+        #expect(Self.failure(actions) == .identityNotProved)
+        #expect(Self.sent(actions) == Pairing.frame(.abort, [3]))
+        #expect(s.isDone)
+        // The joiner's own signature over the same message opens the way.
+        var (s2, j2) = Self.machines()
+        _ = Self.toCodes(&s2, &j2)
+        _ = s2.answered(true)
+        let genuine = Pairing.sealedFrame([1] + Self.joinerIdentity.sign(message), key: j2.keys!.joiner, counter: 0)
+        #expect(Self.sent(s2.received(genuine)).first == Pairing.FrameType.sealed.rawValue)
+    }
+
+    @Test("A KEY signed by another identity: the joiner aborts (ABORT 03) and stores nothing")
+    func wrongKeySignature() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        _ = j.answered(true)
+        let message = Pairing.signed(Pairing.keyLabel, transcript: s.transcript)
+        let forged = Pairing.sealedFrame(
+            [2] + Fixtures.key.bytes + DeviceIdentity.random().sign(message), key: s.keys!.sharer, counter: 0)
+        let actions = j.received(forged)
+        #expect(Self.failure(actions) == .identityNotProved)
+        #expect(Self.sent(actions) == Pairing.frame(.abort, [3]))
+        #expect(!actions.contains { if case .storeKey = $0 { true } else { false } })
+    }
+
+    @Test("A version-1 COMMIT or PUBLIC aborts with ABORT 03, naming the version; a COMMIT answered with ABORT 03 says an older sharer may be why")
+    func olderVersion() {
+        var sharer = Self.machines().sharer
+        let v1Commit = Pairing.frame(.commit, [1] + Array(repeating: 7, count: 32) + Array("old".utf8))
+        let atSharer = sharer.received(v1Commit)
+        #expect(Self.failure(atSharer) == .otherVersion(1))
+        #expect(Self.sent(atSharer) == Pairing.frame(.abort, [3]))
+        #expect(PairingFailure.otherVersion(1).description.contains("older Baton (pairing version 1): update it"))
+
+        var joiner = Self.machines().joiner
+        _ = joiner.start()
+        let v1Public = Pairing.frame(.publicKey, [1] + Array(repeating: 9, count: 64) + Array("old".utf8))
+        let atJoiner = joiner.received(v1Public)
+        #expect(Self.failure(atJoiner) == .otherVersion(1))
+        #expect(Self.sent(atJoiner) == Pairing.frame(.abort, [3]))
+
+        var refused = Self.machines().joiner
+        _ = refused.start()
+        #expect(Self.failure(refused.received(Pairing.frame(.abort, [3]))) == .commitRefused)
+    }
+
+    @Test("Two ends with one identity (one identity.key): the joiner aborts before any code")
+    func sameDevice() {
+        var s = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
+        var j = PairingMachine(role: .joiner, name: "b", identity: Self.sharerIdentity)
+        let actions = j.received(Self.sent(s.received(Self.sent(j.start()))))
+        #expect(Self.failure(actions) == .sameDevice)
+        #expect(Self.code(actions) == nil)
     }
 
     // MARK: - Golden vector
 
     struct Vector: Codable, Equatable {
         var groupKey, sharerPrivateKey, joinerPrivateKey, sharerNonce, joinerNonce: String
+        var sharerIdentitySeed, joinerIdentitySeed, sharerPublicIdentity, joinerPublicIdentity: String
+        var sharerFingerprint, joinerFingerprint: String
         var sharerName, joinerName: String
         var hello, commitment, commit, publicFrame, reveal, sharedSecret, transcriptHash: String
-        var codeBytes, code, sharerKey, joinerKey, confirm, key, stored: String
+        var codeBytes, code, sharerKey, joinerKey: String
+        var confirmSignature, keySignature, confirm, key, stored: String
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -199,17 +303,24 @@ struct PairingTests {
         let keys = Pairing.Keys(sharedSecret: secret, transcript: transcript)
         let codeBytes = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: secret), salt: Array(SHA256.hash(data: transcript)),
-            info: Array("baton pair v1 code".utf8), outputByteCount: 8
+            info: Array("baton pair v2 code".utf8), outputByteCount: 8
         ).withUnsafeBytes { Array($0) }
         return Vector(
             groupKey: Fixtures.key.base64, sharerPrivateKey: hex(Array(sharerPrivate.rawRepresentation)),
             joinerPrivateKey: hex(Array(joinerPrivate.rawRepresentation)), sharerNonce: hex(sharerNonce),
-            joinerNonce: hex(joinerNonce), sharerName: "alice@laptop", joinerName: "bob@desk",
+            joinerNonce: hex(joinerNonce), sharerIdentitySeed: hex(sharerIdentity.seed),
+            joinerIdentitySeed: hex(joinerIdentity.seed), sharerPublicIdentity: hex(alice.bytes),
+            joinerPublicIdentity: hex(bob.bytes), sharerFingerprint: alice.deviceID.fingerprint,
+            joinerFingerprint: bob.deviceID.fingerprint, sharerName: "alice@laptop", joinerName: "bob@desk",
             hello: hex(Pairing.hello(port: 47790, pairingID: pairingID)),
-            commitment: hex(Pairing.commitment(publicKey: Array(joinerPrivate.publicKey.rawRepresentation), nonce: joinerNonce)),
+            commitment: hex(Pairing.commitment(
+                publicKey: Array(joinerPrivate.publicKey.rawRepresentation), nonce: joinerNonce, identity: bob)),
             commit: hex(commit), publicFrame: hex(publicFrame), reveal: hex(reveal), sharedSecret: hex(secret),
             transcriptHash: hex(Array(SHA256.hash(data: transcript))), codeBytes: hex(codeBytes), code: keys.code,
-            sharerKey: hex(keys.sharer), joinerKey: hex(keys.joiner), confirm: hex(confirm), key: hex(key), stored: hex(stored))
+            sharerKey: hex(keys.sharer), joinerKey: hex(keys.joiner),
+            confirmSignature: hex(joinerIdentity.sign(Pairing.signed(Pairing.confirmLabel, transcript: transcript))),
+            keySignature: hex(sharerIdentity.sign(Pairing.signed(Pairing.keyLabel, transcript: transcript))),
+            confirm: hex(confirm), key: hex(key), stored: hex(stored))
     }
 
     @Test("The fixed pairing gives the committed bytes (Vectors/golden/pair.json)")
