@@ -41,7 +41,12 @@ extension ActivityCenter {
             activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
         var limits = StateFetcher.Limits()
         limits.maximumSize = configuration.stateLimit
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
+        // Interim (issue 17): the stream's one device shared by the group key. The integration
+        // passes this process's StreamIdentity here, and as the source the OFFER's sender id
+        // with its device's PublicIdentity from the list.
+        let fetcher = StateFetcher(
+            identity: .sharedByGroupKey(groupKey), groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
+        let source = StreamSource.sharedByGroupKey(groupKey)
         let started = ContinuousClock.now
         let gate = ProgressGate()
         let report: @Sendable (Int, Int) -> Void = { received, resumes in
@@ -56,7 +61,8 @@ extension ActivityCenter {
         let outcome: Result<ActivityRecord, HandoffError> = await Task.detached {
             // Off the main actor: the bytes arrive, are hashed and decoded here.
             do throws(StreamFailure) {
-                let state = try await fetcher.fetch(from: host, port: offer.port, request: request, progress: report)
+                let state = try await fetcher.fetch(
+                    from: host, port: offer.port, source: source, request: request, progress: report)
                 return Self.record(from: state, limit: limit, matching: described)
             } catch {
                 return .failure(Self.fetchFailure(error, peer: peer, host: host, port: offer.port))

@@ -11,7 +11,10 @@ extension NetworkOptions {
         let port = try stateStreamPort()
         let shelf = StateShelf()
         do {
-            let server = try await TCPStateServer.start(shelf: shelf, groupKey: groupKey, port: port)
+            // Interim (issue 17): the stream's one device shared by the group key, until the
+            // command passes this process's StreamIdentity and its device list as StreamTrust.
+            let server = try await TCPStateServer.start(
+                shelf: shelf, identity: .sharedByGroupKey(groupKey), trust: .sharedByGroupKey(groupKey), port: port)
             return (StateStreamSetup(shelf: shelf, port: server.port, dialer: TCPStreamDialer()), server)
         } catch {
             let fix = port == 0 ? "" : "; pick a free one with --stream-port PORT, or 0 for any"

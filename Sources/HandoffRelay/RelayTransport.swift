@@ -61,7 +61,11 @@ public final class RelayTransport: ActivityTransport {
         self.ownSender = senderID
         self.logger = logger
         self.server = shelf.map {
-            RelayStateServer(client: client, topics: topics, ownTopic: senderTopic, groupKey: groupKey, shelf: $0)
+            // Interim (issue 17): the stream's one device shared by the group key, until this
+            // transport is given the process's StreamIdentity and the device list's StreamTrust.
+            RelayStateServer(
+                client: client, topics: topics, ownTopic: senderTopic, identity: .sharedByGroupKey(groupKey),
+                trust: .sharedByGroupKey(groupKey), shelf: $0)
         }
     }
 
