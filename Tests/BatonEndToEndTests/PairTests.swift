@@ -35,6 +35,27 @@ struct PairEndToEndTests {
         return lines.first { $0.hasPrefix("Code: ") }!
     }
 
+    /// `baton ARGUMENTS --json` run with `session`'s config folder (its identity and device list), parsed.
+    static func json(_ stage: Stage, _ session: TmuxSession, _ arguments: [String]) throws -> Any {
+        let environment = [
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": session.directory.path,
+            "XDG_CONFIG_HOME": session.directory.appendingPathComponent("config").path, "LANG": "C.UTF-8",
+        ]
+        let result = try Command.run([stage.baton] + arguments + ["--json"], environment: environment, timeout: 10)
+        return try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+    }
+
+    /// The fingerprint `baton id` prints with `session`'s config folder.
+    static func fingerprint(_ stage: Stage, _ session: TmuxSession) throws -> String? {
+        (try json(stage, session, ["id"]) as? [String: Any])?["fingerprint"] as? String
+    }
+
+    /// (name, fingerprint) of every device `baton devices` lists with `session`'s config folder.
+    static func devices(_ stage: Stage, _ session: TmuxSession) throws -> [[String]] {
+        let list = try json(stage, session, ["devices"]) as? [[String: Any]] ?? []
+        return list.map { [$0["name"] as? String ?? "?", $0["fingerprint"] as? String ?? "?"] }
+    }
+
     static func answer(_ session: TmuxSession, _ text: String) throws {
         try session.type(text)
         try session.press("Enter")
@@ -83,6 +104,19 @@ struct PairEndToEndTests {
             #expect(mode == 0o600)
             #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
 
+            // Each side lists the other under the fingerprint that `baton id` prints on the other,
+            // and each screen showed it beside the code.
+            let sharerPrint = try #require(try Self.fingerprint(stage, a2))
+            let joinerPrint = try #require(try Self.fingerprint(stage, b2))
+            #expect(sharerPrint != joinerPrint)
+            #expect(try Self.devices(stage, a2) == [["e2e-b", joinerPrint]])
+            #expect(try Self.devices(stage, b2) == [["e2e-a", sharerPrint]])
+            try a2.waitForScreen(containing: "fingerprint \(joinerPrint)")
+            try b2.waitForScreen(containing: "fingerprint \(sharerPrint)")
+            // The declined pairing before listed nobody.
+            #expect(try Self.devices(stage, a1).isEmpty)
+            #expect(try Self.devices(stage, b1).isEmpty)
+
             // 3. A counter handoff with the paired key files, BATON_KEY unset on both.
             let c = try Self.start(stage, "c", on: 1, ["counter", "--key-file", sharerKey, "--name", "e2e-a"])
             try c.waitForScreen("c's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
@@ -126,11 +160,11 @@ struct PairEndToEndTests {
         import os, socket, sys
         s = socket.create_connection(("10.77.0.11", 47790), timeout=10)
         frame = lambda t, body: bytes([t]) + len(body).to_bytes(2, "big") + body
-        s.sendall(frame(1, b"\\x01" + os.urandom(32) + b"forger"))
+        s.sendall(frame(1, b"\\x02" + os.urandom(32) + b"forger"))
         head = s.recv(3); body = b""
         while len(body) < int.from_bytes(head[1:3], "big"): body += s.recv(512)
         assert head[0] == 2, head
-        s.sendall(frame(3, os.urandom(64)))
+        s.sendall(frame(3, os.urandom(128)))
         reply = s.recv(16)
         print("reply", reply[0], reply[3])
         """
