@@ -3,9 +3,9 @@
 ///
 /// `start()` gives the ClientHello to write; every byte read goes to `receive`, whose outputs
 /// are carried out in order. It checks that the ServerHello comes from the offering sender and
-/// is signed by that device before it sends its own proof, sends one
-/// GET, and hands on the state's bytes frame by frame as they open. A failure ends the attempt:
-/// `.connectionLost` may be resumed on a new connection, the others may not.
+/// is signed by that device before it sends its own proof, sends one GET, and hands on the
+/// state's bytes frame by frame as they open. A failure ends the attempt: `.connectionLost` may
+/// be resumed on a new connection, the others may not.
 public struct StateClientConnection: Sendable {
     public enum Output: Equatable, Sendable {
         /// Write these bytes.
@@ -126,9 +126,7 @@ public struct StateClientConnection: Sendable {
         let rest = Array(pending[StateStream.serverHelloLength...])
         pending = []
         var sealer = StreamFrameSealer(key: keys.client)
-        outputs.append(
-            .write(
-                proof + sealer.seal(.get(request, offset: offset))))
+        outputs.append(.write(proof + sealer.seal(.get(request, offset: offset))))
         deframer = StreamDeframer(key: keys.server)
         phase = .awaitingStart
         // A server never sends before it read the GET; bytes here can only fail as frames.

@@ -4,8 +4,8 @@
 /// returns, in order. After `.startStreaming` it pulls DATA frames with `nextDataFrame()` only
 /// as fast as the socket takes them, so a 16 MiB state is never sealed ahead of the network.
 /// Nothing after the handshake is read before the client's signature verified with the public
-/// identity of a listed device, and a connection
-/// that breaks any rule of docs/PROTOCOL.md section 10 is closed.
+/// identity of a listed device, and a connection that breaks any rule of docs/PROTOCOL.md
+/// section 10 is closed.
 public struct StateServerConnection: Sendable {
     /// What the I/O layer does next.
     public enum Output: Equatable, Sendable {
