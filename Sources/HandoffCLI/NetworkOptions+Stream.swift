@@ -7,11 +7,15 @@ extension NetworkOptions {
     /// Starts the TCP server that serves this peer's large activities, on `--stream-port`
     /// (any free port by default), and returns what the activity center needs of it.
     @MainActor
-    public func startStateStream(groupKey: GroupKey) async throws -> (setup: StateStreamSetup, server: TCPStateServer) {
+    public func startStateStream(membership: Membership, senderID: SenderID) async throws
+        -> (setup: StateStreamSetup, server: TCPStateServer)
+    {
         let port = try stateStreamPort()
         let shelf = StateShelf()
         do {
-            let server = try await TCPStateServer.start(shelf: shelf, groupKey: groupKey, port: port)
+            let server = try await TCPStateServer.start(
+                shelf: shelf, identity: membership.streamIdentity(senderID: senderID), trust: membership.streamTrust,
+                port: port)
             return (StateStreamSetup(shelf: shelf, port: server.port, dialer: TCPStreamDialer()), server)
         } catch {
             let fix = port == 0 ? "" : "; pick a free one with --stream-port PORT, or 0 for any"

@@ -22,7 +22,7 @@ struct LargeStateTests {
 
         init() {
             let shelfA = StateShelf()
-            server = streams.serve(host: "alice@a", port: 40_001, groupKey: Fixtures.key, shelf: shelfA)
+            server = streams.serve(host: "alice@a", port: 40_001, sharedDeviceOf: Fixtures.key, shelf: shelfA)
             a = Self.center(network, "alice@a", StateStreamSetup(shelf: shelfA, port: 40_001, dialer: streams))
             b = Self.center(network, "bob@b", StateStreamSetup(shelf: StateShelf(), port: 40_002, dialer: streams))
             a.applicationDelegate = appA
