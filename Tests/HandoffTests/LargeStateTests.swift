@@ -34,7 +34,7 @@ struct LargeStateTests {
                 peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"))
             config.repeatInterval = .milliseconds(50)
             let center = ActivityCenter(
-                registry: Fixtures.registry, groupKey: Fixtures.key,
+                registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key),
                 transport: network.makeTransport(name: name), configuration: config, stateStream: stream)
             center.start()
             return center

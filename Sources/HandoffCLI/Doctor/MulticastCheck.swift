@@ -4,7 +4,7 @@ import HandoffMulticast
 import HandoffWire
 
 /// The probe `baton doctor` sends to the group to see it come back through the kernel
-/// (docs/PROTOCOL.md, section 7): 58 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
+/// (docs/PROTOCOL.md, section 7): 114 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
 /// magic is not `BTN1`, so a Baton peer drops it as `badMagic` and nothing else happens.
 public struct DoctorProbe: Equatable, Sendable {
     public static let magic: [UInt8] = Array("BTDR".utf8)
