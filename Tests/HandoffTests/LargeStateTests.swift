@@ -22,8 +22,12 @@ struct LargeStateTests {
 
         init() {
             let shelfA = StateShelf()
-            server = streams.serve(host: "alice@a", port: 40_001, sharedDeviceOf: Fixtures.key, shelf: shelfA)
-            a = Self.center(network, "alice@a", StateStreamSetup(shelf: shelfA, port: 40_001, dialer: streams))
+            let centerA = Self.center(network, "alice@a", StateStreamSetup(shelf: shelfA, port: 40_001, dialer: streams))
+            // Served as alice's center is: its device and sender id, to the devices it lists.
+            server = streams.serve(
+                host: "alice@a", port: 40_001, identity: centerA.membership.streamIdentity(senderID: centerA.senderID),
+                trust: centerA.membership.streamTrust, shelf: shelfA)
+            a = centerA
             b = Self.center(network, "bob@b", StateStreamSetup(shelf: StateShelf(), port: 40_002, dialer: streams))
             a.applicationDelegate = appA
             b.applicationDelegate = appB

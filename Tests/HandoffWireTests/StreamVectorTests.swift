@@ -56,7 +56,7 @@ struct StreamVectorTests {
 
     /// The state: the golden ANNOUNCE's record as a state encoding (its payload with `sentAt = savedAt`).
     static var state: [UInt8] {
-        guard case .announce(let record) = GoldenVectorTests.messages[0].message else { preconditionFailure("the first golden message is the ANNOUNCE") }
+        let record = GoldenVectorTests.record3
         return DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
     }
 

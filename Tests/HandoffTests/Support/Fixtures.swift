@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 @testable import Handoff
 @testable import HandoffWire
@@ -47,11 +48,20 @@ enum Fixtures {
     }
 
     /// `message` sealed as `sender` would, signed by `identity` (the shared device by default).
+    /// Built by hand rather than by `DatagramCodec`, which refuses to sign a sender id of another
+    /// device: so that a test can forge what a key holder without that identity would send.
     static func seal(
         _ message: HandoffMessage, key: GroupKey = key, sender: SenderID = sender, sequence: UInt64, sentAt: Date = Date(),
         identity: DeviceIdentity = device
     ) -> [UInt8] {
-        try! DatagramCodec(keys: GroupKeys(current: key)).encode(
-            message, identity: identity, senderID: sender, sequence: sequence, sentAt: sentAt)
+        let header = DatagramHeader(kind: message.kind, keyID: key.keyID, senderID: sender, sequence: sequence)
+        let headerBytes = header.bytes
+        let payload = DatagramCodec.plaintext(message, sentAt: sentAt)
+        let signature = identity.sign(OpenedDatagram.signedBytes(header: headerBytes, payload: payload))
+        let senderKey = SenderKeys().key(for: sender, groupKey: key, keyID: key.keyID)
+        let box = try! ChaChaPoly.seal(
+            signature + payload, using: SymmetricKey(data: senderKey), nonce: ChaChaPoly.Nonce(data: header.nonce),
+            authenticating: headerBytes)
+        return headerBytes + Array(box.ciphertext) + Array(box.tag)
     }
 }
