@@ -39,6 +39,9 @@ final class LabProcess: @unchecked Sendable {
             "HOME": home, "XDG_CONFIG_HOME": home + "/config", "BATON_KEY": E2E.key,
         ]
         variables.merge(environment) { _, new in new }
+        if variables["BATON_KEY"] == E2E.key, let config = variables["XDG_CONFIG_HOME"] {
+            try E2E.giveSharedIdentity(config: config)
+        }
         let out = try PipeDescriptors()
         let err: PipeDescriptors
         do {

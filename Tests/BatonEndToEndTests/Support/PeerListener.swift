@@ -26,6 +26,7 @@ final class PeerListener: @unchecked Sendable {
 
     /// Starts listening in host `host` of `lab`, as `--name e2e-listener`.
     init(lab: Lab, host: Int, peer: String) throws {
+        try E2E.giveSharedIdentity(config: NSTemporaryDirectory() + "baton-e2e-listener-config")
         let pipe = try PipeDescriptors()
         defer { close(pipe.write) }
         do {
