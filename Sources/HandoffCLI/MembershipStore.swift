@@ -296,3 +296,11 @@ public final class MembershipStore: Sendable {
         }
     }
 }
+
+extension NetworkOptions {
+    /// The membership store for these options: `--key-file`, else `BATON_KEY`, else the
+    /// default key file; the device named `--name` (else user@host, as `PeerInfo.local` says).
+    public func membershipStore(app: String = "baton", appVersion: String = "") -> MembershipStore {
+        MembershipStore(keyFile: keyFile, name: PeerInfo.local(app: app, appVersion: appVersion, name: name).name)
+    }
+}
