@@ -124,12 +124,15 @@ public final class MembershipStore: Sendable {
         in snapshot: inout DeviceList.Snapshot, by identity: DeviceIdentity, at date: Date
     ) -> Int {
         let own = identity.publicIdentity
+        // Introduced by this device, or removed by anyone: nothing to introduce.
         var introduced = Set<[UInt8]>()
         for bytes in snapshot.statements {
-            guard let statement = try? Statement(parsing: bytes), statement.by == own.deviceID.bytes,
-                case .introduce(let device, _) = statement.content
-            else { continue }
-            introduced.insert(device.deviceID.bytes)
+            guard let statement = try? Statement(parsing: bytes) else { continue }
+            switch statement.content {
+            case .introduce(let device, _) where statement.by == own.deviceID.bytes: introduced.insert(device.deviceID.bytes)
+            case .remove(let device): introduced.insert(device)
+            default: break
+            }
         }
         var made: [[UInt8]] = []
         for entry in snapshot.devices {

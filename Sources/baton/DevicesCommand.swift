@@ -31,11 +31,8 @@ struct DevicesCommand: ParsableCommand {
     @Flag(help: "One JSON array of {name, fingerprint, deviceID, identity, via, paired, introduced, introducedBy, removed, lastHeard}.")
     var json = false
 
-    @Option(help: ArgumentHelp("The name this machine lists itself under (default: user@host).", valueName: "name"))
-    var name: String?
-
     func run() throws {
-        let myName = PeerInfo.local(app: "baton", appVersion: Baton.version, name: name).name
+        let myName = PeerInfo.local(app: "baton", appVersion: Baton.version).name  // not shown: the list is of the others
         let identity: DeviceIdentity
         let snapshot: DeviceList.Snapshot
         do {

@@ -36,7 +36,7 @@ struct KeyCommand: AsyncParsableCommand {
             """)
 
     @Option(name: .customLong("import"), help: ArgumentHelp(
-        "Use another machine's key: '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
+        "Use another machine's key, on this machine only (the others keep theirs): '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
         valueName: "-|key"))
     var importKey: String?
 
@@ -109,7 +109,17 @@ struct KeyCommand: AsyncParsableCommand {
         let roster = membership.roster
         var removing: DeviceRoster.Device?
         if let target {
-            switch DeviceMatch.find(target, in: roster) {
+            // The names removed devices had, so that removing one again says so.
+            var removedNames: [[UInt8]: String] = [:]
+            for entry in (try? store.devices.entries()) ?? [] {
+                if let id = entry.publicIdentity?.deviceID.bytes, roster.removed.contains(id) { removedNames[id] = entry.name }
+            }
+            for statement in roster.statements {
+                if case .introduce(let device, let name) = statement.content, roster.removed.contains(device.deviceID.bytes) {
+                    removedNames[device.deviceID.bytes] = removedNames[device.deviceID.bytes] ?? name
+                }
+            }
+            switch DeviceMatch.find(target, in: roster, removedNames: removedNames) {
             case .found(let device):
                 removing = device
             case .own:
@@ -135,15 +145,15 @@ struct KeyCommand: AsyncParsableCommand {
             }
         }
         let oldKey = membership.keys.current
-        // A key just made by this very command was known to nobody: there is nothing to keep.
-        let keys: GroupKeys
-        if case .created = loaded.keySource { keys = GroupKeys(current: oldKey) } else { keys = membership.keys }
-        let change = KeyChange(roster: roster, identity: membership.identity, keys: keys, removing: removing)
+        let change = KeyChange(roster: roster, identity: membership.identity, keys: membership.keys, removing: removing)
         let statements = change.statements.map(\.bytes)
-        let stored = try store.store(keys: change.keys, statements: statements)
+        // A key just made by this very command was known to nobody: there is nothing to keep.
+        var keys = change.keys
+        if case .created = loaded.keySource { keys = GroupKeys(current: change.newKey) }
+        let stored = try store.store(keys: keys, statements: statements)
         if target == nil { print(change.newKey.base64) }
         stored.forEach(hint)
-        if change.keys.previous != nil, let path = network.keyFile ?? (loaded.keySource == .environment ? nil : GroupKey.defaultPath()) {
+        if keys.previous != nil, let path = network.keyFile ?? (loaded.keySource == .environment ? nil : GroupKey.defaultPath()) {
             hint(Self.keptOld(path + ".old", path: path))
         }
         let message = target == nil ? hint : { print($0) }
