@@ -6,9 +6,10 @@ Opens every version 3 datagram in Tests/HandoffWireTests/Vectors/golden with Pyt
 identity, key id and sender key, decrypts, verifies the signature and signs again (Ed25519 is
 deterministic, so the bytes must match), re-seals and compares the bytes. For DEVICES
 (devices.json) it checks every statement's signature and fields, opens the sealed group key
-and seals it again, and recomputes the digest. For the state stream (stream.json) it derives the three keys,
-recomputes both proofs with `hmac`, checks the hellos' layout, re-seals every frame and reads
-its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
+and seals it again, and recomputes the digest. For the state stream (stream.json) it rebuilds both
+devices from their seeds, checks the hellos' layout, verifies both Ed25519 signatures and re-makes
+them byte for byte, computes the X25519 secret from both ends and derives the two keys, re-seals
+every frame and reads its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
 the code, the keys and both Ed25519 signatures, the introductions the sharer sends in STATEMENT
 frames before KEY (signatures and fields) and the joiner's, and checks the page's identity check values.
 Exits non-zero on any mismatch.
@@ -146,25 +147,67 @@ def check_devices(v: dict) -> list:
     return problems
 
 def check_stream(v: dict) -> list:
-    """docs/PROTOCOL.md section 10: handshake, keys, frames."""
+    """docs/PROTOCOL.md section 10: handshake (version 03), keys, frames."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from cryptography.exceptions import InvalidSignature
     problems = []
+    raw = lambda key: key.public_bytes(Encoding.Raw, PublicFormat.Raw)
     group_key = base64.b64decode(v["groupKey"])
-    cn, sn = bytes.fromhex(v["clientNonce"]), bytes.fromhex(v["serverNonce"])
-    prefix = b"BTNS" + bytes([2, 0, 0, 0])
-    auth = hkdf(group_key, b"baton-handoff", b"v2 stream auth")
-    keys = {"client": hkdf(group_key, cn + sn, b"v2 stream client"),
-            "server": hkdf(group_key, cn + sn, b"v2 stream server")}
-    if auth.hex() != v["authKey"]: problems.append("auth key")
+    prefix = b"BTNS" + bytes([3, 0, 0, 0])
+    key_id = hkdf(group_key, b"baton-handoff", b"v3 key id")[:4]
+    if key_id.hex() != v["keyID"]: problems.append("key id")
+
+    # The two devices, from their seeds (section 3), and their sender ids: tag (8) ‖ instance (8).
+    devices = {}
+    for side in ("client", "server"):
+        signing, public, device_id, _ = identity(bytes.fromhex(v[side + "Seed"]))
+        sender = bytes.fromhex(v[side + "SenderID"])
+        if public.hex() != v[side + "PublicIdentity"]: problems.append(f"{side} public identity")
+        if len(sender) != 16 or sender[:8] != device_id[:8]: problems.append(f"{side} sender id is not its tag and an instance")
+        ephemeral = X25519PrivateKey.from_private_bytes(bytes.fromhex(v[side + "EphemeralPrivateKey"]))
+        if raw(ephemeral.public_key()).hex() != v[side + "EphemeralPublicKey"]: problems.append(f"{side} ephemeral public key")
+        devices[side] = (signing, Ed25519PublicKey.from_public_bytes(public[:32]), sender, ephemeral)
+    c_sign, c_verify, c_sender, c_eph = devices["client"]
+    s_sign, s_verify, s_sender, s_eph = devices["server"]
+
+    client_hello, server_hello = bytes.fromhex(v["clientHello"]), bytes.fromhex(v["serverHello"])
+    if client_hello != prefix + key_id + c_sender + raw(c_eph.public_key()) or len(client_hello) != 60:
+        problems.append("ClientHello layout")
+    if server_hello[:56] != prefix + s_sender + raw(s_eph.public_key()) or len(server_hello) != 120:
+        problems.append("ServerHello layout")
+
+    # Signatures: each verifies with the device's public key, and (Ed25519 being deterministic)
+    # is exactly what signing the same bytes with the seed's key gives.
+    server_signed = b"baton v3 stream server" + client_hello + server_hello[:56]
+    client_signed = b"baton v3 stream client" + client_hello + server_hello
+    client_proof = bytes.fromhex(v["clientProof"])
+    for name, verify, sign, signature, signed in (
+            ("server signature", s_verify, s_sign, server_hello[56:], server_signed),
+            ("client proof", c_verify, c_sign, client_proof, client_signed)):
+        try:
+            verify.verify(signature, signed)
+        except InvalidSignature:
+            problems.append(name + " does not verify")
+        if sign.sign(signed) != signature or len(signature) != 64: problems.append(name + " bytes")
+    # Each is bound to its own message: the client's does not verify as the server's, nor over another hello.
+    try:
+        s_verify.verify(client_proof, client_signed)
+        problems.append("the client proof verifies with the server's key")
+    except InvalidSignature:
+        pass
+
+    # Keys: X25519 from both ends, HKDF over group key ‖ secret, salt SHA-256(ClientHello ‖ ServerHello).
+    secret = c_eph.exchange(X25519PublicKey.from_public_bytes(server_hello[24:56]))
+    if s_eph.exchange(X25519PublicKey.from_public_bytes(client_hello[28:60])) != secret: problems.append("X25519 secrets differ")
+    if secret.hex() != v["sharedSecret"] or secret == bytes(32): problems.append("shared secret")
+    salt = hashlib.sha256(client_hello + server_hello).digest()
+    if salt.hex() != v["salt"]: problems.append("salt")
+    keys = {"client": hkdf(group_key + secret, salt, b"v3 stream client"),
+            "server": hkdf(group_key + secret, salt, b"v3 stream server")}
     if keys["client"].hex() != v["clientKey"]: problems.append("client key")
     if keys["server"].hex() != v["serverKey"]: problems.append("server key")
-    client_hello, server_hello = bytes.fromhex(v["clientHello"]), bytes.fromhex(v["serverHello"])
-    if client_hello != prefix + cn: problems.append("ClientHello layout")
-    if len(server_hello) != 72 or server_hello[:40] != prefix + sn: problems.append("ServerHello layout")
-    transcript = client_hello + server_hello[:40]
-    if hmac.new(auth, b"server" + transcript, hashlib.sha256).digest() != server_hello[40:]:
-        problems.append("server proof")
-    if hmac.new(auth, b"client" + transcript, hashlib.sha256).digest().hex() != v["clientProof"]:
-        problems.append("client proof")
 
     state = bytes.fromhex(v["state"])
     request = v["request"]

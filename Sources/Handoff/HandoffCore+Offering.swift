@@ -23,8 +23,8 @@ extension HandoffCore {
     ) throws(HandoffError) -> Publication {
         // With sentAt equal to savedAt, the ANNOUNCE plaintext is exactly the state encoding:
         // one encoding both sizes the datagram and, when it is too large, is what is served.
-        var state = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
-        let datagram = DatagramHeaderV2.minimumDatagramLength + state.count
+        var state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+        let datagram = DatagramHeader.minimumDatagramLength + state.count
         if datagram <= configuration.maximumDatagramSize {
             return Publication(message: .announce(record), shelve: nil, stateSize: state.count)
         }
@@ -68,7 +68,7 @@ extension HandoffCore {
             var described = record
             described.userInfo = summary
             let message = HandoffMessage.offer(described, state: state)
-            let size = DatagramHeaderV2.minimumDatagramLength + DatagramCodecV2.plaintext(message, sentAt: record.savedAt).count
+            let size = DatagramHeader.minimumDatagramLength + DatagramCodec.plaintext(message, sentAt: record.savedAt).count
             if size <= limit { return message }
             guard let key = leaveOut.popFirst() else { throw .descriptionTooLarge(bytes: size, limit: limit) }
             summary[key] = nil

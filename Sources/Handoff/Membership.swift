@@ -85,6 +85,23 @@ public final class Membership: Sendable {
         }
     }
 
+    /// Who this process is on the state stream: this device, with `senderID`.
+    public func streamIdentity(senderID: SenderID) -> StreamIdentity {
+        StreamIdentity(device: identity, senderID: senderID)
+    }
+
+    /// Whom the state stream's server serves: the devices listed now, with the keys held now.
+    public var streamTrust: StreamTrust {
+        StreamTrust(
+            currentGroupKeys: { [weak self] in
+                guard let keys = self?.keys else { return [] }
+                return [keys.current] + (keys.previous.map { [$0] } ?? [])
+            },
+            listedDevice: { [weak self] tag in
+                DeviceTag(bytes: tag).flatMap { self?.device(for: $0) }
+            })
+    }
+
     /// Puts in place a list and keys read again from the files another process changed.
     public func replace(roster: DeviceRoster, keys: GroupKeys) {
         precondition(roster.own == identity.publicIdentity, "the roster is this device's")

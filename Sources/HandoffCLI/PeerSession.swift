@@ -28,15 +28,20 @@ public final class PeerSession {
         let (key, keySource) = try options.loadKey()
         let multicast = try options.multicastConfiguration()
         transport = try await MulticastTransport.start(multicast)
-        let stream = try await options.startStateStream(groupKey: key)
-        stateServer = stream.server
         peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
-        var config = try options.centerConfiguration(peer: peer)
+        let membership = try options.loadMembership(key: key, peer: peer)
+        var config = try options.centerConfiguration(peer: peer, membership: membership)
         configure(&config)
-        relay = try options.startRelay(groupKey: key, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
+        // The sender id carries this device's tag, whatever `configure` chose for its instance.
+        config.senderID = SenderID(
+            tag: DeviceTag(membership.identity.publicIdentity.deviceID), instance: config.senderID.instance)!
+        let stream = try await options.startStateStream(membership: membership, senderID: config.senderID)
+        stateServer = stream.server
+        relay = try options.startRelay(
+            membership: membership, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream.setup)
         center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport, configuration: config,
+            registry: registry, membership: membership, transport: combined.transport, configuration: config,
             stateStream: combined.stream, logger: logger)
         self.keySource = keySource
         center.start()

@@ -147,6 +147,10 @@ extension BatonPeer {
                             printLine("network: \(status)")
                         case .otherKeyHeard(let sources):
                             printLine("other key: \(KeyAdvice.otherKey(sources))")
+                        case .oldProtocolHeard(let sources):
+                            printLine("protocol 2: \(sources.map(PeerText.visible).joined(separator: ", ")) speaks protocol 2: update it")
+                        case .membershipChanged(let change):
+                            printLine("devices changed\(change.newKey == nil ? "" : ", new group key")")
                         case .nearbyChanged:
                             break
                         }

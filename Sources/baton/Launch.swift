@@ -84,15 +84,17 @@ struct Launch {
         }
         let online = state == .online
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
-        let configuration = try network.centerConfiguration(peer: peer)
+        let membership = try network.loadMembership(key: key, peer: peer)
+        let configuration = try network.centerConfiguration(peer: peer, membership: membership)
+        let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
-        let stream = online ? try await network.startStateStream(groupKey: key).setup : nil
+        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID).setup : nil
         // The relay beside the LAN, when one is named: it connects in the background, and its
         // state (connecting, up, reconnecting) shows in the status bar.
         let relay = online
             ? try network.startRelay(
-                groupKey: key, senderID: configuration.senderID, shelf: stream!.shelf, logger: logger)
+                membership: membership, senderID: senderID, shelf: stream!.shelf, logger: logger)
             : nil
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
         // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
@@ -101,7 +103,7 @@ struct Launch {
         logger.info("network \(endpoint)")
 
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport,
+            registry: registry, membership: membership, transport: combined.transport,
             configuration: configuration, stateStream: combined.stream)
         center.start()
 

@@ -61,7 +61,7 @@ struct KeyAdviceTests {
     /// A monitor over a center that hears `sources` send under another key, `repeats` times each.
     static func monitor(_ format: NearbyMonitor.Format, sources: [[String]], repeats: Int = 20) async -> [String] {
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: InMemoryNetwork().makeTransport(name: "bob"),
+            registry: registry, membership: .sharedDevice(of: key), transport: InMemoryNetwork().makeTransport(name: "bob"),
             configuration: .init(peer: PeerInfo(name: "bob@b", host: "b", app: "baton", appVersion: "1")), clock: ManualClock())
         var lines: [String] = []
         let monitor = NearbyMonitor(center: center, format: format) { lines.append($0) }

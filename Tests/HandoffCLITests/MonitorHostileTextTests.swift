@@ -121,7 +121,7 @@ struct MonitorLookAlikeTests {
     @Test("A name that imitates another sender's, and then the imitated one, show the start of their sender IDs")
     func lookAlike() throws {
         let center = ActivityCenter(
-            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"], schemas: [:]), groupKey: Self.key,
+            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"], schemas: [:]), membership: .sharedDevice(of: Self.key),
             transport: InMemoryNetwork().makeTransport(),
             configuration: .init(peer: PeerInfo(name: "monitor", host: "m", app: "baton", appVersion: "1.0.0")))
         let lines = Lines()

@@ -17,7 +17,7 @@ struct FaultTransportTests {
         arguments: [UInt64(1), 2, 3, 4, 5])
     func tripledAndShuffled(seed: UInt64) throws {
         let center = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(name: "b"),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(name: "b"),
             configuration: ActivityCenter.Configuration(
                 peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0")))
         let id = Fixtures.counterRecord(count: 0).activityID
@@ -34,7 +34,7 @@ struct FaultTransportTests {
         delivered += shuffle.drain()
         #expect(delivered.count == 600)
 
-        let sequences = try delivered.map { try DatagramHeaderV2(parsing: $0).sequence }
+        let sequences = try delivered.map { try DatagramHeader(parsing: $0).sequence }
         let overtaken = zip(sequences, sequences.dropFirst()).filter { $0 > $1 }.count
         #expect(overtaken > 50, "the shuffle hardly reordered anything (\(overtaken) inversions)")
 
@@ -64,7 +64,7 @@ struct FaultTransportTests {
         var configuration = ActivityCenter.Configuration(
             peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0"))
         configuration.repeatInterval = .milliseconds(50)
-        let b = ActivityCenter(registry: Fixtures.registry, groupKey: Fixtures.key, transport: transport, configuration: configuration)
+        let b = ActivityCenter(registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: transport, configuration: configuration)
         b.start()
 
         let result = try await tickCounter(on: a, watchedBy: b)
@@ -145,7 +145,7 @@ final class TripleShuffleTransport: ActivityTransport {
         /// Counts and hands on what left the window.
         func hand(_ out: [ReceivedDatagram]) {
             for datagram in out {
-                let sequence = (try? DatagramHeaderV2(parsing: datagram.bytes))?.sequence ?? 0
+                let sequence = (try? DatagramHeader(parsing: datagram.bytes))?.sequence ?? 0
                 let handler = lock.withLock { s in
                     s.counts.delivered += 1
                     if sequence < s.counts.lastSequence { s.counts.overtaken += 1 }

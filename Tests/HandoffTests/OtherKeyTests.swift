@@ -12,9 +12,7 @@ struct OtherKeyTests {
     let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
 
     func gate() -> ReceiveGate {
-        ReceiveGate(
-            codec: DatagramCodecV2(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
-            limits: .init())
+        Fixtures.gate(own: Fixtures.sender(1), limits: .init())
     }
 
     /// An ANNOUNCE sealed with `Fixtures.otherKey`, from `source`.
@@ -80,7 +78,7 @@ struct OtherKeyTests {
     func centerTellsOnce() async {
         let network = InMemoryNetwork()
         let center = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: network.makeTransport(name: "bob"),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: network.makeTransport(name: "bob"),
             configuration: .init(peer: Fixtures.peer), clock: ManualClock())
         let events = center.events()
         for sequence in 1...50 { center.receive(foreign(UInt64(sequence), from: "192.0.2.7:47788"), now: now) }

@@ -46,11 +46,6 @@ struct GoldenVectorTests {
             expiresAt: Fixtures.sentAt.addingTimeInterval(3600), peer: peer)
     }
 
-    /// The record of the version 2 ANNOUNCE, which the state stream's vector (stream.json) still serves.
-    static let record = makeRecord(peer: Fixtures.peer)
-    /// The version 2 messages, kept for the state stream's vector (its first is the ANNOUNCE).
-    static let messages: [(name: String, message: HandoffMessage)] = [("announce", .announce(record))]
-
     /// The record of the version 3 vectors: the same, from a peer speaking protocol 3.
     static let record3 = makeRecord(peer: Fixtures.peer3)
 
@@ -134,9 +129,7 @@ struct GoldenVectorTests {
     func offerSummaryAndState() throws {
         guard case .offer(let described, let state) = Self.offer else { Issue.record("not an offer"); return }
         let size = try Self.make("offer", Self.offer, sequence: 5).datagram.count / 2
-        // Handoff's rule still counts version 2's overhead (58 bytes, not 114) until it speaks
-        // version 3; the limit it is given here is the version 3 size less the difference.
-        let limit = size - (DatagramHeader.overhead - DatagramHeaderV2.minimumDatagramLength)
+        let limit = size
         // At exactly its size the rule leaves out the longest entry (the text) and keeps the rest;
         // a byte less and the next longest goes too.
         #expect(try HandoffCore.offerMessage(for: Self.record3, state: state, limit: limit) == Self.offer)
