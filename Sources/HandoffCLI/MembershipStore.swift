@@ -42,6 +42,9 @@ public final class MembershipStore: Sendable {
         var keyPath: String?
         var stamps: [Stamp?] = []
         var toldEnvironment = false
+        /// The digest of the statements and the key id last read or written: what `sync` compares with.
+        var storedDigest: [UInt8] = []
+        var storedKey: KeyID?
     }
 
     public let devices: DeviceList
@@ -101,7 +104,11 @@ public final class MembershipStore: Sendable {
         let previous = try readPrevious()
         let roster = Self.roster(identity: identity, name: name, snapshot: snapshot)
         let membership = Membership(identity: identity, keys: GroupKeys(current: key, previous: previous), roster: roster)
-        state.withLock { $0.stamps = currentStamps($0.keyPath) }
+        state.withLock { s in
+            s.stamps = currentStamps(s.keyPath)
+            s.storedDigest = roster.digest
+            s.storedKey = membership.keys.currentID
+        }
         return Loaded(membership: membership, keySource: source, notices: notices)
     }
 
@@ -212,9 +219,16 @@ public final class MembershipStore: Sendable {
                             """)
                     }
                 }
+                // Another process wrote since this store last looked: leave the stamps as they were,
+                // so that the next reload still reads what it wrote.
+                let othersWrote = state.withLock { $0.stamps != currentStamps($0.keyPath) }
                 var snapshot = try held.snapshot()
                 if snapshot.add(statements: statements) > 0 { try held.write(snapshot) }
-                state.withLock { $0.stamps = currentStamps($0.keyPath) }
+                state.withLock { s in
+                    if !othersWrote { s.stamps = currentStamps(s.keyPath) }
+                    s.storedDigest = Statement.setDigest(snapshot.statements)
+                    if let keys { s.storedKey = keys.currentID }
+                }
             }
         } catch {
             throw CommandFailure(error.description)
@@ -272,16 +286,38 @@ public final class MembershipStore: Sendable {
             keys = keys.changed(to: inMemory.current)
         }
         membership.replace(roster: roster, keys: keys)
-        state.withLock { $0.stamps = stamps }
+        state.withLock { s in
+            s.stamps = stamps
+            s.storedDigest = Statement.setDigest(snapshot.statements)
+            s.storedKey = current.keyID
+        }
         return true
     }
 
-    /// Checks the files every `interval` until the task is cancelled; after each reload calls
-    /// `reloaded` (the program then sends DEVICES with what it now keeps). A problem reading
-    /// them goes to `failed`, once until it changes; the membership then stays as it was.
-    public func watch(
+    /// One round of keeping `membership` and the files together: reads what another process
+    /// changed (`reloadIfChanged`), then stores what `membership` took that the files lack
+    /// (statements, a key it switched to). Says whether it reloaded, and the sentences to
+    /// tell the person (`store`).
+    public func sync(_ membership: Membership) throws(CommandFailure) -> (reloaded: Bool, notices: [String]) {
+        let reloaded = try reloadIfChanged(membership)
+        let roster = membership.roster
+        let keys = membership.keys
+        let (digest, key) = state.withLock { ($0.storedDigest, $0.storedKey) }
+        guard roster.digest != digest || keys.currentID != key else { return (reloaded, []) }
+        let notices = try store(keys: keys.currentID != key ? keys : nil, statements: roster.statements.map(\.bytes))
+        state.withLock { $0.storedDigest = roster.digest }
+        return (reloaded, notices)
+    }
+
+    /// Keeps `membership` and the files together every `interval` (`sync`) until the task is
+    /// cancelled: after a reload calls `reloaded` (the program gives the center
+    /// `membershipReplaced()`, which sends DEVICES with what it now keeps); sentences for the
+    /// person go to `notice`. A problem with the files goes to `failed`, once until it changes;
+    /// the membership then stays as it was.
+    public func keep(
         _ membership: Membership, every interval: Duration = .seconds(1),
-        reloaded: @escaping @Sendable () -> Void = {}, failed: @escaping @Sendable (String) -> Void = { _ in }
+        reloaded: @escaping @Sendable () -> Void = {}, notice: @escaping @Sendable (String) -> Void = { _ in },
+        failed: @escaping @Sendable (String) -> Void = { _ in }
     ) -> Task<Void, Never> {
         Task.detached { [self] in
             var lastProblem: String?
@@ -289,7 +325,9 @@ public final class MembershipStore: Sendable {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled else { break }
                 do throws(CommandFailure) {
-                    if try reloadIfChanged(membership) { reloaded() }
+                    let round = try sync(membership)
+                    if round.reloaded { reloaded() }
+                    round.notices.forEach(notice)
                     lastProblem = nil
                 } catch {
                     if error.description != lastProblem { failed(error.description) }
@@ -302,8 +340,8 @@ public final class MembershipStore: Sendable {
 
 extension NetworkOptions {
     /// The membership store for these options: `--key-file`, else `BATON_KEY`, else the
-    /// default key file; the device named `--name` (else user@host, as `PeerInfo.local` says).
-    public func membershipStore(app: String = "baton", appVersion: String = "") -> MembershipStore {
-        MembershipStore(keyFile: keyFile, name: PeerInfo.local(app: app, appVersion: appVersion, name: name).name)
+    /// default key file; this device named as `peer` is.
+    public func membershipStore(peer: PeerInfo) -> MembershipStore {
+        MembershipStore(keyFile: keyFile, name: peer.name)
     }
 }

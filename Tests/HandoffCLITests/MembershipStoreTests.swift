@@ -156,27 +156,33 @@ struct MembershipStoreTests {
         #expect(!program.filesChanged)
     }
 
-    @Test("The watcher reloads within its interval and says so")
-    func watcher() async throws {
+    @Test("Keeping: a statement the program took is stored within a round, and another process's change is read and reported")
+    func keeping() async throws {
         let folder = try Folder()
         let program = Self.store(folder)
         let membership = try program.load().membership
+        // Taken from a DEVICES datagram: stored by the next round, with no reload.
+        let taken = Statement(.remove(device: Array(repeating: 3, count: 16)), by: membership.identity, at: Self.t0).bytes
+        #expect(!membership.taking([taken]).isEmpty)
+        let first = try program.sync(membership)
+        #expect(!first.reloaded && first.notices.isEmpty)
+        #expect(try Self.statements(folder).map(\.bytes) == [taken])
+        #expect(try !program.sync(membership).reloaded)
+        // Written by another process: the keeper reloads within its interval and says so.
         let (reloads, feed) = AsyncStream.makeStream(of: Void.self)
-        let task = program.watch(membership, every: .milliseconds(20), reloaded: { feed.yield() })
+        let task = program.keep(membership, every: .milliseconds(20), reloaded: { feed.yield() })
         defer { task.cancel() }
         let gone = Array(repeating: UInt8(9), count: 16)
         try Self.store(folder).store(
             keys: nil, statements: [Statement(.remove(device: gone), by: membership.identity, at: Self.t0).bytes])
-        let waited = Task {
-            var iterator = reloads.makeAsyncIterator()
-            return await iterator.next() != nil
-        }
-        let timeout = Task {
+        let deadline = Task {
             try await Task.sleep(for: .seconds(10))
             feed.finish()
         }
-        #expect(await waited.value)
-        timeout.cancel()
+        var iterator = reloads.makeAsyncIterator()
+        #expect(await iterator.next() != nil)
+        deadline.cancel()
         #expect(membership.roster.removed.contains(gone))
+        #expect(membership.roster.statements.first?.bytes == taken)
     }
 }
