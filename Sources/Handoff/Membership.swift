@@ -57,7 +57,7 @@ public final class Membership: Sendable {
         DatagramCodec(keys: keys, allowedClockSkew: allowedClockSkew, senderKeys: senderKeys)
     }
 
-    /// The listed, not removed device whose tag a sender id carries (step 5).
+    /// The listed, not removed device whose tag a sender id carries (step 6).
     public func device(for tag: DeviceTag) -> PublicIdentity? {
         state.withLock { $0.roster.identity(for: tag) }
     }

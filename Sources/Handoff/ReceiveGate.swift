@@ -147,11 +147,13 @@ final class ReceiveGate: Sendable {
                     return nil
                 }
             }
-            // Step 5: a device not listed is not heard, but for the statements it brings.
+            let codec = membership.codec(allowedClockSkew: allowedClockSkew)
+            // Step 5: another group key is said as such (a machine to pair), listed device or not.
+            guard codec.keys.key(for: header.keyID) != nil else { throw .authenticationFailed }
+            // Step 6: a device not listed is not heard, but for the statements it brings.
             let device = membership.device(for: header.senderID.tag)
             guard device != nil || header.kind == .devices else { throw .unknownDevice }
             listed = device != nil
-            let codec = membership.codec(allowedClockSkew: allowedClockSkew)
             let opened = try codec.open(datagram.bytes, header: header)
             // Step 9: a datagram heard twice is verified once.
             let seen = state.withLock { s in

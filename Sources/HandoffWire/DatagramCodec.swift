@@ -42,8 +42,9 @@ public struct DecodedDatagram: Equatable, Sendable {
 /// page's steps, so that the receive gate can put its own checks between them:
 ///
 /// 1. `DatagramHeader(parsing:)`: steps 1–3 (`tooShort`, `oldProtocol`, `badMagic`, `unknownKind`);
-/// 2. the gate: own sender id (step 4) and the listed device (step 5, `unknownDevice`; not for DEVICES);
-/// 3. `open(_:header:)`: steps 6–8 (`tooLarge`, then `authenticationFailed` for an unknown key id
+/// 2. the gate: own sender id (step 4), the key id (step 5, `authenticationFailed`) and the listed
+///    device (step 6, `unknownDevice`; not for DEVICES);
+/// 3. `open(_:header:)`: steps 7 and 8 (`tooLarge`, then `authenticationFailed` for an unknown key id
 ///    or a tag that does not verify);
 /// 4. the gate: the duplicate check (step 9);
 /// 5. `OpenedDatagram.verify(by:)`: step 10 (`badSignature`);
@@ -158,11 +159,13 @@ public struct DatagramCodec: Sendable {
 
     /// Every stateless step in the page's order but the own sender id (4) and the duplicate (9):
     /// `identity` gives the listed device with a tag, nil when none is listed (`unknownDevice`;
-    /// a DEVICES datagram then goes on without its signature checked, as step 5 says).
+    /// a DEVICES datagram then goes on without its signature checked, as step 6 says).
     public func decode(
         _ datagram: [UInt8], now: Date = Date(), identity: (DeviceTag) -> PublicIdentity?
     ) throws(RejectionReason) -> DecodedDatagram {
         let header = try DatagramHeader(parsing: datagram)
+        // Step 5: another group key is said as such, whether or not the device is listed.
+        guard keys.key(for: header.keyID) != nil else { throw .authenticationFailed }
         let device = identity(header.senderID.tag)
         guard device != nil || header.kind == .devices else { throw .unknownDevice }
         let opened = try open(datagram, header: header)

@@ -64,7 +64,7 @@ public struct DeviceRoster: Equatable, Sendable {
     }
 
     /// The listed, not removed device with this tag: the identity that must have signed a datagram
-    /// whose sender id carries it (section 7, steps 5 and 10).
+    /// whose sender id carries it (section 7, steps 6 and 10).
     public func identity(for tag: DeviceTag) -> PublicIdentity? {
         byTag[tag].flatMap { listed[$0]?.identity }
     }

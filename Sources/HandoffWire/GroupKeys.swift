@@ -49,7 +49,7 @@ public struct GroupKeys: Equatable, Sendable {
         previousID = self.previous?.keyID
     }
 
-    /// The key named by `id`, current first; nil when neither has that id (step 7).
+    /// The key named by `id`, current first; nil when neither has that id (step 5).
     public func key(for id: KeyID) -> GroupKey? {
         if id == currentID { return current }
         if let previous, id == previousID { return previous }

@@ -20,8 +20,11 @@ struct KeyAdviceTests {
         let record = ActivityRecord(
             activityID: "0000000A-0000-4000-8000-000000000000", activityType: "dev.baton.counter", revision: 1,
             savedAt: Date(), userInfo: ["count": 5], peer: PeerInfo(name: "alice@a", host: "a", app: "baton", appVersion: "1"))
-        let bytes = try! DatagramCodecV2(groupKey: otherKey).encode(
-            .announce(record), senderID: SenderID(bytes: Array(repeating: 9, count: 16))!, sequence: sequence, sentAt: Date())
+        // Another group's machine: another key, and a device this one never paired with.
+        let device = DeviceIdentity(seed: Array(repeating: 9, count: 32))!
+        let bytes = try! DatagramCodec(keys: GroupKeys(current: otherKey)).encode(
+            .announce(record), identity: device, senderID: SenderID(tag: DeviceTag(device.publicIdentity.deviceID), instance: Array(repeating: 9, count: 8))!,
+            sequence: sequence, sentAt: Date())
         return ReceivedDatagram(bytes: bytes, source: source)
     }
 

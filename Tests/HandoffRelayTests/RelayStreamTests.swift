@@ -119,11 +119,12 @@ struct RelayStreamTests {
             activityID: UUID().uuidString, activityType: secrets[0], revision: 1, savedAt: Date(),
             userInfo: ["text": .string(secrets[2] + String(repeating: " and more", count: 200)), "cursorLine": 0, "cursorColumn": 0],
             title: secrets[1], peer: peer)
-        let codec = DatagramCodecV2(groupKey: Self.key)
-        let announce = try codec.encode(.announce(record), senderID: source.sender, sequence: 1, sentAt: Date())
+        let codec = DatagramCodec(keys: GroupKeys(current: Self.key))
+        let announce = try codec.encode(
+            .announce(record), identity: source.device, senderID: source.sender, sequence: 1, sentAt: Date())
         source.transport.send(announce)
         #expect(await client.heardBytes(announce))
-        let state = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
+        let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
         let request = Self.shelve(state, on: shelf, id: record.activityID)
         let fetched = try await Self.fetcher(dialer: client.transport.streamDialer)
             .fetch(from: "relay:\(source.transport.senderTopic)", port: 1, source: .sharedByGroupKey(Self.key), request: request)

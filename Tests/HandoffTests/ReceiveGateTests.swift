@@ -250,7 +250,7 @@ struct DuplicateTests {
         #expect(batch.statistics.duplicate == 1)
     }
 
-    @Test("A copy from another address is still wrongSource: the binding is checked first")
+    @Test("A copy from another address is a duplicate: no address is bound, the window decides")
     func otherAddress() {
         let gate = gate()
         let first = datagram(.query(types: nil), sequence: 1)
@@ -258,8 +258,8 @@ struct DuplicateTests {
         _ = gate.offer(ReceivedDatagram(bytes: first.bytes, source: "198.51.100.9:47788"), now: now)
         let batch = gate.take()
         #expect(batch.statistics.accepted == 1)
-        #expect(batch.statistics[.wrongSource] == 1)
-        #expect(batch.statistics.duplicate == 0)
+        #expect(batch.statistics.duplicate == 1)
+        #expect(batch.statistics.totalRejected == 0)
     }
 
     @Test("A datagram the gate refused (notOwner) is refused again, not counted as a duplicate")
