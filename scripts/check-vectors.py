@@ -10,7 +10,8 @@ and seals it again, and recomputes the digest. For the state stream (stream.json
 devices from their seeds, checks the hellos' layout, verifies both Ed25519 signatures and re-makes
 them byte for byte, computes the X25519 secret from both ends and derives the two keys, re-seals
 every frame and reads its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
-the code, the keys and both Ed25519 signatures, and checks the page's identity check values.
+the code, the keys and both Ed25519 signatures, the introductions the sharer sends in STATEMENT
+frames before KEY (signatures and fields) and the joiner's, and checks the page's identity check values.
 Exits non-zero on any mismatch.
 """
 import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys
@@ -316,7 +317,33 @@ def check_pair(v: dict) -> list:
         header = bytes([4]) + (len(plain) + 16).to_bytes(2, "big")
         return header + ChaCha20Poly1305(key).encrypt(b"\0" * 4 + counter.to_bytes(8, "big"), plain, header)
     if sealed(joiner_key, 0, b"\x01" + confirm_signature) != h("confirm"): problems.append("confirm")
-    if sealed(sharer_key, 0, b"\x02" + base64.b64decode(v["groupKey"]) + key_signature) != h("key"): problems.append("key")
+    # Section 17, "Introductions": what the sharer keeps (its introduction of carol), then its
+    # introduction of the joiner, one SEALED STATEMENT (04) each, numbered before KEY.
+    import datetime
+    at = datetime.datetime.fromtimestamp(v["statementAt"], datetime.timezone.utc).replace(tzinfo=None)
+    _, carol_identity, _, _ = identity(h("carolIdentitySeed"))
+    sharer_id = hashlib.sha256(b"baton device" + sharer_identity).digest()[:16]
+    joiner_id = hashlib.sha256(b"baton device" + joiner_identity).digest()[:16]
+    def check_statement(whole, signing, by, introduced, name, what):
+        signature, body = whole[:64], whole[64:]
+        if not 64 <= len(whole) <= 1024: problems.append(f"{what} size")
+        Ed25519PublicKey.from_public_bytes(signing.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)) \
+            .verify(signature, b"baton v3 statement" + body)  # raises when it does not verify
+        if signing.sign(b"baton v3 statement" + body) != signature: problems.append(f"{what} signed again differs")
+        fields = plistlib.loads(body, fmt=plistlib.FMT_BINARY)
+        want = {"statement": "introduce", "by": by, "at": at, "identity": introduced, "name": name}
+        if fields != want: problems.append(f"{what} fields")
+    statements = [bytes.fromhex(s) for s in v["statements"]]
+    if len(statements) != 2 or len(v["statementFrames"]) != 2: problems.append("statement count")
+    check_statement(statements[0], sharer_signing, sharer_id, carol_identity, v["carolName"], "carol's introduction")
+    check_statement(statements[1], sharer_signing, sharer_id, joiner_identity, v["joinerName"], "the joiner's introduction")
+    check_statement(h("joinerStatement"), joiner_signing, joiner_id, sharer_identity, v["sharerName"], "the sharer's introduction")
+    for counter, (statement, frame_hex) in enumerate(zip(statements, v["statementFrames"])):
+        frame_bytes = bytes.fromhex(frame_hex)
+        if not 1 <= len(frame_bytes) - 3 <= 1 + 1024 + 16: problems.append("statement frame length")
+        if sealed(sharer_key, counter, b"\x04" + statement) != frame_bytes: problems.append(f"statement frame {counter}")
+    key_counter = len(statements)
+    if sealed(sharer_key, key_counter, b"\x02" + base64.b64decode(v["groupKey"]) + key_signature) != h("key"): problems.append("key")
     if sealed(joiner_key, 1, b"\x03") != h("stored"): problems.append("stored")
     return problems
 

@@ -3,9 +3,10 @@ import Foundation
 import Handoff
 import HandoffWire
 
-/// This machine's membership for a group key, from its files: the identity (made on first use)
-/// and the devices it paired with as the list's roots. Statements kept on disk come with the
-/// membership store; until then a program hears itself and the devices it paired with.
+/// This machine's membership for a given group key, read from its files and never written:
+/// the identity (made on first use), the devices it paired with as the list's roots, and the
+/// statements kept. For `baton doctor`, which listens with the key it checked; a program that
+/// runs a center uses `MembershipStore`, which also stores and reloads.
 public enum InterimMembership {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -15,21 +16,18 @@ public enum InterimMembership {
         groupKey: GroupKey, name: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(Failure) -> Membership {
         let identity: DeviceIdentity
+        let snapshot: DeviceList.Snapshot
         do {
             identity = try DeviceIdentity.load(environment: environment).identity
         } catch {
             throw Failure(description: error.description)
         }
-        var roster = DeviceRoster(own: identity.publicIdentity, name: name)
         do {
-            for entry in try DeviceList.standard(environment: environment).entries() {
-                if let device = entry.publicIdentity, device != identity.publicIdentity {
-                    roster.addPaired(device, name: entry.name)
-                }
-            }
+            snapshot = try DeviceList.standard(environment: environment).snapshot()
         } catch {
             throw Failure(description: error.description)
         }
+        let roster = MembershipStore.roster(identity: identity, name: name, snapshot: snapshot)
         return Membership(identity: identity, keys: GroupKeys(current: groupKey), roster: roster)
     }
 }

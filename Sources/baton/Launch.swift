@@ -61,7 +61,12 @@ struct Launch {
         let registry = try network.loadRegistry()
         // A type this baton could never continue fails now, not after --wait seconds of asking.
         if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
-        let (key, keySource) = try network.loadKey()
+        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        let membershipStore = network.membershipStore(peer: peer)
+        let loaded = try membershipStore.load()
+        for notice in loaded.notices { logger.notice("\(notice)") }
+        let keySource = loaded.keySource
+        let membership = loaded.membership
         let multicast = try network.multicastConfiguration()
         logger.info("key from \(keySource)")
 
@@ -83,8 +88,6 @@ struct Launch {
             state = .offline(error.description)
         }
         let online = state == .online
-        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
-        let membership = try network.loadMembership(key: key, peer: peer)
         let configuration = try network.centerConfiguration(peer: peer, membership: membership)
         let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram; it lives as
@@ -106,6 +109,12 @@ struct Launch {
             registry: registry, membership: membership, transport: combined.transport,
             configuration: configuration, stateStream: combined.stream)
         center.start()
+        // Statements and keys the center takes are stored; what `baton devices remove` or
+        // `baton key --new` change in the files is put in place and sent on.
+        let keeper = membershipStore.keep(
+            membership, reloaded: { Task { @MainActor in center.membershipReplaced() } },
+            notice: { logger.warning("\($0)") }, failed: { logger.warning("devices: \($0)") })
+        defer { keeper.cancel() }
 
         var session = start
         var opening = startOpening
