@@ -39,6 +39,27 @@ struct NCursesBackendTests {
         #expect(bytes.contains(utf8: "👍🏽 👨‍👩‍👧|"))
     }
 
+    @Test("A cluster of more code points than a cell holds (👨‍👩‍👧‍👦, seven) is written whole in its place, the cursor put back, at every draw")
+    func drawsLongClustersWhole() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        let family = "👨‍👩‍👧‍👦"
+        #expect(family.unicodeScalars.count == 7)
+        frame.put("a \(family) b|", x: 0, y: 2)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 1, y: 0))
+        // xterm's cup is ESC [ row ; column H, counted from 1: the family is at row 3, column 3,
+        // and the cursor goes back to row 1, column 2.
+        let whole = "\u{1B}[3;3H\(family)\u{1B}[1;2H"
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: whole) })
+        // The row around it is as ncurses wrote it: the letter after the family two columns on.
+        #expect(terminal.output.bytes.contains(utf8: " b|"))
+        // Another draw (another cell changed) writes it whole again.
+        let before = terminal.output.bytes.count
+        frame.put("x", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 1, y: 0))
+        #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: whole) })
+    }
+
     @Test("Control sequences in text reach the terminal only as inert symbols")
     func hostileTextIsInert() throws {
         let terminal = try TerminalPipes()
