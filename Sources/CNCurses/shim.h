@@ -150,6 +150,22 @@ static inline int baton_put_cluster(WINDOW *window, int y, int x, const wchar_t 
     return mvwadd_wch(window, y, x, &cell);
 }
 
+/// The terminal's string that moves the cursor to row `y`, column `x` (terminfo `cup`
+/// through `tiparm`), or NULL when the terminal has none. Valid until the next `tiparm`.
+static inline const char *baton_cursor_address(int y, int x) {
+    const char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (const char *)-1) {
+        return NULL;
+    }
+    return tiparm(cup, y, x);
+}
+
+/// `getcury` and `getcurx`: where a window's cursor is.
+static inline void baton_getyx(WINDOW *window, int *y, int *x) {
+    *y = getcury(window);
+    *x = getcurx(window);
+}
+
 /// The most code points one ncurses cell holds.
 static inline int baton_cchar_max(void) { return CCHARW_MAX; }
 

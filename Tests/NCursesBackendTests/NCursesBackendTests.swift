@@ -100,6 +100,25 @@ struct NCursesBackendTests {
         try await recorder.waitForKeys([.character("中"), .character("é"), .character("😀"), .character("e\u{301}")])
     }
 
+    @Test("Home and End as tmux, xterm and xterm outside keypad mode send them are Home and End, whatever TERM says",
+          arguments: ["xterm-256color", "tmux-256color"])
+    func homeAndEndOfOtherTerminals(termType: String) async throws {
+        let terminal = try TerminalPipes(termType: termType)
+        let recorder = EventRecorder(terminal.backend.events())
+        // tmux's End and Home (ESC [ 4 ~, ESC [ 1 ~), xterm's in keypad mode (ESC O F, ESC O H)
+        // and outside it (ESC [ F, ESC [ H); then a letter, so nothing was typed as text.
+        var expected: [Key] = []
+        for (sequence, key) in [("[4~", Key.end), ("[1~", .home), ("OF", .end), ("OH", .home), ("[F", .end), ("[H", .home)] {
+            terminal.type("\u{1B}" + sequence)
+            expected.append(key)
+            try await recorder.waitForKeys(expected)
+        }
+        terminal.type("z")
+        expected.append(.character("z"))
+        try await recorder.waitForKeys(expected)
+        #expect(recorder.keys == expected)
+    }
+
     @Test("Key sequences from terminfo decode to arrow, paging, delete, back-tab and function keys")
     func decodesTerminfoKeys() async throws {
         let terminal = try TerminalPipes()
