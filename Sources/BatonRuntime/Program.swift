@@ -24,10 +24,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private let files: FileStore
     /// Where recovery copies of unsaved buffers go; nil: none are kept.
     private let recovery: RecoveryStore?
-    /// The debounced write of the recovery copy, while one is due.
+    /// The debounced write of the recovery copy, from when one is due until it is written.
     private var recoveryWrite: Task<Void, Never>?
     /// The copy last written (its location), to remove once the buffer is saved or discarded.
     private var recoveryWritten: String?
+    /// The buffer version the last recovery copy holds: no copy is written again without a change.
+    private var recoveryVersion: UInt64?
+    /// Orders the writes made off the main actor with those made on it and with removals.
+    private let recoveryWriter = RecoveryWriter()
+    /// Numbers the writer's requests, in the order the main actor makes them.
+    private var recoveryGeneration: UInt64 = 0
     /// Set when the input closed (the terminal went away): the quit that follows keeps the copy.
     private var keepRecoveryOnQuit = false
     /// How long after a change the recovery copy is written.
@@ -156,6 +162,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// While the editor has unsaved changes, its recovery copy is written within
     /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
     /// clean (saved) the copy is removed.
+    ///
+    /// The copy (the buffer's text, shared, not copied) is encoded and written on a detached
+    /// task, so keys are not kept waiting behind the JSON of 16 MB and its fsync; the next
+    /// write is due only after it is done, and only if the text changed meanwhile.
     private func scheduleRecovery() {
         guard recovery != nil else { return }
         guard case .editor(let editor) = model.session, editor.isDirty else {
@@ -164,34 +174,57 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             removeRecovery()
             return
         }
-        guard recoveryWrite == nil else { return }
+        guard recoveryWrite == nil, editor.buffer.version != recoveryVersion else { return }
         recoveryWrite = Task { [weak self] in
             try? await Task.sleep(for: Program.recoveryDelay)
             guard !Task.isCancelled, let self else { return }
+            guard let (copy, generation) = self.recoveryRequest() else {
+                self.recoveryWrite = nil
+                return
+            }
+            let (recovery, writer) = (self.recovery!, self.recoveryWriter)
+            let result = await Task.detached(priority: .utility) {
+                Result { try writer.write(copy, to: recovery, generation: generation) }
+            }.value
+            self.reportRecoveryWrite(result)
+            guard !Task.isCancelled else { return }
             self.recoveryWrite = nil
-            self.writeRecoveryNow()
+            self.scheduleRecovery()
         }
     }
 
-    /// Writes the recovery copy now when the editor has unsaved changes (on SIGHUP and SIGTERM,
-    /// and when the debounce is over).
+    /// Writes the recovery copy now, on the main actor, when the editor has unsaved changes
+    /// (on SIGHUP and SIGTERM, and when input closes): it is done when this returns.
     public func writeRecoveryNow() {
-        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return }
+        guard let recovery, let (copy, generation) = recoveryRequest() else { return }
+        reportRecoveryWrite(Result { try recoveryWriter.write(copy, to: recovery, generation: generation) })
+    }
+
+    /// The copy to write now and its place among the writer's requests; nil when the editor
+    /// has no unsaved changes.
+    private func recoveryRequest() -> (RecoveryStore.Copy, UInt64)? {
+        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return nil }
         let path = editor.filePath.map(RecoveryStore.absolute)
         let copy = RecoveryStore.Copy(path: path, name: editor.fileName, savedAt: Date(), text: editor.buffer.text)
         let location = recovery.location(for: path)
-        if let previous = recoveryWritten, previous != location { _ = unlink(previous) }
-        do {
-            try recovery.write(copy)
-            recoveryWritten = location
-        } catch {
-            logger.warning("recovery copy not written: \(error)")
-        }
+        if let previous = recoveryWritten, previous != location { removeRecovery() }
+        recoveryVersion = editor.buffer.version
+        recoveryGeneration += 1
+        // Taken as written from now on: a removal asked for before the write is done is
+        // ordered after it by the writer.
+        recoveryWritten = location
+        return (copy, recoveryGeneration)
+    }
+
+    private func reportRecoveryWrite(_ result: Result<Bool, any Error>) {
+        if case .failure(let error) = result { logger.warning("recovery copy not written: \(error)") }
     }
 
     private func removeRecovery() {
+        recoveryVersion = nil
         guard let written = recoveryWritten else { return }
-        _ = unlink(written)
+        recoveryGeneration += 1
+        recoveryWriter.remove(written, generation: recoveryGeneration)
         recoveryWritten = nil
     }
 
