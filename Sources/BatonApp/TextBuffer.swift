@@ -57,6 +57,12 @@ public struct TextBuffer: Equatable, Sendable {
         return joined
     }
 
+    /// The whole buffer, as `text`, but without keeping what it joins: for a copy made on
+    /// another thread from a snapshot, which should not push out the main actor's text.
+    public var textWithoutKeeping: String {
+        textCache.text(for: version) ?? rope.string
+    }
+
     private var textCache = TextCache()
     /// How many lines there are; at least 1.
     public var lineCount: Int { rope.lineCount }

@@ -163,9 +163,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
     /// clean (saved) the copy is removed.
     ///
-    /// The copy (the buffer's text, shared, not copied) is encoded and written on a detached
-    /// task, so keys are not kept waiting behind the JSON of 16 MB and its fsync; the next
-    /// write is due only after it is done, and only if the text changed meanwhile.
+    /// The copy (a snapshot of the buffer, which shares its text) is joined, encoded and
+    /// written on a detached task, so keys are not kept waiting behind the text of 16 MB made
+    /// into one string, its JSON and its fsync; the next write is due only after it is done,
+    /// and only if the text changed meanwhile.
     private func scheduleRecovery() {
         guard recovery != nil else { return }
         guard case .editor(let editor) = model.session, editor.isDirty else {
@@ -178,13 +179,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         recoveryWrite = Task { [weak self] in
             try? await Task.sleep(for: Program.recoveryDelay)
             guard !Task.isCancelled, let self else { return }
-            guard let (copy, generation) = self.recoveryRequest() else {
+            guard let (request, generation) = self.recoveryRequest() else {
                 self.recoveryWrite = nil
                 return
             }
             let (recovery, writer) = (self.recovery!, self.recoveryWriter)
             let result = await Task.detached(priority: .utility) {
-                Result { try writer.write(copy, to: recovery, generation: generation) }
+                Result { try writer.write(request.copy(), to: recovery, generation: generation) }
             }.value
             self.reportRecoveryWrite(result)
             guard !Task.isCancelled else { return }
@@ -196,16 +197,29 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Writes the recovery copy now, on the main actor, when the editor has unsaved changes
     /// (on SIGHUP and SIGTERM, and when input closes): it is done when this returns.
     public func writeRecoveryNow() {
-        guard let recovery, let (copy, generation) = recoveryRequest() else { return }
-        reportRecoveryWrite(Result { try recoveryWriter.write(copy, to: recovery, generation: generation) })
+        guard let recovery, let (request, generation) = recoveryRequest() else { return }
+        reportRecoveryWrite(Result { try recoveryWriter.write(request.copy(), to: recovery, generation: generation) })
+    }
+
+    /// What a recovery copy is made of: the buffer itself (a snapshot that shares its text),
+    /// whose text is joined where the copy is written, off the main actor when that is.
+    private struct RecoveryRequest: Sendable {
+        var path: String?
+        var name: String?
+        var savedAt: Date
+        var buffer: TextBuffer
+
+        func copy() -> RecoveryStore.Copy {
+            RecoveryStore.Copy(path: path, name: name, savedAt: savedAt, text: buffer.textWithoutKeeping)
+        }
     }
 
     /// The copy to write now and its place among the writer's requests; nil when the editor
     /// has no unsaved changes.
-    private func recoveryRequest() -> (RecoveryStore.Copy, UInt64)? {
+    private func recoveryRequest() -> (RecoveryRequest, UInt64)? {
         guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return nil }
         let path = editor.filePath.map(RecoveryStore.absolute)
-        let copy = RecoveryStore.Copy(path: path, name: editor.fileName, savedAt: Date(), text: editor.buffer.text)
+        let copy = RecoveryRequest(path: path, name: editor.fileName, savedAt: Date(), buffer: editor.buffer)
         let location = recovery.location(for: path)
         if let previous = recoveryWritten, previous != location { removeRecovery() }
         recoveryVersion = editor.buffer.version
