@@ -130,11 +130,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Release-build benchmarks: `swift run -c release handoff-bench`.
+        // Release-build benchmarks: `swift run -c release handoff-bench` (`handoff-bench editor`:
+        // the editor's model, hence BatonApp).
         .executableTarget(
             name: "handoff-bench",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", .product(name: "Crypto", package: "swift-crypto"),
+                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
