@@ -27,9 +27,10 @@ struct HandoffCore: Sendable {
         case saveFailed(activityType: String, error: HandoffError)
         /// The nearby list changed.
         case nearbyChanged
-        /// Keep these state bytes to serve them over the state stream: the encoding of the
-        /// record this revision's OFFER describes.
-        case shelve(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8])
+        /// Keep this state to serve it over the state stream: `bytes`, the encoding of
+        /// `record`, the record this revision's OFFER describes (numbered, with its save time),
+        /// from which `HandoffCore.stateEncoding(of:)` makes the same bytes again.
+        case shelve(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8], record: ActivityRecord)
         /// The activity stopped being offered: its kept states can go.
         case unshelve(activityID: String)
         /// A peer continued one of our activities.
