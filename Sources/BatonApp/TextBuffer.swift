@@ -57,6 +57,9 @@ public struct TextBuffer: Equatable, Sendable {
         return joined
     }
 
+    /// Whether `text` is at hand, joined and kept for this version: reading it costs nothing.
+    public var isTextKept: Bool { textCache.text(for: version) != nil }
+
     /// The whole buffer, as `text`, but without keeping what it joins: for a copy made on
     /// another thread from a snapshot, which should not push out the main actor's text.
     public var textWithoutKeeping: String {

@@ -38,6 +38,18 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private var keepRecoveryOnQuit = false
     /// How long after a change the recovery copy is written.
     public static let recoveryDelay: Duration = .seconds(1)
+    /// A buffer of at least this many bytes has its text joined off the main actor for the
+    /// saves, at most once per `joinInterval` while it changes.
+    public static let joinOffMainActorSize = 1 << 20
+    public static let joinInterval: Duration = .milliseconds(100)
+    /// The editor as it was when its text was last joined off the main actor; the buffer's
+    /// text cache holds that text while nothing else was joined since.
+    private var joinedEditor: EditorState?
+    /// The next join, from its wait to its end.
+    private var joining: Task<Void, Never>?
+    /// A save published `joinedEditor` while the buffer had moved on: once the newest text is
+    /// joined, another save is asked for.
+    private var savedBehind = false
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
@@ -155,6 +167,37 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         render()
         if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
         scheduleRecovery()
+        joinTextSoon()
+    }
+
+    // MARK: The text of a large buffer, joined for the saves
+
+    /// While a large buffer changes, its text is made into one string (what the save's
+    /// userInfo holds) on a detached task every `joinInterval`, from a snapshot of the editor:
+    /// 16 MB of it is a copy and 4,000 fresh pages, which a key would otherwise wait for at
+    /// every save.
+    private func joinTextSoon() {
+        guard joining == nil, case .editor(let editor) = model.session,
+              editor.buffer.utf8Count >= Self.joinOffMainActorSize, !editor.buffer.isTextKept else { return }
+        joining = Task { [weak self] in
+            try? await Task.sleep(for: Program.joinInterval)
+            guard let self else { return }
+            guard !Task.isCancelled, case .editor(let editor) = self.model.session else {
+                self.joining = nil
+                return
+            }
+            let buffer = editor.buffer
+            await Task.detached(priority: .userInitiated) { _ = buffer.text }.value
+            guard !Task.isCancelled else { return }
+            self.joining = nil
+            self.joinedEditor = editor
+            if self.savedBehind, case .editor(let now) = self.model.session, now.buffer.version == buffer.version {
+                // The saves while it changed published an earlier text: this one is the newest.
+                self.savedBehind = false
+                self.activity?.needsSave = true
+            }
+            self.joinTextSoon()
+        }
     }
 
     // MARK: Recovery copies
@@ -403,6 +446,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Makes a new activity for the session's type current (the previous one is withdrawn).
     private func startActivity() {
         activity?.invalidate()
+        joining?.cancel()
+        joining = nil
+        joinedEditor = nil
+        savedBehind = false
         let new = UserActivity(activityType: model.session.activityType, center: center)
         new.responder = self
         new.delegate = self
@@ -432,6 +479,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     public func updateUserActivityState(_ activity: UserActivity) {
         activity.title = model.session.title
+        if case .editor(let editor) = model.session, editor.buffer.utf8Count >= Self.joinOffMainActorSize,
+           !editor.buffer.isTextKept, let joined = joinedEditor, joined.buffer.isTextKept,
+           joined.filePath == editor.filePath, joined.fileName == editor.fileName {
+            // A large buffer whose newest text is not joined yet: the editor as of the last
+            // join (text, cursor and undo history together, at most a join interval old) goes
+            // out now, and the newest follows once it is joined (`joinTextSoon`).
+            activity.userInfo = Session.editor(joined).userInfo
+            savedBehind = true
+            return
+        }
         activity.userInfo = model.session.userInfo
     }
 
