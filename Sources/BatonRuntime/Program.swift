@@ -41,7 +41,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// A buffer of at least this many bytes has its text joined off the main actor for the
     /// saves, at most once per `joinInterval` while it changes.
     public static let joinOffMainActorSize = 1 << 20
-    public static let joinInterval: Duration = .milliseconds(100)
+    public static let joinInterval: Duration = .milliseconds(200)
     /// The editor as it was when its text was last joined off the main actor; the buffer's
     /// text cache holds that text while nothing else was joined since.
     private var joinedEditor: EditorState?

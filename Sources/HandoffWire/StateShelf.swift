@@ -1,4 +1,5 @@
 import Crypto
+import Dispatch
 import Synchronization
 
 /// The states a source serves over the state stream: for each of its activities, the state
@@ -53,7 +54,9 @@ public final class StateShelf: Sendable {
 
     private func put(_ kept: Kept, for activityID: String) {
         let revision = kept.revision
-        // What is dropped is released after the lock, not under it.
+        // What is dropped is released after the lock, not under it, and not on the caller's
+        // thread: a dropped revision may be the last holder of a 16 MB text, whose release
+        // (unmapping it) the main actor would otherwise do between two keys.
         let dropped: [Kept] = shelf.withLock { shelf in
             var dropped: [Kept] = []
             var revisions = shelf.states[activityID] ?? []
@@ -74,7 +77,14 @@ public final class StateShelf: Sendable {
             }
             return dropped
         }
-        _ = dropped
+        Self.release(dropped)
+    }
+
+    /// Lets go of `kept` on a background queue.
+    private static func release(_ kept: consuming [Kept]) {
+        guard !kept.isEmpty else { return }
+        let owned = kept
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(owned) {} }
     }
 
     /// The kept state of `activityID` at `revision` whose digest is `digest`, or nil (also
