@@ -187,7 +187,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 return
             }
             let buffer = editor.buffer
-            await Task.detached(priority: .userInitiated) { _ = buffer.text }.value
+            await BackgroundWork.run { _ = buffer.text }
             guard !Task.isCancelled else { return }
             self.joining = nil
             self.joinedEditor = editor
@@ -227,9 +227,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 return
             }
             let (recovery, writer) = (self.recovery!, self.recoveryWriter)
-            let result = await Task.detached(priority: .utility) {
+            let result = await BackgroundWork.run {
                 Result { try writer.write(request.copy(), to: recovery, generation: generation) }
-            }.value
+            }
             self.reportRecoveryWrite(result)
             guard !Task.isCancelled else { return }
             self.recoveryWrite = nil
