@@ -240,7 +240,7 @@ public final class ActivityCenter {
         case .saveFailed(let type, let error):
             logger.notice("not published \(type): \(error)")
             emit(.saveFailed(activityType: type, error: error))
-        case .shelve(let activityID, let revision, let digest, _, let record):
+        case .shelve(let activityID, let revision, let digest, let record):
             // The record, not its encoding: the text it holds is the program's own (shared, not
             // copied), where the encoding of a 16 MB mixed-script text is 28 MB more. A fetch
             // makes the bytes again.

@@ -40,7 +40,7 @@ extension HandoffCore {
         let message = try Self.offerMessage(for: record, state: offer, limit: configuration.maximumDatagramSize)
         return Publication(
             message: message,
-            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state, record: record),
+            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, record: record),
             stateSize: state.count)
     }
 

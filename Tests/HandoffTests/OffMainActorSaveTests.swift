@@ -217,7 +217,7 @@ struct OffMainActorSaveTests {
         let made = Result { () throws(HandoffError) in try HandoffCore.publication(for: first, core.configuration, port: core.streamPort) }
         #expect(core.encodingFinished(first, made, token: token &+ 1, now: at(0.6)) == [], "a stale token published")
         let actions = core.encodingFinished(first, made, token: token, now: at(0.6))
-        #expect(actions.contains { if case .shelve(_, 1, _, _, _) = $0 { true } else { false } })
+        #expect(actions.contains { if case .shelve(_, 1, _, _) = $0 { true } else { false } })
         #expect(actions.contains { if case .send(.offer, _, let sentAt) = $0 { sentAt == at(0.6) } else { false } })
         #expect(core.saveInFlight == nil)
         #expect(core.nextDeadline == at(0.5), "the save due meanwhile is due again")
