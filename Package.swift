@@ -19,9 +19,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        // The editor's rope (`_RopeModule.BigString`): underscored, so pinned exactly and kept
-        // behind BatonApp's own `TextRope`.
-        .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
     ],
     targets: [
         // The property-list value, its strict binary reader, canonical writer and Codable bridge.
@@ -103,10 +100,7 @@ let package = Package(
         // The app as model / message / update / view: pure, no I/O.
         .target(
             name: "BatonApp",
-            dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "TerminalUI",
-                .product(name: "_RopeModule", package: "swift-collections"),
-            ]),
+            dependencies: ["Handoff", "HandoffWire", "PropertyList", "TerminalUI"]),
         // The app's effects: the Program that runs BatonApp over a backend and an activity
         // center, and the editor's files.
         .target(
@@ -136,11 +130,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Release-build benchmarks: `swift run -c release handoff-bench`.
+        // Release-build benchmarks: `swift run -c release handoff-bench` (`handoff-bench editor`:
+        // the editor's model, hence BatonApp).
         .executableTarget(
             name: "handoff-bench",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", .product(name: "Crypto", package: "swift-crypto"),
+                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(

@@ -3,9 +3,9 @@ import TerminalUI
 
 /// The text of an editing session and its cursor, edited by user-perceived character.
 ///
-/// The text is a rope with an index of its lines (`TextRope`), so an edit costs the
-/// logarithm of the text's size and the length of the lines it touches: typing into 64 MB
-/// is as quick as into a note. Lines split at `\n` only; a `\r` is a character of its line
+/// The text is kept in blocks of whole lines (`TextRope`), so an edit costs the block it
+/// touches (a few hundred lines at most) and a walk over the blocks' line counts: typing
+/// into 64 MB is as quick as into a note. Lines split at `\n` only; a `\r` is a character of its line
 /// (the file layer turns CR LF into LF). The cursor moves by `Character`, so it never lands
 /// inside 👋 or é. Vertical motion keeps the display column (中 is two columns wide) the
 /// cursor had when it started moving. After every edit the touched lines are segmented
@@ -55,6 +55,15 @@ public struct TextBuffer: Equatable, Sendable {
         let joined = rope.string
         textCache.keep(joined, for: version)
         return joined
+    }
+
+    /// Whether `text` is at hand, joined and kept for this version: reading it costs nothing.
+    public var isTextKept: Bool { textCache.text(for: version) != nil }
+
+    /// The whole buffer, as `text`, but without keeping what it joins: for a copy made on
+    /// another thread from a snapshot, which should not push out the main actor's text.
+    public var textWithoutKeeping: String {
+        textCache.text(for: version) ?? rope.string
     }
 
     private var textCache = TextCache()

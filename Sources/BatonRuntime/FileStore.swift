@@ -102,10 +102,9 @@ public struct FileStore: Sendable {
         } catch {
             throw failure(error, path: path, doing: "read")
         }
-        guard String(data: Data(bytes), encoding: .utf8) != nil else {
+        guard let (text, ending) = LineEnding.decode(validating: bytes) else {
             throw Failure(description: "\(path) is not UTF-8 text; Baton edits UTF-8 text only.")
         }
-        let (text, ending) = LineEnding.decode(bytes)
         return Opened(text: text, lineEnding: ending, isReadOnly: readOnly, stamp: Self.stamp(status, bytes))
     }
 

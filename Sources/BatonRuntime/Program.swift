@@ -24,14 +24,32 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private let files: FileStore
     /// Where recovery copies of unsaved buffers go; nil: none are kept.
     private let recovery: RecoveryStore?
-    /// The debounced write of the recovery copy, while one is due.
+    /// The debounced write of the recovery copy, from when one is due until it is written.
     private var recoveryWrite: Task<Void, Never>?
     /// The copy last written (its location), to remove once the buffer is saved or discarded.
     private var recoveryWritten: String?
+    /// The buffer version the last recovery copy holds: no copy is written again without a change.
+    private var recoveryVersion: UInt64?
+    /// Orders the writes made off the main actor with those made on it and with removals.
+    private let recoveryWriter = RecoveryWriter()
+    /// Numbers the writer's requests, in the order the main actor makes them.
+    private var recoveryGeneration: UInt64 = 0
     /// Set when the input closed (the terminal went away): the quit that follows keeps the copy.
     private var keepRecoveryOnQuit = false
     /// How long after a change the recovery copy is written.
     public static let recoveryDelay: Duration = .seconds(1)
+    /// A buffer of at least this many bytes has its text joined off the main actor for the
+    /// saves, at most once per `joinInterval` while it changes.
+    public static let joinOffMainActorSize = 1 << 20
+    public static let joinInterval: Duration = .milliseconds(200)
+    /// The editor as it was when its text was last joined off the main actor; the buffer's
+    /// text cache holds that text while nothing else was joined since.
+    private var joinedEditor: EditorState?
+    /// The next join, from its wait to its end.
+    private var joining: Task<Void, Never>?
+    /// A save published `joinedEditor` while the buffer had moved on: once the newest text is
+    /// joined, another save is asked for.
+    private var savedBehind = false
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
@@ -149,6 +167,37 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         render()
         if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
         scheduleRecovery()
+        joinTextSoon()
+    }
+
+    // MARK: The text of a large buffer, joined for the saves
+
+    /// While a large buffer changes, its text is made into one string (what the save's
+    /// userInfo holds) on a detached task every `joinInterval`, from a snapshot of the editor:
+    /// 16 MB of it is a copy and 4,000 fresh pages, which a key would otherwise wait for at
+    /// every save.
+    private func joinTextSoon() {
+        guard joining == nil, case .editor(let editor) = model.session,
+              editor.buffer.utf8Count >= Self.joinOffMainActorSize, !editor.buffer.isTextKept else { return }
+        joining = Task { [weak self] in
+            try? await Task.sleep(for: Program.joinInterval)
+            guard let self else { return }
+            guard !Task.isCancelled, case .editor(let editor) = self.model.session else {
+                self.joining = nil
+                return
+            }
+            let buffer = editor.buffer
+            await BackgroundWork.run { _ = buffer.text }
+            guard !Task.isCancelled else { return }
+            self.joining = nil
+            self.joinedEditor = editor
+            if self.savedBehind, case .editor(let now) = self.model.session, now.buffer.version == buffer.version {
+                // The saves while it changed published an earlier text: this one is the newest.
+                self.savedBehind = false
+                self.activity?.needsSave = true
+            }
+            self.joinTextSoon()
+        }
     }
 
     // MARK: Recovery copies
@@ -156,6 +205,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// While the editor has unsaved changes, its recovery copy is written within
     /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
     /// clean (saved) the copy is removed.
+    ///
+    /// The copy (a snapshot of the buffer, which shares its text) is joined, encoded and
+    /// written on a detached task, so keys are not kept waiting behind the text of 16 MB made
+    /// into one string, its JSON and its fsync; the next write is due only after it is done,
+    /// and only if the text changed meanwhile.
     private func scheduleRecovery() {
         guard recovery != nil else { return }
         guard case .editor(let editor) = model.session, editor.isDirty else {
@@ -164,34 +218,70 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             removeRecovery()
             return
         }
-        guard recoveryWrite == nil else { return }
+        guard recoveryWrite == nil, editor.buffer.version != recoveryVersion else { return }
         recoveryWrite = Task { [weak self] in
             try? await Task.sleep(for: Program.recoveryDelay)
             guard !Task.isCancelled, let self else { return }
+            guard let (request, generation) = self.recoveryRequest() else {
+                self.recoveryWrite = nil
+                return
+            }
+            let (recovery, writer) = (self.recovery!, self.recoveryWriter)
+            let result = await BackgroundWork.run {
+                Result { try writer.write(request.copy(), to: recovery, generation: generation) }
+            }
+            self.reportRecoveryWrite(result)
+            guard !Task.isCancelled else { return }
             self.recoveryWrite = nil
-            self.writeRecoveryNow()
+            self.scheduleRecovery()
         }
     }
 
-    /// Writes the recovery copy now when the editor has unsaved changes (on SIGHUP and SIGTERM,
-    /// and when the debounce is over).
+    /// Writes the recovery copy now, on the main actor, when the editor has unsaved changes
+    /// (on SIGHUP and SIGTERM, and when input closes): it is done when this returns.
     public func writeRecoveryNow() {
-        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return }
-        let path = editor.filePath.map(RecoveryStore.absolute)
-        let copy = RecoveryStore.Copy(path: path, name: editor.fileName, savedAt: Date(), text: editor.buffer.text)
-        let location = recovery.location(for: path)
-        if let previous = recoveryWritten, previous != location { _ = unlink(previous) }
-        do {
-            try recovery.write(copy)
-            recoveryWritten = location
-        } catch {
-            logger.warning("recovery copy not written: \(error)")
+        guard let recovery, let (request, generation) = recoveryRequest() else { return }
+        reportRecoveryWrite(Result { try recoveryWriter.write(request.copy(), to: recovery, generation: generation) })
+    }
+
+    /// What a recovery copy is made of: the buffer itself (a snapshot that shares its text),
+    /// whose text is joined where the copy is written, off the main actor when that is.
+    private struct RecoveryRequest: Sendable {
+        var path: String?
+        var name: String?
+        var savedAt: Date
+        var buffer: TextBuffer
+
+        func copy() -> RecoveryStore.Copy {
+            RecoveryStore.Copy(path: path, name: name, savedAt: savedAt, text: buffer.textWithoutKeeping)
         }
+    }
+
+    /// The copy to write now and its place among the writer's requests; nil when the editor
+    /// has no unsaved changes.
+    private func recoveryRequest() -> (RecoveryRequest, UInt64)? {
+        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return nil }
+        let path = editor.filePath.map(RecoveryStore.absolute)
+        let copy = RecoveryRequest(path: path, name: editor.fileName, savedAt: Date(), buffer: editor.buffer)
+        let location = recovery.location(for: path)
+        if let previous = recoveryWritten, previous != location { removeRecovery() }
+        recoveryVersion = editor.buffer.version
+        recoveryGeneration += 1
+        // Taken as written from now on: a removal asked for before the write is done is
+        // ordered after it by the writer.
+        recoveryWritten = location
+        return (copy, recoveryGeneration)
+    }
+
+    private func reportRecoveryWrite(_ result: Result<Bool, any Error>) {
+        if case .failure(let error) = result { logger.warning("recovery copy not written: \(error)") }
     }
 
     private func removeRecovery() {
+        recoveryVersion = nil
         guard let written = recoveryWritten else { return }
-        _ = unlink(written)
+        recoveryGeneration += 1
+        recoveryWriter.remove(written, generation: recoveryGeneration)
         recoveryWritten = nil
     }
 
@@ -360,6 +450,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Makes a new activity for the session's type current (the previous one is withdrawn).
     private func startActivity() {
         activity?.invalidate()
+        joining?.cancel()
+        joining = nil
+        joinedEditor = nil
+        savedBehind = false
         let new = UserActivity(activityType: model.session.activityType, center: center)
         new.responder = self
         new.delegate = self
@@ -389,6 +483,16 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     public func updateUserActivityState(_ activity: UserActivity) {
         activity.title = model.session.title
+        if case .editor(let editor) = model.session, editor.buffer.utf8Count >= Self.joinOffMainActorSize,
+           !editor.buffer.isTextKept, let joined = joinedEditor, joined.buffer.isTextKept,
+           joined.filePath == editor.filePath, joined.fileName == editor.fileName {
+            // A large buffer whose newest text is not joined yet: the editor as of the last
+            // join (text, cursor and undo history together, at most a join interval old) goes
+            // out now, and the newest follows once it is joined (`joinTextSoon`).
+            activity.userInfo = Session.editor(joined).userInfo
+            savedBehind = true
+            return
+        }
         activity.userInfo = model.session.userInfo
     }
 

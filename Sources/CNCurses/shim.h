@@ -66,6 +66,39 @@ static inline int baton_key_paste_end(void) { return KEY_MAX + 2; }
 /// `tputs` from <term.h> (which is not included: its capability macros would name `lines`,
 /// `columns` and hundreds more).
 extern int tputs(const char *, int, int (*)(int));
+/// From <term.h> (not included, as above): loading another terminal type's terminfo entry.
+struct term;
+extern struct term *set_curterm(struct term *);
+extern int del_curterm(struct term *);
+extern int setupterm(const char *, int, int *);
+
+/// Copies string capability `name` of terminal type `type`'s terminfo entry (not the
+/// current terminal's) into `out` (`size` bytes, NUL-terminated); returns its length, or -1
+/// when the entry or the capability is missing or too long. The current terminal is put back
+/// before returning: the entry is loaded with `setupterm` into a terminal of its own, read
+/// with `tigetstr`, and freed.
+static inline int baton_terminfo_string_of(const char *type, const char *name, int fd, char *out, int size) {
+    struct term *saved = set_curterm(NULL);
+    int error = 0;
+    int length = -1;
+    if (setupterm(type, fd, &error) == OK) {
+        const char *value = tigetstr(name);
+        if (value != NULL && value != (const char *)-1) {
+            int n = 0;
+            while (value[n] != 0) n++;
+            if (n < size) {
+                for (int i = 0; i <= n; i++) out[i] = value[i];
+                length = n;
+            }
+        }
+        struct term *loaded = set_curterm(saved);
+        del_curterm(loaded);
+    } else {
+        set_curterm(saved);
+    }
+    return length;
+}
+
 /// `KEY_F(n)`; ncurses reserves 64 function keys starting at `KEY_F0`.
 static inline int baton_key_f(int n) { return KEY_F(n); }
 
@@ -115,6 +148,22 @@ static inline int baton_put_cluster(WINDOW *window, int y, int x, const wchar_t 
         cell.chars[i] = codepoints[i];
     }
     return mvwadd_wch(window, y, x, &cell);
+}
+
+/// The terminal's string that moves the cursor to row `y`, column `x` (terminfo `cup`
+/// through `tiparm`), or NULL when the terminal has none. Valid until the next `tiparm`.
+static inline const char *baton_cursor_address(int y, int x) {
+    const char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (const char *)-1) {
+        return NULL;
+    }
+    return tiparm(cup, y, x);
+}
+
+/// `getcury` and `getcurx`: where a window's cursor is.
+static inline void baton_getyx(WINDOW *window, int *y, int *x) {
+    *y = getcury(window);
+    *x = getcurx(window);
 }
 
 /// The most code points one ncurses cell holds.

@@ -68,8 +68,11 @@ extension ActivityCenter {
         let hook = beforeEncoding
         Task.detached(priority: .userInitiated) { [weak self] in
             await hook?(record)
-            let made = Result { () throws(HandoffError) in
-                try HandoffCore.publication(for: record, configuration, port: port)
+            // On a thread of its own at a lower priority: the keys' thread comes first.
+            let made = await BackgroundWork.run {
+                Result { () throws(HandoffError) in
+                    try HandoffCore.publication(for: record, configuration, port: port)
+                }
             }
             await self?.encodingFinished(record, made, token: token)
         }

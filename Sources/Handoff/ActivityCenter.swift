@@ -262,8 +262,13 @@ public final class ActivityCenter {
         case .saveFailed(let type, let error):
             logger.notice("not published \(type): \(error)")
             emit(.saveFailed(activityType: type, error: error))
-        case .shelve(let activityID, let revision, let digest, let bytes):
-            stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest, bytes: bytes)
+        case .shelve(let activityID, let revision, let digest, let record):
+            // The record, not its encoding: the text it holds is the program's own (shared, not
+            // copied), where the encoding of a 16 MB mixed-script text is 28 MB more. A fetch
+            // makes the bytes again.
+            stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest) {
+                HandoffCore.stateEncoding(of: record)
+            }
         case .unshelve(let activityID):
             stateStream?.shelf.remove(activityID: activityID)
         case .nearbyChanged:

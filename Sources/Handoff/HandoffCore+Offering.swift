@@ -23,7 +23,7 @@ extension HandoffCore {
     ) throws(HandoffError) -> Publication {
         // With sentAt equal to savedAt, the ANNOUNCE plaintext is exactly the state encoding:
         // one encoding both sizes the datagram and, when it is too large, is what is served.
-        var state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+        var state = stateEncoding(of: record)
         let datagram = DatagramHeader.minimumDatagramLength + state.count
         if datagram <= configuration.maximumDatagramSize {
             return Publication(message: .announce(record), shelve: nil, stateSize: state.count)
@@ -40,8 +40,14 @@ extension HandoffCore {
         let message = try Self.offerMessage(for: record, state: offer, limit: configuration.maximumDatagramSize)
         return Publication(
             message: message,
-            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, bytes: state),
+            shelve: .shelve(activityID: record.activityID, revision: record.revision, digest: digest, record: record),
             stateSize: state.count)
+    }
+
+    /// The state encoding of a numbered record: the plaintext of its ANNOUNCE sent at its save
+    /// time. The writer is canonical, so the same record always makes the same bytes.
+    static func stateEncoding(of record: ActivityRecord) -> [UInt8] {
+        DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
     }
 
     /// `bytes` in a buffer of its own size. The plist writer's output grew by doubling, so its

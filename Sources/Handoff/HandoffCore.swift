@@ -27,9 +27,13 @@ struct HandoffCore: Sendable {
         case saveFailed(activityType: String, error: HandoffError)
         /// The nearby list changed.
         case nearbyChanged
-        /// Keep these state bytes to serve them over the state stream: the encoding of the
-        /// record this revision's OFFER describes.
-        case shelve(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8])
+        /// Keep this state to serve it over the state stream: `record`, the record this
+        /// revision's OFFER describes (numbered, with its save time), whose encoding
+        /// (`HandoffCore.stateEncoding(of:)`, the same bytes every time) has SHA-256 `digest`.
+        /// The encoding itself is not carried: it is made again when a peer fetches it, and
+        /// the one made for the digest goes where it was made (off the main actor for a large
+        /// state), not to the main actor to be released there.
+        case shelve(activityID: String, revision: Int, digest: [UInt8], record: ActivityRecord)
         /// The activity stopped being offered: its kept states can go.
         case unshelve(activityID: String)
         /// A peer continued one of our activities.

@@ -1,8 +1,15 @@
+import Crypto
+import Dispatch
 import Synchronization
 
 /// The states a source serves over the state stream: for each of its activities, the state
 /// encoding of the last two revisions it published with an OFFER (the current one, and the
 /// one before so that a fetch in flight survives a new save).
+///
+/// A state is kept as its bytes, or as a way to make them again (`put(…remake:)`): the record
+/// it encodes, whose text the program holds anyway, costs far less than its encoding (a binary
+/// plist holds a mixed-script text as UTF-16), and the canonical writer makes the same bytes
+/// again, which are checked against the digest before they are served.
 ///
 /// Thread-safe: the activity center puts states on its own actor while the stream server
 /// reads them on its event loop. The bytes are shared, not copied, with whoever holds them.
@@ -15,7 +22,9 @@ public final class StateShelf: Sendable {
     struct Kept {
         var revision: Int
         var digest: [UInt8]
-        var bytes: [UInt8]
+        /// The bytes, or nil when `remake` makes them when asked.
+        var bytes: [UInt8]?
+        var remake: (@Sendable () -> [UInt8])?
     }
 
     struct Shelf {
@@ -33,8 +42,21 @@ public final class StateShelf: Sendable {
     /// Putting a revision already kept replaces it; beyond two revisions, the one put first
     /// goes; beyond 16 activities, the activity put least recently goes.
     public func put(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8]) {
-        let kept = Kept(revision: revision, digest: digest, bytes: bytes)
-        // What is dropped is released after the lock, not under it.
+        put(Kept(revision: revision, digest: digest, bytes: bytes, remake: nil), for: activityID)
+    }
+
+    /// As `put(activityID:revision:digest:bytes:)`, keeping `remake` instead of the bytes: it
+    /// is called (off the shelf's lock, on the reader's thread) each time the state is asked
+    /// for, and what it makes is served only if its SHA-256 is `digest`.
+    public func put(activityID: String, revision: Int, digest: [UInt8], remake: @escaping @Sendable () -> [UInt8]) {
+        put(Kept(revision: revision, digest: digest, bytes: nil, remake: remake), for: activityID)
+    }
+
+    private func put(_ kept: Kept, for activityID: String) {
+        let revision = kept.revision
+        // What is dropped is released after the lock, not under it, and not on the caller's
+        // thread: a dropped revision may be the last holder of a 16 MB text, whose release
+        // (unmapping it) the main actor would otherwise do between two keys.
         let dropped: [Kept] = shelf.withLock { shelf in
             var dropped: [Kept] = []
             var revisions = shelf.states[activityID] ?? []
@@ -55,14 +77,26 @@ public final class StateShelf: Sendable {
             }
             return dropped
         }
-        _ = dropped
+        Self.release(dropped)
     }
 
-    /// The kept state of `activityID` at `revision` whose digest is `digest`, or nil.
+    /// Lets go of `kept` on a background queue.
+    private static func release(_ kept: consuming [Kept]) {
+        guard !kept.isEmpty else { return }
+        let owned = kept
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(owned) {} }
+    }
+
+    /// The kept state of `activityID` at `revision` whose digest is `digest`, or nil (also
+    /// when a state made again does not match its digest).
     public func state(activityID: String, revision: Int, digest: some Collection<UInt8>) -> [UInt8]? {
-        shelf.withLock { shelf in
-            shelf.states[activityID]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }?.bytes
+        let kept = shelf.withLock { shelf in
+            shelf.states[activityID]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
         }
+        guard let kept else { return nil }
+        if let bytes = kept.bytes { return bytes }
+        guard let bytes = kept.remake?(), Array(SHA256.hash(data: bytes)) == kept.digest else { return nil }
+        return bytes
     }
 
     /// Forgets every state of `activityID` (it was invalidated or is no longer offered).
@@ -91,8 +125,8 @@ public final class StateShelf: Sendable {
         shelf.withLock { $0.states[activityID]?.map(\.revision) ?? [] }
     }
 
-    /// Bytes of state kept in all.
+    /// Bytes of state kept in all (a state kept as a way to make it counts none).
     public var byteCount: Int {
-        shelf.withLock { $0.states.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.bytes.count } } }
+        shelf.withLock { $0.states.values.reduce(0) { $0 + $1.reduce(0) { $0 + ($1.bytes?.count ?? 0) } } }
     }
 }

@@ -1,5 +1,8 @@
 import CNCurses
 import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension NCursesSession {
     /// Writes the cells of `frame` that changed since the last frame, then
@@ -46,6 +49,7 @@ extension NCursesSession {
 
             wnoutrefresh(window)
             doupdate()
+            writeLongClusters(of: frame, on: window, size: screenSize)
             lastFrame = frame
             lastScreenSize = screenSize
         }
@@ -82,6 +86,37 @@ extension NCursesSession {
             writeCodepoints([0x20], x: padding, y: y, attributes: attributes, pair: pair, window: window)
             padding += 1
         }
+    }
+
+    /// A cell holds at most `CCHARW_MAX` code points, so ncurses writes a longer cluster (a
+    /// family 👨‍👩‍👧‍👦 is seven) cut. After `doupdate` has written the frame, each such cluster
+    /// is written again whole where it stands, in as many columns as its cut form took: the
+    /// terminal's `cup` (through `tiparm`) to its cell, its UTF-8, and `cup` back to where
+    /// ncurses left the cursor, so ncurses' idea of the terminal stays true. All of them at
+    /// every draw: ncurses may write a cell again to spare a cursor move. Lock held.
+    private func writeLongClusters(of frame: ScreenBuffer, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) {
+        guard let output = outputFile else { return }
+        let limit = Int(baton_cchar_max())
+        var bytes: [UInt8] = []
+        for y in 0..<min(frame.height, size.height) {
+            for x in 0..<min(frame.width, size.width) {
+                let cell = frame[x: x, y: y]
+                guard cell.grapheme.utf8.count > limit, !cell.isContinuation, x + cell.width <= size.width,
+                      cell.grapheme.unicodeScalars.count > limit else { continue }
+                let (_, columns) = Self.glyph(for: cell.grapheme)
+                guard columns >= 1, columns <= cell.width, let move = baton_cursor_address(Int32(y), Int32(x)) else { continue }
+                bytes += Self.removingPadding(Array(String(cString: move).utf8))
+                bytes += cell.grapheme.utf8
+            }
+        }
+        guard !bytes.isEmpty else { return }
+        var cursorY: Int32 = 0
+        var cursorX: Int32 = 0
+        baton_getyx(window, &cursorY, &cursorX)
+        guard let back = baton_cursor_address(cursorY, cursorX) else { return }
+        bytes += Self.removingPadding(Array(String(cString: back).utf8))
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, output) }
+        fflush(output)
     }
 
     private func writeCodepoints(

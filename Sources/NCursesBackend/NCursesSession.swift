@@ -132,6 +132,9 @@ final class NCursesSession: @unchecked Sendable {
             signalsInstalled = true
         }
 
+        // Read before newterm: loading another entry touches ncurses' current terminal.
+        let homeEndKeys = Self.otherHomeEndKeys(fd: outputFD)
+
         let created: OpaquePointer?
         if let termType {
             created = termType.withCString { newterm($0, output, input) }
@@ -154,6 +157,9 @@ final class NCursesSession: @unchecked Sendable {
         typeahead(-1)
         set_escdelay(Int32(clamping: escapeDelayMilliseconds))
         bracketedPaste = Self.startBracketedPaste(output)
+        for (sequence, code) in homeEndKeys where key_defined(sequence) == 0 {
+            _ = define_key(sequence, code)
+        }
 
         if baton_has_colors(), start_color() == OK {
             let background: Int16 = use_default_colors() == OK ? -1 : 0
@@ -185,6 +191,34 @@ final class NCursesSession: @unchecked Sendable {
             return false
         }
         return send(on, to: output)
+    }
+
+    /// Terminal types whose Home and End keys (terminfo `khome`, `kend`) a terminal may send
+    /// whatever `TERM` says: tmux and screen send `kend` as tmux's entry has it to a program
+    /// whose `TERM` is xterm's, xterm sends its own, and xterm outside keypad mode sends those
+    /// of cons25's entry.
+    static let homeEndTypes = ["tmux", "screen", "linux", "xterm", "cons25"]
+
+    /// Read once per process. Guarded by `lock`.
+    nonisolated(unsafe) private static var homeEndKeysRead: [(String, Int32)]?
+
+    /// The Home and End key strings of `homeEndTypes`' terminfo entries (those the system
+    /// has), with the key codes they stand for. Bound with `define_key` where the terminal's
+    /// own entry leaves them unbound, so End from tmux is End and not "[4~" typed. Lock held.
+    static func otherHomeEndKeys(fd: Int32) -> [(String, Int32)] {
+        if let read = homeEndKeysRead { return read }
+        var keys: [(String, Int32)] = []
+        var buffer = [CChar](repeating: 0, count: 64)
+        for type in homeEndTypes {
+            for (name, code) in [("khome", baton_key_home()), ("kend", baton_key_end())] {
+                let length = baton_terminfo_string_of(type, name, fd, &buffer, Int32(buffer.count))
+                guard length > 0 else { continue }
+                let sequence = String(cString: buffer)
+                if !keys.contains(where: { $0.0 == sequence }) { keys.append((sequence, code)) }
+            }
+        }
+        homeEndKeysRead = keys
+        return keys
     }
 
     /// What `tputs` makes of a capability, gathered here (ncurses' `putp` writes to the

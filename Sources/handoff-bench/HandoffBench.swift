@@ -41,6 +41,11 @@ struct HandoffBench {
     static func main() async throws {
         // `handoff-bench stream [megabytes] [rounds] [fetch]`: the state stream against plain TCP
         // and its pieces; with `fetch`, the state stream alone.
+        // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
+        if CommandLine.arguments.dropFirst().first == "editor" {
+            let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+            return EditorBench.run(megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 200)
+        }
         if CommandLine.arguments.dropFirst().first == "stream" {
             let arguments = CommandLine.arguments.dropFirst(2)
             let numbers = arguments.compactMap { Int($0) }

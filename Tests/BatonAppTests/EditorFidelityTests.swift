@@ -18,6 +18,29 @@ struct EditorFidelityTests {
         #expect(frame[x: 3, y: 2].width == 2)
     }
 
+    @Test("A cluster of seven code points (👨‍👩‍👧‍👦) is one cell two columns wide, whole on the screen; the cursor steps over it")
+    func longClusterWhole() {
+        var model = Fixtures.editor("a 👨‍👩‍👧‍👦 b", width: 30, height: 8)
+        model.press(.right, .right, .right)
+        expectScreen(model, [
+            " (unnamed)        Ln 1, Col 4 ",
+            "a 👨‍👩‍👧‍👦 b                        ",
+            "                              ",
+            "                              ",
+            "                              ",
+            "                              ",
+            "^S save  ^Q quit  ^N nearby   ",
+            " Editor · 2 peers · online    ",
+        ])
+        let frame = BatonApp.view(model).frame
+        #expect(frame[x: 2, y: 1].grapheme == "👨‍👩‍👧‍👦")
+        #expect(frame[x: 2, y: 1].grapheme.unicodeScalars.count == 7)
+        #expect(frame[x: 2, y: 1].width == 2)
+        #expect(frame[x: 5, y: 1].grapheme == "b")
+        // After a, space and the family: the cursor is on the space before b, column 4.
+        #expect(model.screenCursor == CursorPosition(x: 4, y: 1))
+    }
+
     @Test("A line past the right edge ends in >, one scrolled past on the left starts with <; never under the cursor")
     func edgeMarks() {
         var model = Fixtures.editor("abcdefghijklmnop\nshort", width: 10, height: 6)

@@ -91,6 +91,24 @@ extension LabFaultTests {
             }
         }
 
+        @Test("End and Home from tmux (ESC [ 4 ~, ESC [ 1 ~, whatever TERM says) move the cursor and type nothing")
+        func homeAndEndFromTmux() throws {
+            try Stage.run(hosts: 1) { stage in
+                let folder = try EditorFolder(stage)
+                try Data("first line\nsecond\n".utf8).write(to: URL(fileURLWithPath: folder.path("keys.txt")))
+                let a = try folder.edit("a", "keys.txt")
+                try a.waitForScreen(containing: "first line")
+                try a.press("End")
+                try a.type("!")
+                try a.waitForScreen("a's first line to end with !") { $0.count > 1 && $0[1] == "first line!" }
+                try a.press("Home")
+                try a.type(">")
+                let screen = try a.waitForScreen("a's first line to start with >") { $0.count > 1 && $0[1] == ">first line!" }
+                #expect(!screen.joined(separator: "\n").contains("[4~") && !screen.joined(separator: "\n").contains("[1~"),
+                    "an escape sequence was typed as text:\n\(a.screenDump())")
+            }
+        }
+
         @Test("A 10 KB bracketed paste into a 1 KB file arrives whole (saved byte for byte); one Ctrl-Z removes all of it")
         func pasteIsOneEdit() throws {
             try Stage.run(hosts: 2) { stage in

@@ -75,6 +75,12 @@ struct FileFidelityTests {
         #expect(decoded("a\rb") == "lf:a\rb")
         #expect(decoded("a\r\r\n") == "crlf:a\r\n")
         #expect(decoded("") == "lf:")
+        // Validating: the same text and style for UTF-8, nil for anything else.
+        let crlf = LineEnding.decode(validating: Array("é\r\n中\r\n".utf8))
+        #expect(crlf?.text == "é\n中\n" && crlf?.ending == .crlf)
+        #expect(LineEnding.decode(validating: Array("a\r\nb\n👋".utf8))?.text == "a\r\nb\n👋")
+        #expect(LineEnding.decode(validating: [0x61, 0x0D, 0x0A, 0xC3]) == nil)
+        #expect(LineEnding.decode(validating: [0xFF, 0x0A]) == nil)
         #expect(LineEnding.crlf.encode("a\r\n") == "a\r\r\n")
         #expect(LineEnding.lf.encode("a\nb") == "a\nb")
     }

@@ -54,10 +54,13 @@ struct HandoffCoreOfferTests {
         #expect(Self.datagramSize(small[0]) <= 1200)
 
         let actions = Self.save(&core, Self.editing(characters: 20_000, revision: 1), at: Self.t0.addingTimeInterval(1))
-        guard case .shelve(let shelvedID, let revision, let digest, let state)? = actions.first,
+        guard case .shelve(let shelvedID, let revision, let digest, let shelvedRecord)? = actions.first,
             case .offer(let described, let offer)? = Self.sent(actions).first
         else { Issue.record("expected shelve then OFFER, got \(actions)"); return }
         #expect(shelvedID == Self.id && revision == 2 && described.revision == 2)
+        // The record shelved makes the state a fetch is served: the size and digest offered.
+        let state = HandoffCore.stateEncoding(of: shelvedRecord)
+        #expect(HandoffCore.stateEncoding(of: shelvedRecord) == state, "the same bytes every time")
         #expect(offer == StateOffer(size: state.count, digest: Array(SHA256.hash(data: state)), port: 47900))
         #expect(digest == offer.digest)
         #expect(Self.datagramSize(.offer(described, state: offer)) <= 1200)
@@ -198,7 +201,8 @@ extension HandoffCoreOfferTests {
         _ = Self.save(&core, Self.editing(characters: 100), at: Self.t0)
         #expect(core.saveWindow == .milliseconds(20))
         let actions = Self.save(&core, Self.editing(characters: 3_000_000, revision: 1), at: Self.t0.addingTimeInterval(1))
-        guard case .shelve(_, _, _, let state)? = actions.first else { Issue.record("expected an OFFER"); return }
+        guard case .shelve(_, _, _, let shelved)? = actions.first else { Issue.record("expected an OFFER"); return }
+        let state = HandoffCore.stateEncoding(of: shelved)
         #expect(core.saveWindow == .milliseconds(state.count / 100_000))
         core.requestSave(activityID: Self.id, now: Self.t0.addingTimeInterval(1.001))
         let due = core.nextDeadline?.timeIntervalSince(Self.t0) ?? 0

@@ -1,3 +1,5 @@
+import Crypto
+import Synchronization
 import Testing
 @testable import Handoff
 @testable import HandoffWire
@@ -21,6 +23,28 @@ struct StateShelfTests {
         #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 3]) == [0, 3, 1, 2])
         #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 2]) == nil, "the digest must match too")
         #expect(shelf.state(activityID: "B", revision: 3, digest: [0, 3]) == nil)
+    }
+
+    @Test("A state kept as a way to make it: made at each fetch, served only when it matches its digest")
+    func remadeStates() {
+        let shelf = StateShelf()
+        let state: [UInt8] = Array("the state encoding".utf8)
+        let digest = Array(SHA256.hash(data: state))
+        let made = Mutex(0)
+        shelf.put(activityID: "A", revision: 1, digest: digest) {
+            made.withLock { $0 += 1 }
+            return state
+        }
+        #expect(made.withLock { $0 } == 0, "nothing is made before a fetch asks")
+        #expect(shelf.byteCount == 0)
+        #expect(shelf.state(activityID: "A", revision: 1, digest: digest) == state)
+        #expect(shelf.state(activityID: "A", revision: 1, digest: digest) == state)
+        #expect(made.withLock { $0 } == 2)
+        #expect(shelf.state(activityID: "A", revision: 1, digest: [0]) == nil, "the digest asked for must match")
+        // Bytes that do not hash to the digest kept are never served.
+        shelf.put(activityID: "A", revision: 2, digest: digest) { Array("another encoding".utf8) }
+        #expect(shelf.state(activityID: "A", revision: 2, digest: digest) == nil)
+        #expect(shelf.revisions(of: "A") == [1, 2])
     }
 
     @Test("Putting a kept revision again replaces it and does not push out the other one")

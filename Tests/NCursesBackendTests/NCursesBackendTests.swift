@@ -39,6 +39,27 @@ struct NCursesBackendTests {
         #expect(bytes.contains(utf8: "👍🏽 👨‍👩‍👧|"))
     }
 
+    @Test("A cluster of more code points than a cell holds (👨‍👩‍👧‍👦, seven) is written whole in its place, the cursor put back, at every draw")
+    func drawsLongClustersWhole() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        let family = "👨‍👩‍👧‍👦"
+        #expect(family.unicodeScalars.count == 7)
+        frame.put("a \(family) b|", x: 0, y: 2)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 1, y: 0))
+        // xterm's cup is ESC [ row ; column H, counted from 1: the family is at row 3, column 3,
+        // and the cursor goes back to row 1, column 2.
+        let whole = "\u{1B}[3;3H\(family)\u{1B}[1;2H"
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: whole) })
+        // The row around it is as ncurses wrote it: the letter after the family two columns on.
+        #expect(terminal.output.bytes.contains(utf8: " b|"))
+        // Another draw (another cell changed) writes it whole again.
+        let before = terminal.output.bytes.count
+        frame.put("x", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 1, y: 0))
+        #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: whole) })
+    }
+
     @Test("Control sequences in text reach the terminal only as inert symbols")
     func hostileTextIsInert() throws {
         let terminal = try TerminalPipes()
@@ -77,6 +98,25 @@ struct NCursesBackendTests {
         let recorder = EventRecorder(terminal.backend.events())
         terminal.type("中é😀e\u{301}")
         try await recorder.waitForKeys([.character("中"), .character("é"), .character("😀"), .character("e\u{301}")])
+    }
+
+    @Test("Home and End as tmux, xterm and xterm outside keypad mode send them are Home and End, whatever TERM says",
+          arguments: ["xterm-256color", "tmux-256color"])
+    func homeAndEndOfOtherTerminals(termType: String) async throws {
+        let terminal = try TerminalPipes(termType: termType)
+        let recorder = EventRecorder(terminal.backend.events())
+        // tmux's End and Home (ESC [ 4 ~, ESC [ 1 ~), xterm's in keypad mode (ESC O F, ESC O H)
+        // and outside it (ESC [ F, ESC [ H); then a letter, so nothing was typed as text.
+        var expected: [Key] = []
+        for (sequence, key) in [("[4~", Key.end), ("[1~", .home), ("OF", .end), ("OH", .home), ("[F", .end), ("[H", .home)] {
+            terminal.type("\u{1B}" + sequence)
+            expected.append(key)
+            try await recorder.waitForKeys(expected)
+        }
+        terminal.type("z")
+        expected.append(.character("z"))
+        try await recorder.waitForKeys(expected)
+        #expect(recorder.keys == expected)
     }
 
     @Test("Key sequences from terminfo decode to arrow, paging, delete, back-tab and function keys")

@@ -1,0 +1,61 @@
+import BatonApp
+import BatonRuntime
+import Foundation
+import Handoff
+import HandoffTesting
+import PropertyList
+import TerminalUI
+import Testing
+
+/// A buffer over `Program.joinOffMainActorSize`: its text is joined for the saves off the main
+/// actor, and a save may publish the editor as of the last join; the newest always follows.
+@MainActor
+@Suite("Saves of a large buffer")
+struct ProgramLargeTextTests {
+    @Test("Typing into 1.2 MB: each save holds text, cursor and undo history of one editor state, and the last holds the newest")
+    func largeBufferSaves() async throws {
+        let line = "Привет, 世界 👋\tline of text\n"
+        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
+        #expect(text.utf8.count >= Program.joinOffMainActorSize)
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"),
+            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(20))
+        let typed = "typed quickly"
+        for character in typed {
+            p.backend.send(.character(character))
+            // Keys closer than a join interval, so saves come while the newest text is not joined.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let expected = typed + text
+        // Whatever a save published, its text and cursor belong together: the cursor is just
+        // after the typed letters the text starts with.
+        var consistent = true
+        let newest = await waitUntil(timeout: .seconds(20)) {
+            guard let info = p.program.activity?.userInfo, case .string(let saved)? = info["text"],
+                  case .integer(let column)? = info["cursorColumn"] else { return false }
+            let prefix = saved.prefix(while: { $0 != "П" })
+            if String(prefix).count != column || !typed.hasPrefix(prefix) { consistent = false }
+            return saved == expected && column == typed.count
+        }
+        #expect(newest, "the last save holds the newest text and cursor")
+        #expect(consistent, "a save held a text and a cursor of two different states")
+        // The undo history that went with it undoes the typing back to the file.
+        guard let history = p.program.activity?.userInfo["undoHistory"] else {
+            Issue.record("no undo history saved")
+            await p.stop()
+            return
+        }
+        let restored = try #require(Session(
+            activityType: "dev.baton.editing",
+            userInfo: ["text": .string(expected), "cursorLine": 0, "cursorColumn": .integer(typed.count), "undoHistory": history],
+            from: "alice@a"))
+        guard case .editor(let state) = restored else { Issue.record("not an editor"); await p.stop(); return }
+        // A history is taken only when it checks out against the text it came with.
+        // Its steps take the first line from the file's to the typed one.
+        let firstLine = String(line.dropLast())
+        #expect(state.history.undoSteps.first?.removed == [firstLine])
+        #expect(state.history.undoSteps.last?.inserted == [typed + firstLine])
+        await p.stop()
+    }
+}
