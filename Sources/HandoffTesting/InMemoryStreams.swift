@@ -39,8 +39,8 @@ public final class InMemoryStreams: StreamDialer {
     }
 
     /// Serves `shelf` at `host:port` as the one device every holder of `groupKey` is
-    /// (`StreamIdentity.sharedByGroupKey`), what an `ActivityCenter` fetches from until it is
-    /// given device identities.
+    /// (`StreamIdentity.sharedByGroupKey`): what a center made with `Membership.sharedDevice(of:)`
+    /// fetches from, when the server is given that center's sender id.
     @discardableResult
     public func serve(host: String, port: Int, sharedDeviceOf groupKey: GroupKey, shelf: StateShelf) -> InMemoryStreamServer {
         serve(host: host, port: port, identity: .sharedByGroupKey(groupKey), trust: .sharedByGroupKey(groupKey), shelf: shelf)

@@ -80,22 +80,22 @@ public struct StreamTrust: Sendable {
     }
 }
 
-// MARK: - Interim: one device per group key
+// MARK: - For tests: one device per group key
 
-/// Until Baton's callers hold device identities and device lists (issue 17), they run the
-/// stream as *one device shared by every holder of the group key*: its seed is derived from the
-/// group key, so both ends are that device and the handshake proves no more than the group key
-/// (what version 2's proofs proved). Tests use these where they need the stream but not identities.
-/// Every use is to be replaced by the process's own `DeviceIdentity`, sender id and list.
+/// *One device shared by every holder of a group key*: its seed is derived from the group key, so
+/// that tests, fuzz targets and their fixed vectors can make peers that hear each other without
+/// pairing them. Baton's programs never use it: they are their own `DeviceIdentity`, with the
+/// devices their list holds. A device made this way grants nothing by itself either: a peer hears
+/// only the devices on its list, and no list holds it unless a test puts it there.
 extension StreamIdentity {
-    /// The shared device of `groupKey`, with the instance `00…00` (interim; see above).
+    /// The shared device of `groupKey`, with the instance `00…00` (for tests; see above).
     public static func sharedByGroupKey(_ groupKey: GroupKey) -> StreamIdentity {
         StreamIdentity(device: sharedDevice(groupKey), instance: Array(repeating: 0, count: 8))
     }
 
     /// The shared device's seed: HKDF-SHA256(IKM = the group key, salt = `baton-handoff`,
     /// info = `interim shared stream device`, 32 bytes). Not a protocol value: it only lets two
-    /// ends that know nothing but the group key be one device (interim; see above).
+    /// ends that know nothing but the group key be one device (for tests; see above).
     static func sharedDevice(_ groupKey: GroupKey) -> DeviceIdentity {
         let seed = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: groupKey.bytes), salt: Array("baton-handoff".utf8),
@@ -106,14 +106,14 @@ extension StreamIdentity {
 }
 
 extension StreamSource {
-    /// The shared device of `groupKey` as a source (interim; see `StreamIdentity.sharedByGroupKey`).
+    /// The shared device of `groupKey` as a source (for tests; see `StreamIdentity.sharedByGroupKey`).
     public static func sharedByGroupKey(_ groupKey: GroupKey) -> StreamSource {
         StreamIdentity.sharedByGroupKey(groupKey).asSource
     }
 }
 
 extension StreamTrust {
-    /// `groupKey` alone, listing only its shared device (interim; see `StreamIdentity.sharedByGroupKey`).
+    /// `groupKey` alone, listing only its shared device (for tests; see `StreamIdentity.sharedByGroupKey`).
     public static func sharedByGroupKey(_ groupKey: GroupKey) -> StreamTrust {
         StreamTrust(groupKeys: [groupKey], devices: [StreamIdentity.sharedByGroupKey(groupKey).device.publicIdentity])
     }
