@@ -279,13 +279,15 @@ public final class ActivityCenter {
             emit(.continued(activityID: id, by: peer))
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
-        case .devicesHeard(let statements, let digest):
+        case .devicesHeard(let statements, let digest, let sender):
             let change = membership.taking(statements)
             if !change.isEmpty {
                 logger.notice(
                     "devices: statements taken\(change.newKey == nil ? "" : ", and a new group key (\(change.newKey!.keyID))")")
                 membershipChanged(change)
-            } else if digest != membership.digest {
+            } else if digest != membership.digest, membership.device(for: sender.tag) != nil {
+                // Answered for listed devices only: one that is not listed (a removed one among
+                // them) could otherwise keep two peers answering each other every second.
                 perform(core.devicesDiffer(now: clock.now))
                 reschedule()
             }

@@ -41,7 +41,7 @@ extension HandoffCore {
             actions.append(.continued(activityID: id, by: peer))
         case .devices(let statements, let digest):
             // The membership is the center's: it takes the statements and answers a digest that differs.
-            actions.append(.devicesHeard(statements: statements, digest: digest))
+            actions.append(.devicesHeard(statements: statements, digest: digest, from: arrival.sender))
         }
         return false
     }

@@ -40,8 +40,8 @@ struct HandoffCore: Sendable {
         case continued(activityID: String, by: PeerInfo)
         /// A `find` is over: the activity found, or nil.
         case found(FindID, NearbyActivity?)
-        /// A DEVICES datagram brought these statements and the digest of its sender's set.
-        case devicesHeard(statements: [[UInt8]], digest: [UInt8])
+        /// A DEVICES datagram from `sender` brought these statements and the digest of its set.
+        case devicesHeard(statements: [[UInt8]], digest: [UInt8], from: SenderID)
     }
 
     /// The current activity, as far as the rules need to know it.

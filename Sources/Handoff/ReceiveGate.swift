@@ -99,6 +99,8 @@ final class ReceiveGate: Sendable {
         var otherKeySources: [String] = []
         /// Every address (without port) heard sending version 1 or 2 datagrams, first heard first.
         var oldProtocolSources: [String] = []
+        /// Every address (without port) heard sending as a device this peer does not list.
+        var unknownDeviceSources: [String] = []
         var urgentWakeAsked = false
         var lazyWakeAsked = false
     }
@@ -277,8 +279,9 @@ final class ReceiveGate: Sendable {
         }
     }
 
-    /// Counts a rejection; the first datagram under another group key, or of an older protocol,
-    /// from an address asks for the main actor lazily, so that a person can be told.
+    /// Counts a rejection; the first datagram under another group key, of an older protocol, or
+    /// of a device not listed, from an address asks for the main actor lazily, so that a person
+    /// can be told.
     private func rejected(_ error: RejectionReason, _ datagram: ReceivedDatagram) -> Wake? {
         let source = datagram.source.map(Self.host(of:))
         return state.withLock { s in
@@ -296,6 +299,11 @@ final class ReceiveGate: Sendable {
                 else { return nil }
                 s.oldProtocolSources.append(source)
                 s.pending.oldProtocolSources.append(source)
+            case .unknownDevice:
+                // Only counted, but the counters reach the center soon, so a monitor shows them.
+                guard s.unknownDeviceSources.count < Self.otherKeySourceLimit, !s.unknownDeviceSources.contains(source)
+                else { return nil }
+                s.unknownDeviceSources.append(source)
             default:
                 return nil
             }
