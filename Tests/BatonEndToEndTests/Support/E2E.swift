@@ -18,8 +18,11 @@ enum E2E {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         chmod(folder.path, 0o700)
         let file = folder.appendingPathComponent("identity.key").path
-        guard !FileManager.default.fileExists(atPath: file) else { return }
-        guard FileManager.default.createFile(atPath: file, contents: Data((identity + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        let contents = Data((identity + "\n").utf8)
+        // A folder kept from an earlier run may hold another identity: this one replaces it.
+        if FileManager.default.contents(atPath: file) == contents { return }
+        try? FileManager.default.removeItem(atPath: file)
+        guard FileManager.default.createFile(atPath: file, contents: contents, attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteUnknown) }
     }
 
