@@ -78,6 +78,8 @@ public struct SenderID: Hashable, Sendable, CustomStringConvertible {
     /// The process's instance: the last 8 bytes (version 3).
     public var instance: [UInt8] { Array(bytes[8..<16]) }
 
-    /// The first 8 bytes in hex, enough to tell peers apart in logs.
-    public var description: String { bytes.prefix(8).map { String(format: "%02x", $0) }.joined() }
+    /// All 16 bytes in hex: the device's tag, then the instance, so that two programs of one
+    /// device (or one restarted) are told apart in logs and in the monitor; its start is the
+    /// device's fingerprint's.
+    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
 }
