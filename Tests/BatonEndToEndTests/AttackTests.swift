@@ -5,12 +5,15 @@ extension LabFaultTests {
     /// `scripts/hostile.py` in h2 against a live `baton` counter in a tmux pane on h1.
     @Suite("Attacks: hostile datagrams, floods, escape sequences", .timeLimit(.minutes(4)))
     struct Attacks {
-        /// One run of hostile.py: what, how many, how fast, and whether it holds the group key.
+        /// One run of hostile.py: what, how many, how fast, whether it holds the group key, and
+        /// whether it signs as the lab's one device (listed: an insider) or as a device nobody
+        /// listed (an outsider, whose datagrams past the key id are all `unknownDevice`).
         struct Phase {
             let kind: String
             let count: Int
             let rate: Double
             let keyed: Bool
+            var listed = true
         }
 
         /// Every kind that breaks a receiving rule, 10,000 datagrams each. Small datagrams go at
@@ -31,6 +34,12 @@ extension LabFaultTests {
             Phase(kind: "not-dict", count: 10_000, rate: 2500, keyed: true),
             Phase(kind: "wrong-types", count: 10_000, rate: 2500, keyed: true),
             Phase(kind: "undeclared", count: 10_000, rate: 2000, keyed: true),
+            // The group key without a listed identity: nothing gets past step 6.
+            Phase(kind: "unlisted", count: 10_000, rate: 2500, keyed: true),
+            Phase(kind: "skew", count: 10_000, rate: 2500, keyed: true, listed: false),
+            Phase(kind: "replay", count: 10_000, rate: 2500, keyed: true, listed: false),
+            // A peer of protocol version 2: counted as such, so that doctor and monitor can say it.
+            Phase(kind: "v2", count: 10_000, rate: 2500, keyed: true),
         ]
 
         /// How many of the genuine baton's own repeats a phase of `seconds` may count as accepted:
@@ -67,8 +76,8 @@ extension LabFaultTests {
                     let dropsBefore = SocketDrops.udp(pid: monitor.pid)
                     let mark = monitor.mark
                     let hostile = try Hostile.start(
-                        phase.kind, count: phase.count, rate: phase.rate, key: phase.keyed ? E2E.key : nil, seed: 4,
-                        lab: stage.lab, host: 2)
+                        phase.kind, count: phase.count, rate: phase.rate, key: phase.keyed ? E2E.key : nil,
+                        identity: phase.listed ? E2E.identity : nil, seed: 4, lab: stage.lab, host: 2)
                     defer { hostile.stop() }
                     if phase.kind == "undeclared" { try Self.checkUndeclared(stage: stage, a: a, monitor: monitor, since: mark) }
                     let summary = try Hostile.finish(hostile, timeout: Double(phase.count) / phase.rate * 3 + 20)
@@ -117,7 +126,7 @@ extension LabFaultTests {
                     }
                     let counted = summary.expected.keys.map { after.delta($0, since: before) }.reduce(0, +)
                     let accountedFor = Double(counted + drops) / Double(max(1, summary.sent))
-                    table.append(phase.kind.padding(toLength: 14, withPad: " ", startingAt: 0)
+                    table.append((phase.kind + (phase.listed ? "" : " (outsider)")).padding(toLength: 24, withPad: " ", startingAt: 0)
                         + "sent \(summary.sent) at \(Int(phase.rate))/s: " + row.joined(separator: ", ")
                         + "; kernel drops \(drops); accounted " + String(format: "%.2f %%", min(accountedFor, 1) * 100))
 
