@@ -53,8 +53,14 @@ public final class ActivityCenter {
     public internal(set) var currentActivity: UserActivity?
     /// What is nearby, as taken in so far (plain repeats are taken in within 250 ms).
     public var directory: PeerDirectory { core.directory }
-    /// What was received, as counted so far.
-    public var statistics: ReceiveStatistics { core.statistics }
+    /// What was received, as counted so far: what the core took in, and what the receiving side
+    /// counted since (refusals ask for no wake-up, so a peer that hears nothing but devices it does
+    /// not list still shows them).
+    public var statistics: ReceiveStatistics {
+        var statistics = core.statistics
+        statistics.add(gate.pendingStatistics)
+        return statistics
+    }
     /// The addresses (without port) that datagrams under another group key came from, first
     /// heard first, at most 8: a machine that holds another key is there. Read at once from the
     /// receiving side, whether or not the main actor has taken in what arrived.

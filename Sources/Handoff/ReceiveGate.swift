@@ -332,6 +332,9 @@ final class ReceiveGate: Sendable {
         return String(source[..<colon])
     }
 
+    /// What was counted since the last `take`, without taking it.
+    var pendingStatistics: ReceiveStatistics { state.withLock { $0.pending.statistics } }
+
     /// Everything queued since the last call; later offers ask for a new wake-up.
     func take() -> Batch {
         state.withLock { s in

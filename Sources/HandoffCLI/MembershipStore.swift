@@ -338,6 +338,21 @@ public final class MembershipStore: Sendable {
     }
 }
 
+extension MembershipStore {
+    /// Stops `keeper` (from `keep`) and keeps `membership` and the files together once more
+    /// (`sync`), so that a program that ends stores what it took since the keeper's last round.
+    /// Returns the sentences for the person; a problem with the files is returned as one.
+    @discardableResult
+    public func stopKeeping(_ keeper: Task<Void, Never>?, _ membership: Membership) -> [String] {
+        keeper?.cancel()
+        do {
+            return try sync(membership).notices
+        } catch {
+            return ["devices: \(error.description)"]
+        }
+    }
+}
+
 extension NetworkOptions {
     /// The membership store for these options: `--key-file`, else `BATON_KEY`, else the
     /// default key file; this device named as `peer` is.

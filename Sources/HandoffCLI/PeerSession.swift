@@ -21,6 +21,7 @@ public final class PeerSession {
     /// other processes change there is put in place (`MembershipStore.keep`).
     public let membershipStore: MembershipStore
     private var keeper: Task<Void, Never>?
+    private let membership: Membership
 
     /// Joins the group and starts the center. Errors say what to fix. `notice` gets the
     /// sentences for the person about the membership's files (an identity just made; a
@@ -38,6 +39,7 @@ public final class PeerSession {
         loaded.notices.forEach(notice)
         let keySource = loaded.keySource
         let membership = loaded.membership
+        self.membership = membership
         let multicast = try options.multicastConfiguration()
         transport = try await MulticastTransport.start(multicast)
         var config = try options.centerConfiguration(peer: peer, membership: membership)
@@ -61,9 +63,10 @@ public final class PeerSession {
             failed: { problem in logger.warning("devices: \(problem)") })
     }
 
-    /// Withdraws, closes the transport and stops serving large activities.
+    /// Stores what the membership took since the last round, withdraws, closes the transport and
+    /// stops serving large activities.
     public func shutdown() async {
-        keeper?.cancel()
+        membershipStore.stopKeeping(keeper, membership)
         await center.shutdown()
         await stateServer.close()
     }

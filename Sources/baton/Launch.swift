@@ -114,7 +114,8 @@ struct Launch {
         let keeper = membershipStore.keep(
             membership, reloaded: { Task { @MainActor in center.membershipReplaced() } },
             notice: { logger.warning("\($0)") }, failed: { logger.warning("devices: \($0)") })
-        defer { keeper.cancel() }
+        // At the end, what was taken since the keeper's last round is stored too.
+        defer { membershipStore.stopKeeping(keeper, membership) }
 
         var session = start
         var opening = startOpening
@@ -168,6 +169,7 @@ struct Launch {
             }
             Task { @MainActor in
                 program.writeRecoveryNow()
+                membershipStore.stopKeeping(keeper, membership)
                 logger.info("signal \(signo): withdrawing and exiting")
                 await center.shutdown()
                 NCursesBackend.raiseWithDefaultAction(signo)

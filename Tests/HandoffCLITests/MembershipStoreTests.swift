@@ -185,4 +185,22 @@ struct MembershipStoreTests {
         #expect(membership.roster.removed.contains(gone))
         #expect(membership.roster.statements.first?.bytes == taken)
     }
+
+    @Test("Stopping the keeper stores what the program took since its last round: a program that ends within a second of taking a statement keeps it")
+    func stopKeeping() throws {
+        let folder = try Folder()
+        let program = Self.store(folder)
+        let membership = try program.load().membership
+        // A round an hour away: only the stop can store it.
+        let keeper = program.keep(membership, every: .seconds(3600))
+        let taken = Statement(.remove(device: Array(repeating: 4, count: 16)), by: membership.identity, at: Self.t0).bytes
+        #expect(!membership.taking([taken]).isEmpty)
+        #expect(try Self.statements(folder).isEmpty)
+        #expect(program.stopKeeping(keeper, membership).isEmpty)
+        #expect(keeper.isCancelled)
+        #expect(try Self.statements(folder).map(\.bytes) == [taken])
+        // Nothing new: stopping again writes nothing and says nothing.
+        #expect(program.stopKeeping(nil, membership).isEmpty)
+        #expect(try Self.statements(folder).map(\.bytes) == [taken])
+    }
 }

@@ -95,6 +95,25 @@ struct ReceivingRulesTests {
         #expect(verdict(Array(good.dropLast(1))) == "authenticationFailed")
     }
 
+    @Test("A running center that hears only a device it does not list shows it counted (unknownDevice), with nothing else to take in")
+    func unlistedAloneIsCounted() async {
+        let network = InMemoryNetwork()
+        let center = ActivityCenter(
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: network.makeTransport(),
+            configuration: .init(peer: Fixtures.peer))
+        center.start()
+        defer { Task { await center.shutdown() } }
+        let stranger = DeviceIdentity(seed: Array(repeating: 0x42, count: 32))!
+        let sender = SenderID.random(device: stranger.publicIdentity.deviceID)
+        let wire = network.makeTransport(name: "stranger")
+        for sequence in UInt64(1)...3 {
+            wire.send(Fixtures.seal(
+                .announce(Fixtures.counterRecord(count: 5)), sender: sender, sequence: sequence, sentAt: Date(), identity: stranger))
+        }
+        #expect(await waitUntil(timeout: .seconds(5)) { center.statistics[.unknownDevice] == 3 }, "\(center.statistics)")
+        #expect(center.statistics.accepted == 0 && center.nearby.isEmpty)
+    }
+
     @Test("The group key alone is not enough: an unlisted device is unknownDevice, a listed tag signed by another identity badSignature")
     func identity() {
         let stranger = DeviceIdentity(seed: Array(repeating: 0x42, count: 32))!
