@@ -1,19 +1,26 @@
 // libFuzzer target: datagrams from the network, from the envelope down to the payload.
 //
+// Every sender is the group key's shared device (`FuzzFixtures.device`), the one device the
+// receiver lists, as in the tests: the target signs as it, so inputs get past the signature.
 // The first byte of an input picks the mode (its value modulo 4):
 //
-//   0  raw datagram:  bytes 1… are a whole datagram for `DatagramCodec.decode`
-//                     (header checks and authentication; mutations rarely pass the tag).
-//   1  sealed:        byte 1 is the kind (1…5), bytes 2… are the plaintext. The target seals
-//                     them with the fuzz key, so every input reaches the binary-plist reader
-//                     and `HandoffMessage.decode`.
+//   0  raw datagram:  bytes 1… are a whole version 3 datagram for `DatagramCodec.decode`, which
+//                     runs the page's steps in order (header, listed device, size, key id and
+//                     tag, signature, plist, keys, clock) with the shared device listed;
+//                     mutations rarely pass the tag.
+//   1  sealed:        byte 1 is the kind (1…6, others folded onto them), bytes 2… are the
+//                     plaintext. The target seals it with the fuzz key and signs it as the
+//                     shared device, so every input reaches the binary-plist reader and
+//                     `HandoffMessage.decode` (DEVICES included).
 //   2  plist:         bytes 1… go straight to `BinaryPropertyListReader().read`.
-//   3  center:        byte 1 is the kind, byte 2 picks one of 16 senders (0xFF: the center's
-//                     own id), bytes 3… are the plaintext; the sealed datagram goes through
-//                     `ActivityCenter.receive` (replay state, the peer directory and its
-//                     eviction, the message handlers). The center has a current activity
-//                     (so QUERY is answered), and `FuzzFixtures.currentActivityPlaceholder`
-//                     in the plaintext is replaced by its ID (so CONTINUED finds it).
+//   3  center:        byte 1 is the kind, byte 2 picks one of 16 senders of the shared device
+//                     (0xFF: the center's own `senderID`), bytes 3… are the plaintext; the
+//                     sealed and signed datagram goes through `ActivityCenter.receive` (the
+//                     receive gate, replay state, the peer directory and its eviction, the
+//                     message handlers, DEVICES statements). The center is the shared device
+//                     and has a current activity (so QUERY is answered), and
+//                     `FuzzFixtures.currentActivityPlaceholder` in the plaintext is replaced by
+//                     its ID (so CONTINUED finds it).
 //
 // Besides "no trap", each mode checks what an accepted input promises: a decoded message
 // re-encodes to a canonical payload that decodes to the same bytes; a read plist's
@@ -27,7 +34,7 @@ import Handoff
 import PropertyList
 import HandoffWire
 
-private let codec = DatagramCodec(groupKey: FuzzFixtures.key)
+private let codec = FuzzFixtures.codec()
 private let reader = BinaryPropertyListReader()
 private let writer = BinaryPropertyListWriter()
 
@@ -43,7 +50,7 @@ public func datagramFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: In
     let body = Array(input.dropFirst())
     switch input[0] % 4 {
     case 0:
-        _ = try? codec.decode(body, now: FuzzFixtures.now)
+        decodeRaw(body)
     case 1:
         guard let (kind, plaintext) = split(body) else { return 0 }
         decodeSealed(kind: kind, plaintext: plaintext)
@@ -66,18 +73,33 @@ private func splitByte(_ body: [UInt8]) -> (UInt8, [UInt8])? {
     return (first, Array(body.dropFirst()))
 }
 
+/// `plaintext` as a datagram of `kind` from `sender` (a sender of the shared device), sealed
+/// with the fuzz key and signed as the shared device; nil when it is over 60,000 bytes.
 private func seal(
     kind: DatagramKind, plaintext: [UInt8], sender: SenderID = FuzzFixtures.sender, sequence: UInt64 = 1
 ) -> [UInt8]? {
-    let header = DatagramHeader(kind: kind, senderID: sender, sequence: sequence, nonce: FuzzFixtures.nonce)
-    return try? codec.cipher.seal(header: header, plaintext: plaintext)
+    try? codec.seal(kind: kind, payload: plaintext, identity: FuzzFixtures.device, senderID: sender, sequence: sequence)
+}
+
+/// Mode 0: the page's steps in order, with the shared device listed.
+private func decodeRaw(_ datagram: [UInt8]) {
+    let decoded: DecodedDatagram
+    do {
+        decoded = try codec.decode(datagram, now: FuzzFixtures.now, identity: FuzzFixtures.listed)
+    } catch {
+        _ = error.description
+        return
+    }
+    guard decoded.message.kind == decoded.header.kind else {
+        fatalError("decoded a \(decoded.message.kind) message from a \(decoded.header.kind) datagram")
+    }
 }
 
 private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
     guard let datagram = seal(kind: kind, plaintext: plaintext) else { return }
     let decoded: DecodedDatagram
     do {
-        decoded = try codec.decode(datagram, now: FuzzFixtures.now)
+        decoded = try codec.decode(datagram, now: FuzzFixtures.now, identity: FuzzFixtures.listed)
     } catch {
         _ = error.description
         return
@@ -85,8 +107,13 @@ private func decodeSealed(kind: DatagramKind, plaintext: [UInt8]) {
     if let record = decoded.message.published?.record {
         checkBudget(.dictionary(record.userInfo), input: plaintext.count)
     }
-    guard decoded.message.kind == kind, decoded.header.kind == kind else {
-        fatalError("decoded a \(decoded.message.kind) message from a \(kind) datagram")
+    if case .devices(let statements, _) = decoded.message {
+        checkBudget(.array(statements.map { .data(Data($0)) }), input: plaintext.count)
+    }
+    guard decoded.message.kind == kind, decoded.header.kind == kind,
+        decoded.header.senderID == FuzzFixtures.sender, decoded.header.sequence == 1
+    else {
+        fatalError("decoded a \(decoded.message.kind) message from a \(kind) datagram, header \(decoded.header)")
     }
     // The canonical payload of what was accepted decodes to itself.
     let canonical = DatagramCodec.plaintext(decoded.message, sentAt: decoded.sentAt)
@@ -147,9 +174,10 @@ private func unfoldedBytes(_ value: PropertyListValue) -> Int {
     let center = center ?? makeCenter()
     // A fresh sequence for every input, so no input is refused as a replay of an earlier one.
     centerSequence += 1
-    // 0xFF is the center's own id (a multicast loop); otherwise one of 16 others.
+    // 0xFF is the center's own sender id (a multicast loop); otherwise one of 16 other
+    // instances of the shared device, the center's own device.
     let senderID = sender == 0xFF
-        ? center.configuration.senderID : SenderID(bytes: FuzzFixtures.sender.bytes.dropLast() + [sender & 0x0F])!
+        ? center.senderID : SenderID(tag: FuzzFixtures.tag, instance: FuzzFixtures.sender.instance.dropLast() + [sender & 0x0F])!
     let plaintext = replacing(FuzzFixtures.currentActivityPlaceholder, with: currentActivity?.activityID, in: plaintext)
     guard let datagram = seal(kind: kind, plaintext: plaintext, sender: senderID, sequence: centerSequence) else { return }
     center.receive(ReceivedDatagram(bytes: datagram, source: "192.0.2.7:47788"), now: FuzzFixtures.now)
@@ -161,9 +189,10 @@ private func unfoldedBytes(_ value: PropertyListValue) -> Int {
     _ = center.directory.activities
 }
 
-/// One center for the whole run: its tasks never run (nothing drains the main queue here),
-/// and with a fixed clock nothing expires. A small directory (8 senders, 8 activities)
-/// keeps each input cheap and sends the fuzzer through eviction often.
+/// One center for the whole run, the shared device alone in its list: its tasks never run
+/// (nothing drains the main queue here), and with a fixed clock nothing expires. A small
+/// directory (8 senders, 8 activities) keeps each input cheap and sends the fuzzer through
+/// eviction often.
 @MainActor private func makeCenter() -> ActivityCenter {
     let registry = ActivityTypeRegistry(
         declaredTypes: ["dev.baton.counter", "dev.baton.editing"],
@@ -173,12 +202,11 @@ private func unfoldedBytes(_ value: PropertyListValue) -> Int {
                 keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
         ])
-    var configuration = ActivityCenter.Configuration(
-        peer: FuzzFixtures.peer, senderID: SenderID(bytes: Array(repeating: 0x5A, count: 16))!)
+    var configuration = ActivityCenter.Configuration(peer: FuzzFixtures.peer, senderID: FuzzFixtures.sender(0x5A))
     configuration.directoryLimits = PeerDirectory.Limits(maxSenders: 8, maxActivities: 8)
     let made = ActivityCenter(
-        registry: registry, groupKey: FuzzFixtures.key, transport: OfflineTransport(reason: "fuzzing"),
-        configuration: configuration)
+        registry: registry, membership: Membership(identity: FuzzFixtures.device, groupKey: FuzzFixtures.key),
+        transport: OfflineTransport(reason: "fuzzing"), configuration: configuration)
     center = made
     // A published current activity: the first save runs on the main queue, so run it once here.
     let activity = UserActivity(activityType: "dev.baton.counter", center: made)

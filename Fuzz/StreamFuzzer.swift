@@ -4,16 +4,18 @@
 // the chunks the rest arrives in (1…64 bytes), as TCP may split bytes anywhere.
 //
 //   0  server, raw:           the rest is what a client sends, from its first byte.
-//   1  server, authenticated: a valid handshake with the fuzz key first; then the rest is a
+//   1  server, authenticated: a valid handshake by the listed client first; then the rest is a
 //                             list of frame plaintexts (each a length byte and that many
 //                             bytes), sealed with the client key, so every input reaches GET
 //                             parsing and the shelf. The shelf holds one small state.
 //   2  client, raw:           the rest is what a server sends after the ClientHello.
-//   3  client, authenticated: a valid ServerHello first; then frame plaintexts as in mode 1,
+//   3  client, authenticated: a valid ServerHello (signed by the expected server) first; then
+//                             frame plaintexts as in mode 1,
 //                             sealed with the server key, reach START/DATA/ERROR handling.
 //
-// Besides "no trap", each mode checks what the protocol promises: nothing is authenticated or
-// handed on without a valid proof; the server streams only a kept state, and never past its
+// The devices, instances and ephemeral keys are those of the stream vector (stream.json): the
+// client seed 00…1f, the server seed 20…3f. Besides "no trap", each mode checks what the protocol
+// promises: nothing is authenticated or handed on without a valid signature; the server streams only a kept state, and never past its
 // end; the client never holds more than it asked for, and hands on bytes only after START.
 import Crypto
 import Foundation
@@ -21,9 +23,37 @@ import Handoff
 import HandoffWire
 
 private let key = FuzzFixtures.key
-private let clientNonce: [UInt8] = Array(0xD0...0xEF)
-private let serverNonce: [UInt8] = Array(0x10...0x2F)
-private let keys = StateStreamKeys(groupKey: key, clientNonce: clientNonce, serverNonce: serverNonce)
+private let clientEphemeral: [UInt8] = Array(0xD0...0xEF)
+private let serverEphemeral: [UInt8] = Array(0x10...0x2F)
+private let clientIdentity = StreamIdentity(device: DeviceIdentity(seed: Array(0x00...0x1F))!, instance: Array(0xB0...0xB7))
+private let serverIdentity = StreamIdentity(device: DeviceIdentity(seed: Array(0x20...0x3F))!, instance: Array(0xB8...0xBF))
+private let trust = StreamTrust(groupKeys: [key], devices: [clientIdentity.device.publicIdentity])
+/// The handshake of the fixed inputs, and its keys.
+private let clientHello = StateStreamHandshake.ClientHello(
+    keyID: Array(HKDF<SHA256>.deriveKey(
+        inputKeyMaterial: SymmetricKey(data: key.bytes), salt: Array("baton-handoff".utf8), info: Array("v3 key id".utf8),
+        outputByteCount: 32
+    ).withUnsafeBytes { Array($0) }.prefix(4)),
+    senderID: clientIdentity.senderID, ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: clientEphemeral)
+).bytes
+private let serverHello = StateStreamHandshake.ServerHello(
+    answering: clientHello, identity: serverIdentity, ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: serverEphemeral)
+).bytes
+private let keys = StateStreamKeys(
+    groupKey: key,
+    secret: StateStreamHandshake.sharedSecret(
+        privateKey: clientEphemeral, publicKey: StateStreamHandshake.publicKey(ofEphemeral: serverEphemeral))!,
+    clientHello: clientHello, serverHello: serverHello)
+
+private func serverMachine() -> StateServerConnection {
+    StateServerConnection(identity: serverIdentity, trust: trust, shelf: shelf, ephemeralKey: serverEphemeral)
+}
+
+private func clientMachine(offset: Int) -> StateClientConnection {
+    StateClientConnection(
+        identity: clientIdentity, groupKey: key, source: serverIdentity.asSource, request: request, offset: offset,
+        ephemeralKey: clientEphemeral)
+}
 private let state: [UInt8] = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 private let digest = Array(SHA256.hash(data: state))
 private let activityID = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"
@@ -71,23 +101,21 @@ private func plaintexts(_ body: [UInt8]) -> [[UInt8]] {
 }
 
 private func serverRaw(_ body: [UInt8], chunk: Int) {
-    var server = StateServerConnection(groupKey: key, shelf: shelf, nonce: serverNonce)
+    var server = serverMachine()
     for piece in chunks(body, chunk) where !server.isClosed { _ = server.receive(piece) }
     _ = server.receiveEnd()
-    // A proof needs the group key: random bytes never pass it.
+    // A proof is the listed client's signature over this connection's hellos: bytes never pass it.
     guard !server.isAuthenticated, server.nextDataFrame() == nil else {
-        fatalError("a client without the key was authenticated or served")
+        fatalError("a client without the listed device's key was authenticated or served")
     }
 }
 
 private func serverAuthenticated(_ body: [UInt8], chunk: Int) {
-    var server = StateServerConnection(groupKey: key, shelf: shelf, nonce: serverNonce)
-    let hello = StateStreamHandshake.clientHello(nonce: clientNonce)
-    var serverHello: [UInt8] = []
-    for case .write(let bytes) in server.receive(hello) { serverHello += bytes }
-    guard serverHello.count == StateStream.serverHelloLength else { fatalError("no ServerHello for a valid ClientHello") }
-    let transcript = hello + serverHello.prefix(40)
-    _ = server.receive(StateStreamHandshake.proof(.client, transcript: transcript, authKey: keys.auth))
+    var server = serverMachine()
+    var written: [UInt8] = []
+    for case .write(let bytes) in server.receive(clientHello) { written += bytes }
+    guard written == serverHello else { fatalError("not the fixed ServerHello for the fixed ClientHello") }
+    _ = server.receive(clientIdentity.device.sign(StateStreamHandshake.clientSigned(clientHello: clientHello, serverHello: serverHello)))
     guard server.isAuthenticated else { fatalError("a valid proof was refused") }
     var sealer = StreamFrameSealer(key: keys.client)
     var frames: [UInt8] = []
@@ -102,11 +130,11 @@ private func serverAuthenticated(_ body: [UInt8], chunk: Int) {
 }
 
 private func clientRaw(_ body: [UInt8], chunk: Int) {
-    var client = StateClientConnection(groupKey: key, request: request, offset: 0, nonce: clientNonce)
+    var client = clientMachine(offset: 0)
     _ = client.start()
     for piece in chunks(body, chunk) {
         for output in client.receive(piece) {
-            if case .data = output { fatalError("a server without the key handed on data") }
+            if case .data = output { fatalError("a server without the expected device's key handed on data") }
         }
         if client.isDone { break }
     }
@@ -114,9 +142,8 @@ private func clientRaw(_ body: [UInt8], chunk: Int) {
 
 private func clientAuthenticated(_ body: [UInt8], chunk: Int) {
     let offset = body.first.map { Int($0) * 10 } ?? 0
-    var client = StateClientConnection(groupKey: key, request: request, offset: offset, nonce: clientNonce)
-    let hello = client.start()
-    let serverHello = StateStreamHandshake.serverHello(clientHello: hello, serverNonce: serverNonce, authKey: keys.auth)
+    var client = clientMachine(offset: offset)
+    guard client.start() == clientHello else { fatalError("not the fixed ClientHello") }
     _ = client.receive(serverHello)
     guard !client.isDone else { fatalError("a valid ServerHello was refused") }
     var sealer = StreamFrameSealer(key: keys.server)

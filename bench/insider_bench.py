@@ -43,6 +43,7 @@ runs and the load average is at most --max-load.
 """
 
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -98,10 +99,26 @@ class Run:
         self.scratch = tempfile.mkdtemp(prefix="baton-insider-")
         self.key = os.urandom(32)
         self.env = lab.baton_env(self.scratch, self.key)
+        self.identity = give_identity(self.env["XDG_CONFIG_HOME"])
         self.failures = []
 
     def netns(self, host):
         return self.lab.namespace(host)
+
+
+def give_identity(config):
+    """Writes a new identity seed to `config`/baton/identity.key (0600 in a 0700 folder), as Baton keeps
+    its own, and returns it (base64). Every program of a run shares the config folder, so they are
+    one device (protocol 3: a device hears only listed devices, and lists itself); hostile.py signs
+    with this seed for the insider shapes, as a listed device would."""
+    folder = os.path.join(config, "baton")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    seed = base64.b64encode(os.urandom(32)).decode()
+    descriptor = os.open(os.path.join(folder, "identity.key"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as f:
+        f.write(seed + "\n")
+    return seed
 
 
 def wait_for(condition, timeout, period=0.05):
@@ -146,8 +163,11 @@ def monitor_events(path):
 
 
 def start_hostile(run, kind, count, rate, extra):
+    # Signed as the run's one device (an insider), except forge-sender: a key holder without the
+    # victim's identity, whose forgeries fail the signature (badSignature).
+    identity = [] if kind == "forge-sender" else ["--identity", run.identity]
     argv = [sys.executable, "-B", HOSTILE, kind, "--count", str(count), "--rate", str(rate), "--prepare", "--quiet",
-            "--seed", "9"] + extra
+            "--seed", "9"] + identity + extra
     hostile = Proc("hostile", f"hostile-{kind}", run.netns(2), argv, run.env, run.scratch, stdout=subprocess.PIPE)
     line = hostile.process.stdout.readline()
     if b'"sending"' not in line:

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Checks Baton's golden vectors with an independent implementation of docs/PROTOCOL.md.
 
-Opens every datagram in Tests/HandoffWireTests/Vectors/golden with Python's `cryptography`
-(HKDF-SHA256, ChaCha20-Poly1305) and `plistlib`, re-seals the plaintext with the same
-nonce and compares the bytes. For the state stream (stream.json) it derives the three keys,
-recomputes both proofs with `hmac`, checks the hellos' layout, re-seals every frame and reads
-its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
-the code, the keys and both Ed25519 signatures, and checks the page's identity check values.
+Opens every version 3 datagram in Tests/HandoffWireTests/Vectors/golden with Python's
+`cryptography` (HKDF-SHA256, ChaCha20-Poly1305, Ed25519, X25519) and `plistlib`: derives the
+identity, key id and sender key, decrypts, verifies the signature and signs again (Ed25519 is
+deterministic, so the bytes must match), re-seals and compares the bytes. For DEVICES
+(devices.json) it checks every statement's signature and fields, opens the sealed group key
+and seals it again, and recomputes the digest. For the state stream (stream.json) it rebuilds both
+devices from their seeds, checks the hellos' layout, verifies both Ed25519 signatures and re-makes
+them byte for byte, computes the X25519 secret from both ends and derives the two keys, re-seals
+every frame and reads its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
+the code, the keys and both Ed25519 signatures, the introductions the sharer sends in STATEMENT
+frames before KEY (signatures and fields) and the joiner's, and checks the page's identity check values.
 Exits non-zero on any mismatch.
 """
 import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys
@@ -14,10 +19,11 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4, "offer": 5}
+KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4, "offer": 5, "devices": 6}
 REQUIRED = {"announce": ["activityID", "type", "revision", "savedAt", "userInfo", "peer"],
             "withdraw": ["activityID"], "query": [], "continued": ["activityID", "peer"],
-            "offer": ["activityID", "type", "revision", "savedAt", "summary", "peer", "size", "digest", "port"]}
+            "offer": ["activityID", "type", "revision", "savedAt", "summary", "peer", "size", "digest", "port"],
+            "devices": ["statements", "digest"]}
 
 def check_offer(offer, state):
     """The OFFER's size and digest describe `state`, which reads as the ANNOUNCE payload of the
@@ -37,26 +43,171 @@ def check_offer(offer, state):
 def hkdf(ikm: bytes, salt: bytes, info: bytes) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info).derive(ikm)
 
-def check_stream(v: dict) -> list:
-    """docs/PROTOCOL.md section 10: handshake, keys, frames."""
+def raw_public(key) -> bytes:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+def device_keys(seed: bytes):
+    """docs/PROTOCOL.md section 3, "Device identity": the Ed25519 and X25519 private keys of a
+    seed, its public identity (64 bytes) and its device id (16)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    signing = Ed25519PrivateKey.from_private_bytes(hkdf(seed, b"baton-handoff", b"v3 identity signing"))
+    agreement = X25519PrivateKey.from_private_bytes(hkdf(seed, b"baton-handoff", b"v3 identity agreement"))
+    public = raw_public(signing) + raw_public(agreement)
+    return signing, agreement, public, hashlib.sha256(b"baton device" + public).digest()[:16]
+
+def key_id(group_key: bytes) -> bytes:
+    return hkdf(group_key, b"baton-handoff", b"v3 key id")[:4]
+
+def check_datagram(v: dict) -> list:
+    """docs/PROTOCOL.md sections 2 and 3: header, key id, sender key, nonce, AEAD, signature."""
     problems = []
     group_key = base64.b64decode(v["groupKey"])
-    cn, sn = bytes.fromhex(v["clientNonce"]), bytes.fromhex(v["serverNonce"])
-    prefix = b"BTNS" + bytes([2, 0, 0, 0])
-    auth = hkdf(group_key, b"baton-handoff", b"v2 stream auth")
-    keys = {"client": hkdf(group_key, cn + sn, b"v2 stream client"),
-            "server": hkdf(group_key, cn + sn, b"v2 stream server")}
-    if auth.hex() != v["authKey"]: problems.append("auth key")
+    signing, _, public, device_id = device_keys(bytes.fromhex(v["identitySeed"]))
+    if public.hex() != v["publicIdentity"]: problems.append("public identity")
+    sender = bytes.fromhex(v["senderID"])
+    if sender[:8] != device_id[:8]: problems.append("sender id's tag is not the device's")
+    if key_id(group_key).hex() != v["keyID"]: problems.append("key id")
+    sender_key = hkdf(group_key, b"baton-handoff", b"v3 datagram" + sender)
+    if sender_key.hex() != v["senderKey"]: problems.append("sender key")
+    datagram = bytes.fromhex(v["datagram"])
+    header, sealed = datagram[:34], datagram[34:]
+    if header[:4] != b"BTN3": problems.append("magic")
+    if header[4] != KINDS[v["kind"]]: problems.append("kind")
+    if header[5] != 0: problems.append("flags")
+    if header[6:10].hex() != v["keyID"]: problems.append("header's key id")
+    if header[10:26] != sender: problems.append("sender id")
+    if int.from_bytes(header[26:34], "big") != v["sequence"]: problems.append("sequence")
+    nonce = bytes(4) + header[26:34]
+    opened = ChaCha20Poly1305(sender_key).decrypt(nonce, sealed, header)
+    signature, plaintext = opened[:64], opened[64:]
+    if plaintext.hex() != v["plaintext"]: problems.append("plaintext")
+    if signature.hex() != v["signature"]: problems.append("signature")
+    signing.public_key().verify(signature, b"baton v3 datagram" + header + plaintext)  # raises when it does not verify
+    if signing.sign(b"baton v3 datagram" + header + plaintext) != signature: problems.append("signed again differs")
+    if header + ChaCha20Poly1305(sender_key).encrypt(nonce, signature + plaintext, header) != datagram:
+        problems.append("re-sealed bytes")
+    payload = plistlib.loads(plaintext, fmt=plistlib.FMT_BINARY)
+    if not isinstance(payload, dict): problems.append("root is not a dictionary")
+    for k in ["sentAt"] + REQUIRED[v["kind"]]:
+        if k not in payload: problems.append(f"missing {k}")
+    if v["kind"] == "offer":
+        problems += check_offer(payload, bytes.fromhex(v.get("state", "")))
+    return problems
+
+def check_devices(v: dict) -> list:
+    """docs/PROTOCOL.md section 17: the three statements, the sealed key and the digest."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    import datetime
+    problems = []
+    signing, _, public, issuer_id = device_keys(bytes.fromhex(v["identitySeed"]))
+    payload = plistlib.loads(bytes.fromhex(v["plaintext"]), fmt=plistlib.FMT_BINARY)
+    statements = payload["statements"]
+    if [s.hex() for s in statements] != [s["bytes"] for s in v["statements"]]: problems.append("statements in the payload")
+    hashes = sorted({hashlib.sha256(s).digest() for s in statements})
+    digest = hashlib.sha256(b"".join(hashes)).digest()[:8]
+    if digest.hex() != v["digest"] or payload["digest"] != digest: problems.append("digest")
+    at = datetime.datetime.fromtimestamp(v["at"], datetime.timezone.utc).replace(tzinfo=None)
+    _, _, bob_public, bob_id = device_keys(bytes.fromhex(v["introduced"]["seed"]))
+    _, bob_agreement, _, _ = device_keys(bytes.fromhex(v["introduced"]["seed"]))
+    _, _, carol_public, carol_id = device_keys(bytes.fromhex(v["removed"]["seed"]))
+    if bob_public.hex() != v["introduced"]["publicIdentity"] or bob_id.hex() != v["introduced"]["deviceID"]: problems.append("introduced device")
+    if carol_public.hex() != v["removed"]["publicIdentity"] or carol_id.hex() != v["removed"]["deviceID"]: problems.append("removed device")
+    new = v["newKey"]
+    new_key = base64.b64decode(new["groupKey"])
+    if key_id(new_key).hex() != new["keyID"]: problems.append("new key's id")
+    ephemeral = X25519PrivateKey.from_private_bytes(bytes.fromhex(new["ephemeralPrivateKey"]))
+    if raw_public(ephemeral).hex() != new["ephemeral"]: problems.append("ephemeral public key")
+    bob_agreement_public = bob_public[32:]
+    secret = ephemeral.exchange(X25519PublicKey.from_public_bytes(bob_agreement_public))
+    if secret != bob_agreement.exchange(X25519PublicKey.from_public_bytes(raw_public(ephemeral))): problems.append("X25519")
+    k = hkdf(secret, raw_public(ephemeral) + bob_agreement_public, b"v3 group key")
+    ad = bob_id + key_id(new_key)
+    if ChaCha20Poly1305(k).decrypt(bytes(12), bytes.fromhex(new["sealed"]), ad) != new_key: problems.append("sealed key opens to another key")
+    if ChaCha20Poly1305(k).encrypt(bytes(12), new_key, ad).hex() != new["sealed"]: problems.append("sealed key re-sealed")
+    if new["to"] != bob_id.hex(): problems.append("key statement's recipient")
+    expected = {
+        "introduce": {"identity": bob_public, "name": v["introducedName"]},
+        "remove": {"device": carol_id},
+        "key": {"to": bob_id, "keyID": key_id(new_key), "ephemeral": raw_public(ephemeral), "sealed": bytes.fromhex(new["sealed"])},
+    }
+    for entry, whole in zip(v["statements"], statements):
+        signature, body = whole[:64], whole[64:]
+        if not 64 <= len(whole) <= 1024: problems.append(f"{entry['statement']} size")
+        if body.hex() != entry["body"] or signature.hex() != entry["signature"]: problems.append(f"{entry['statement']} split")
+        signing.public_key().verify(signature, b"baton v3 statement" + body)  # raises when it does not verify
+        if signing.sign(b"baton v3 statement" + body) != signature: problems.append(f"{entry['statement']} signed again differs")
+        fields = plistlib.loads(body, fmt=plistlib.FMT_BINARY)
+        kind = fields.get("statement")
+        if kind != entry["statement"] or kind not in expected: problems.append(f"{kind} kind"); continue
+        want = {"statement": kind, "by": issuer_id, "at": at, **expected[kind]}
+        if fields != want: problems.append(f"{kind} fields")
+    if [e["statement"] for e in v["statements"]] != ["introduce", "remove", "key"]: problems.append("statement order")
+    return problems
+
+def check_stream(v: dict) -> list:
+    """docs/PROTOCOL.md section 10: handshake (version 03), keys, frames."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from cryptography.exceptions import InvalidSignature
+    problems = []
+    raw = lambda key: key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    group_key = base64.b64decode(v["groupKey"])
+    prefix = b"BTNS" + bytes([3, 0, 0, 0])
+    key_id = hkdf(group_key, b"baton-handoff", b"v3 key id")[:4]
+    if key_id.hex() != v["keyID"]: problems.append("key id")
+
+    # The two devices, from their seeds (section 3), and their sender ids: tag (8) ‖ instance (8).
+    devices = {}
+    for side in ("client", "server"):
+        signing, public, device_id, _ = identity(bytes.fromhex(v[side + "Seed"]))
+        sender = bytes.fromhex(v[side + "SenderID"])
+        if public.hex() != v[side + "PublicIdentity"]: problems.append(f"{side} public identity")
+        if len(sender) != 16 or sender[:8] != device_id[:8]: problems.append(f"{side} sender id is not its tag and an instance")
+        ephemeral = X25519PrivateKey.from_private_bytes(bytes.fromhex(v[side + "EphemeralPrivateKey"]))
+        if raw(ephemeral.public_key()).hex() != v[side + "EphemeralPublicKey"]: problems.append(f"{side} ephemeral public key")
+        devices[side] = (signing, Ed25519PublicKey.from_public_bytes(public[:32]), sender, ephemeral)
+    c_sign, c_verify, c_sender, c_eph = devices["client"]
+    s_sign, s_verify, s_sender, s_eph = devices["server"]
+
+    client_hello, server_hello = bytes.fromhex(v["clientHello"]), bytes.fromhex(v["serverHello"])
+    if client_hello != prefix + key_id + c_sender + raw(c_eph.public_key()) or len(client_hello) != 60:
+        problems.append("ClientHello layout")
+    if server_hello[:56] != prefix + s_sender + raw(s_eph.public_key()) or len(server_hello) != 120:
+        problems.append("ServerHello layout")
+
+    # Signatures: each verifies with the device's public key, and (Ed25519 being deterministic)
+    # is exactly what signing the same bytes with the seed's key gives.
+    server_signed = b"baton v3 stream server" + client_hello + server_hello[:56]
+    client_signed = b"baton v3 stream client" + client_hello + server_hello
+    client_proof = bytes.fromhex(v["clientProof"])
+    for name, verify, sign, signature, signed in (
+            ("server signature", s_verify, s_sign, server_hello[56:], server_signed),
+            ("client proof", c_verify, c_sign, client_proof, client_signed)):
+        try:
+            verify.verify(signature, signed)
+        except InvalidSignature:
+            problems.append(name + " does not verify")
+        if sign.sign(signed) != signature or len(signature) != 64: problems.append(name + " bytes")
+    # Each is bound to its own message: the client's does not verify as the server's, nor over another hello.
+    try:
+        s_verify.verify(client_proof, client_signed)
+        problems.append("the client proof verifies with the server's key")
+    except InvalidSignature:
+        pass
+
+    # Keys: X25519 from both ends, HKDF over group key ‖ secret, salt SHA-256(ClientHello ‖ ServerHello).
+    secret = c_eph.exchange(X25519PublicKey.from_public_bytes(server_hello[24:56]))
+    if s_eph.exchange(X25519PublicKey.from_public_bytes(client_hello[28:60])) != secret: problems.append("X25519 secrets differ")
+    if secret.hex() != v["sharedSecret"] or secret == bytes(32): problems.append("shared secret")
+    salt = hashlib.sha256(client_hello + server_hello).digest()
+    if salt.hex() != v["salt"]: problems.append("salt")
+    keys = {"client": hkdf(group_key + secret, salt, b"v3 stream client"),
+            "server": hkdf(group_key + secret, salt, b"v3 stream server")}
     if keys["client"].hex() != v["clientKey"]: problems.append("client key")
     if keys["server"].hex() != v["serverKey"]: problems.append("server key")
-    client_hello, server_hello = bytes.fromhex(v["clientHello"]), bytes.fromhex(v["serverHello"])
-    if client_hello != prefix + cn: problems.append("ClientHello layout")
-    if len(server_hello) != 72 or server_hello[:40] != prefix + sn: problems.append("ServerHello layout")
-    transcript = client_hello + server_hello[:40]
-    if hmac.new(auth, b"server" + transcript, hashlib.sha256).digest() != server_hello[40:]:
-        problems.append("server proof")
-    if hmac.new(auth, b"client" + transcript, hashlib.sha256).digest().hex() != v["clientProof"]:
-        problems.append("client proof")
 
     state = bytes.fromhex(v["state"])
     request = v["request"]
@@ -166,7 +317,33 @@ def check_pair(v: dict) -> list:
         header = bytes([4]) + (len(plain) + 16).to_bytes(2, "big")
         return header + ChaCha20Poly1305(key).encrypt(b"\0" * 4 + counter.to_bytes(8, "big"), plain, header)
     if sealed(joiner_key, 0, b"\x01" + confirm_signature) != h("confirm"): problems.append("confirm")
-    if sealed(sharer_key, 0, b"\x02" + base64.b64decode(v["groupKey"]) + key_signature) != h("key"): problems.append("key")
+    # Section 17, "Introductions": what the sharer keeps (its introduction of carol), then its
+    # introduction of the joiner, one SEALED STATEMENT (04) each, numbered before KEY.
+    import datetime
+    at = datetime.datetime.fromtimestamp(v["statementAt"], datetime.timezone.utc).replace(tzinfo=None)
+    _, carol_identity, _, _ = identity(h("carolIdentitySeed"))
+    sharer_id = hashlib.sha256(b"baton device" + sharer_identity).digest()[:16]
+    joiner_id = hashlib.sha256(b"baton device" + joiner_identity).digest()[:16]
+    def check_statement(whole, signing, by, introduced, name, what):
+        signature, body = whole[:64], whole[64:]
+        if not 64 <= len(whole) <= 1024: problems.append(f"{what} size")
+        Ed25519PublicKey.from_public_bytes(signing.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)) \
+            .verify(signature, b"baton v3 statement" + body)  # raises when it does not verify
+        if signing.sign(b"baton v3 statement" + body) != signature: problems.append(f"{what} signed again differs")
+        fields = plistlib.loads(body, fmt=plistlib.FMT_BINARY)
+        want = {"statement": "introduce", "by": by, "at": at, "identity": introduced, "name": name}
+        if fields != want: problems.append(f"{what} fields")
+    statements = [bytes.fromhex(s) for s in v["statements"]]
+    if len(statements) != 2 or len(v["statementFrames"]) != 2: problems.append("statement count")
+    check_statement(statements[0], sharer_signing, sharer_id, carol_identity, v["carolName"], "carol's introduction")
+    check_statement(statements[1], sharer_signing, sharer_id, joiner_identity, v["joinerName"], "the joiner's introduction")
+    check_statement(h("joinerStatement"), joiner_signing, joiner_id, sharer_identity, v["sharerName"], "the sharer's introduction")
+    for counter, (statement, frame_hex) in enumerate(zip(statements, v["statementFrames"])):
+        frame_bytes = bytes.fromhex(frame_hex)
+        if not 1 <= len(frame_bytes) - 3 <= 1 + 1024 + 16: problems.append("statement frame length")
+        if sealed(sharer_key, counter, b"\x04" + statement) != frame_bytes: problems.append(f"statement frame {counter}")
+    key_counter = len(statements)
+    if sealed(sharer_key, key_counter, b"\x02" + base64.b64decode(v["groupKey"]) + key_signature) != h("key"): problems.append("key")
     if sealed(joiner_key, 1, b"\x03") != h("stored"): problems.append("stored")
     return problems
 
@@ -184,26 +361,12 @@ def main() -> int:
             print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
             failures += bool(problems)
             continue
-        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff",
-                   info=b"v1 datagram").derive(base64.b64decode(v["groupKey"]))
-        datagram = bytes.fromhex(v["datagram"])
-        header, sealed = datagram[:42], datagram[42:]
-        problems = []
-        if header[:4] != b"BTN1": problems.append("magic")
-        if header[4] != KINDS[v["kind"]]: problems.append("kind")
-        if header[6:22].hex() != v["senderID"]: problems.append("sender id")
-        if int.from_bytes(header[22:30], "big") != v["sequence"]: problems.append("sequence")
-        if header[30:42].hex() != v["nonce"]: problems.append("nonce")
-        plaintext = ChaCha20Poly1305(key).decrypt(header[30:42], sealed, header)
-        if plaintext.hex() != v["plaintext"]: problems.append("plaintext")
-        resealed = header + ChaCha20Poly1305(key).encrypt(header[30:42], plaintext, header)
-        if resealed != datagram: problems.append("re-sealed bytes")
-        payload = plistlib.loads(plaintext, fmt=plistlib.FMT_BINARY)
-        if not isinstance(payload, dict): problems.append("root is not a dictionary")
-        for k in ["sentAt"] + REQUIRED[v["kind"]]:
-            if k not in payload: problems.append(f"missing {k}")
-        if v["kind"] == "offer":
-            problems += check_offer(payload, bytes.fromhex(v.get("state", "")))
+        try:
+            problems = check_datagram(v)
+            if v["kind"] == "devices":
+                problems += check_devices(v)
+        except Exception as error:  # a datagram that does not open, a plist that does not parse
+            problems = [f"{type(error).__name__} {error}".strip()]
         print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")
         failures += bool(problems)
     problems = check_identity()

@@ -1,40 +1,56 @@
 #!/usr/bin/env python3
 """hostile.py: a hostile Baton sender, for fault and attack tests inside a netlab host.
 
-Builds datagrams that break docs/PROTOCOL.md's receiving rules on purpose (or that follow
-them with hostile content) and sends them to the group, paced at --rate per second:
+Builds version 3 datagrams (docs/PROTOCOL.md sections 2 and 3) that break section 7's receiving
+rules on purpose (or that follow them with hostile content) and sends them to the group, paced at
+--rate per second:
 
-    hostile.py KIND --count N [--rate PER_SECOND] [--key BASE64] [--group G --port P]
-               [--interface IF] [--seed S] [--quiet]
+    hostile.py KIND --count N [--rate PER_SECOND] [--key BASE64] [--identity SEED_BASE64 [--unlisted]]
+               [--group G --port P] [--interface IF] [--seed S] [--quiet]
+
+Every datagram is signed by one device identity: --identity's seed (a listed device: an insider,
+such as the end-to-end lab's one device), or, without it, a new random identity that nobody lists (an
+outsider). --unlisted says the --identity given is not listed either. The reasons below are a
+listed identity's; an unlisted one's datagrams that get past the key id (step 5) are all dropped
+at step 6 as `unknownDevice`, and the JSON line counts them so.
 
 KIND is one of:
 
-  wrong-key      a valid datagram sealed under a random key            -> authenticationFailed
-  bit-flip       a valid datagram with one random bit flipped anywhere -> authenticationFailed
-                 (a flip in the magic gives badMagic, in the kind byte unknownKind; each
+  wrong-key      a valid datagram sealed under a random group key        -> authenticationFailed
+                 (step 5: a key id the receiver does not hold)
+  bit-flip       a valid datagram with one random bit flipped anywhere   -> authenticationFailed
+                 (a flip in the magic gives badMagic, or oldProtocol when it makes BTN1; in the
+                 kind byte unknownKind unless it stays 1-6; in the device tag unknownDevice; each
                  datagram's expected reason is worked out and reported)
-  truncated-tag  a valid datagram missing 1-15 bytes of its tag         -> authenticationFailed
-  short          1-57 bytes (shorter than header and tag)               -> tooShort
-  bad-magic      a valid-length datagram whose magic is not BTN1        -> badMagic
-  unknown-kind   a sealed datagram whose kind byte is not 1-5           -> unknownKind
+  truncated-tag  a valid datagram missing 1-15 bytes of its tag           -> authenticationFailed
+  short          1-113 bytes (shorter than header, signature and tag)     -> tooShort
+  bad-magic      a valid-length datagram whose magic is neither BTN3 nor BTN1 -> badMagic
+  unknown-kind   a sealed datagram whose kind byte is not 1-6             -> unknownKind
+  v2             a version 2 datagram (magic BTN1, the group's one key)   -> oldProtocol
+                 (what a peer not yet updated sends; doctor and monitor name it)
   replay         one valid WITHDRAW (of an activity nobody has) sealed once with sequence 1,
                  then one with sequence 1,000, then the first again verbatim N-2 times: the
                  first two are accepted, the others (64 or more below the highest) -> replay
                  (A copy of a datagram among the 64 sequences up to the highest counts as
                  `duplicate` instead: the same datagram heard by multicast and unicast.)
-  skew           valid ANNOUNCEs whose sentAt is two minutes off        -> clockSkew
-  oversize       a sealed plaintext of 60,100-65,449 bytes (a valid ANNOUNCE padded) -> tooLarge
-  not-dict       a sealed plist whose root is an array                  -> notADictionary
+  skew           valid ANNOUNCEs whose sentAt is two minutes off          -> clockSkew
+  oversize       a payload of 60,100-65,393 bytes (a valid ANNOUNCE padded) -> tooLarge
+  not-dict       a sealed plist whose root is an array                    -> notADictionary
   wrong-types    valid envelopes; an ANNOUNCE with a field of the wrong plist type -> wrongType
-  undeclared     valid ANNOUNCEs of type com.evil.undeclared            -> accepted (never continuable)
+  undeclared     valid ANNOUNCEs of type com.evil.undeclared              -> accepted (never continuable)
   escapes        valid ANNOUNCEs of dev.baton.counter whose title, peer name and userInfo
                  hold ESC sequences, NULs, bidi overrides and 10,000-character lines -> accepted
-  flood          datagrams from 100,000 different random sender ids: sealed under a WRONG
-                 key (-> authenticationFailed), or, with --key, valid ANNOUNCEs of
-                 com.evil.flood (-> accepted; undeclared, so never continuable)
+  flood          datagrams from 100,000 different sender ids (the identity's tag, random
+                 instances): sealed under a WRONG key (-> authenticationFailed), or, with --key,
+                 valid ANNOUNCEs of com.evil.flood (-> accepted; undeclared, so never continuable;
+                 from an unlisted identity -> unknownDevice)
+  unlisted       valid ANNOUNCEs of dev.baton.counter under the right group key from a new random
+                 identity whatever --identity says: a copied group.key without a listed
+                 device                                                    -> unknownDevice
 
 Kinds of a key holder (issue 9: an insider, or a buggy peer). Each states the reason a receiver
-that follows issue 9 gives; the tests of issue 9 check what the victim still does, not only counts:
+that follows issue 9 gives to a listed identity (section 7, "What a listed device can do"); the
+tests of issue 9 check what the victim still does, not only counts:
 
   expand-shared  ANNOUNCEs of dev.baton.counter whose userInfo holds an array of 7,500
                  references to ONE 29,000-byte string: a 36.9 KB plaintext that unfolds into
@@ -46,16 +62,18 @@ that follows issue 9 gives; the tests of issue 9 check what the victim still doe
                  40,000-byte string: a 41.4 KB plaintext, 250,000 values, 10 GB unfolded
                                                                       -> malformedPayload
   forge-sender   WITHDRAWs of nothing that carry the VICTIM's sender id and sequence 2^64-1,
-                 from this host's address; at a receiver that has heard the victim
-                                                                      -> wrongSource
-                 (the id is bound to the victim's address). Before issue 9 the first was
-                 accepted and receivers then dropped every datagram the victim sent as a replay.
+                 signed by --identity: when that is not the victim's device  -> badSignature
+                 (the victim's tag is listed and any key holder can seal for its sender id, but
+                 only its device can sign; the window moves only on a verified datagram, so the
+                 victim is not silenced). Signed by the victim's own device (the lab's one device
+                 is every lab program's)                                   -> accepted
   hijack-revision ANNOUNCEs from another sender that carry the VICTIM's activity id: first a
                  takeover (the victim's revision + 1; 10 datagrams, or half of a smaller count),
                  then revision 2^63-1 (Int64.max) for the rest; userInfo count 666, peer
                  mallory@evil, title Hijacked; at a receiver that has heard the victim
                                                                       -> notOwner
-                 The entry stays the owner's: the victim's own revisions are still heard,
+                 (ownership is per sender id: another instance of the victim's own device
+                 gets notOwner too.) The entry stays the owner's: the victim's own revisions are still heard,
                  and its WITHDRAW still removes it. (Before issue 9: accepted, and taken.)
   future-savedat ANNOUNCEs of dev.baton.counter (count 666) whose savedAt is 365 days ahead,
                  sentAt now (within the skew)                        -> accepted
@@ -89,7 +107,8 @@ listens on the group (with the key) and takes the first ANNOUNCE or OFFER it hea
 escapes-all sniffs the activity of --victim-name when it is given without --victim-activity.
 SIGTERM or SIGINT end the sending early; the JSON line then counts what was sent.
 
-Kinds that need a valid seal take the group key from --key or BATON_KEY. Datagrams go
+Kinds that need a valid seal take the group key from --key or BATON_KEY; the key id, each
+sender's key and the signature follow section 3. Datagrams go
 out with multicast TTL 1 and loop off, on --interface (default v0, the lab interface;
 SO_BINDTODEVICE and IP_MULTICAST_IF). It refuses to run outside a named network namespace
 (`ip netns`, as netlab makes) unless --allow-host-namespace is given, so that what it sends
@@ -97,11 +116,11 @@ stays in a lab and cannot leave the machine.
 
 At the end it prints one JSON line on stdout, e.g.
     {"kind": "bit-flip", "sent": 10000, "seconds": 5.0, "expected": {"authenticationFailed": 9812, ...},
-     "accepted": 0, "senders": 1}
+     "accepted": 0, "senders": 1, "device": "<the signing device's tag, hex>", "listed": true}
 where "expected" counts the receiving rule each datagram breaks (or "accepted"), and a
 sentence on stderr. With a sniffed victim the line also has "victim": {"sender", "activityID",
 "name", "type", "revision"}. As a library: `datagrams(kind, count, key, rng, victim=None,
-senders=0)` yields (bytes, expected reason), `sniff(...)` finds a victim, and
+senders=0, identity=None)` yields (bytes, expected reason), `sniff(...)` finds a victim, and
 `Sender(...).send(iterable, rate)` sends them.
 """
 import argparse
@@ -121,16 +140,24 @@ import sys
 import time
 import uuid
 
+import hashlib
+
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-MAGIC = b"BTN1"
-ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER = 1, 2, 3, 4, 5
-HEADER = 42
+MAGIC = b"BTN3"
+OLD_MAGIC = b"BTN1"  # protocol versions 1 and 2
+ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER, DEVICES = 1, 2, 3, 4, 5, 6
+HEADER = 34      # magic, kind, flags, key id (4), sender id (16), sequence (8)
+SIGNATURE = 64   # Ed25519, sealed before the payload
 TAG = 16
-MINIMUM = HEADER + TAG
-MAX_PLAINTEXT = 60_000
+MINIMUM = HEADER + SIGNATURE + TAG  # 114
+OLD_HEADER = 42  # version 2: magic, kind, flags, sender id (16), sequence (8), nonce (12)
+MAX_PLAINTEXT = 60_000  # the largest payload (after the signature)
 MAX_UDP = 65_507
 GROUP = "239.255.77.88"
 PORT = 47788
@@ -140,10 +167,10 @@ ACCEPTED = "accepted"
 INSIDER_KINDS = ["expand-shared", "expand-nested", "forge-sender", "hijack-revision", "future-savedat", "query-flood",
                  "escapes-all"]
 KINDS = ["wrong-key", "bit-flip", "truncated-tag", "short", "bad-magic", "unknown-kind", "replay", "skew",
-         "oversize", "not-dict", "wrong-types", "undeclared", "escapes", "flood"] + INSIDER_KINDS
+         "oversize", "not-dict", "wrong-types", "undeclared", "escapes", "flood", "unlisted", "v2"] + INSIDER_KINDS
 # Kinds whose datagrams must be sealed with the group key.
 NEEDS_KEY = {"bit-flip", "truncated-tag", "bad-magic", "unknown-kind", "replay", "skew", "oversize", "not-dict",
-             "wrong-types", "undeclared", "escapes"} | set(INSIDER_KINDS)
+             "wrong-types", "undeclared", "escapes", "unlisted", "v2"} | set(INSIDER_KINDS)
 # Kinds that act on a victim: what is not given is sniffed (see `sniff`).
 NEEDS_VICTIM = {"forge-sender": ("sender",), "hijack-revision": ("activity", "revision")}
 INT64_MAX = (1 << 63) - 1
@@ -175,9 +202,68 @@ ESCAPES = [
 ]
 
 
-def derive(group_key: bytes) -> bytes:
-    """The AEAD key of docs/PROTOCOL.md: HKDF-SHA256(groupKey, "baton-handoff", "v1 datagram")."""
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=b"v1 datagram").derive(group_key)
+def hkdf(ikm: bytes, info: bytes) -> bytes:
+    """HKDF-SHA256 with salt "baton-handoff", 32 bytes (docs/PROTOCOL.md section 3)."""
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=info).derive(ikm)
+
+
+def derive_v2(group_key: bytes) -> bytes:
+    """Version 2's one AEAD key of a group: HKDF-SHA256(groupKey, "baton-handoff", "v1 datagram")."""
+    return hkdf(group_key, b"v1 datagram")
+
+
+class Identity:
+    """A device identity from its 32-byte seed (docs/PROTOCOL.md section 3, "Device identity"):
+    its Ed25519 signing key, device id and tag. `listed` says whether the receivers list it, which
+    decides the reason a datagram that gets past step 5 is dropped for."""
+
+    def __init__(self, seed: bytes, listed: bool):
+        if len(seed) != 32:
+            raise ValueError("an identity seed is 32 bytes")
+        self.signing = Ed25519PrivateKey.from_private_bytes(hkdf(seed, b"v3 identity signing"))
+        agreement = X25519PrivateKey.from_private_bytes(hkdf(seed, b"v3 identity agreement"))
+        public = b"".join(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+                          for key in (self.signing, agreement))
+        self.device_id = hashlib.sha256(b"baton device" + public).digest()[:16]
+        self.tag = self.device_id[:8]
+        self.listed = listed
+
+    def sender(self, rng: random.Random) -> bytes:
+        """A sender id of this device: its tag ‖ a new instance."""
+        return self.tag + rng.randbytes(8)
+
+    def reason(self, reason: str) -> str:
+        """What a receiver counts a datagram that passes steps 1-5 for: `reason` when this device is
+        listed, `unknownDevice` (step 6) when it is not."""
+        return reason if self.listed else "unknownDevice"
+
+
+class Sealer:
+    """Seals version 3 datagrams under one group key, signed by one identity (sections 2 and 3)."""
+
+    def __init__(self, group_key: bytes, identity: Identity):
+        self.group_key = group_key
+        self.key_id = hkdf(group_key, b"v3 key id")[:4]
+        self.identity = identity
+        self.keys: dict[bytes, ChaCha20Poly1305] = {}
+
+    def aead(self, sender: bytes) -> ChaCha20Poly1305:
+        aead = self.keys.get(sender)
+        if aead is None:
+            if len(self.keys) >= 4096:  # a flood's 100,000 sender ids: keep the table small
+                self.keys.clear()
+            aead = self.keys[sender] = ChaCha20Poly1305(hkdf(self.group_key, b"v3 datagram" + sender))
+        return aead
+
+    def seal(self, kind: int, sender: bytes, sequence: int, payload: bytes, magic: bytes = MAGIC) -> bytes:
+        head = magic + bytes([kind, 0]) + self.key_id + sender + struct.pack(">Q", sequence)
+        signature = self.identity.signing.sign(b"baton v3 datagram" + head + payload)
+        return head + self.aead(sender).encrypt(bytes(4) + head[26:34], signature + payload, head)
+
+
+def random_identity(rng: random.Random) -> Identity:
+    """A device nobody listed: an outsider, whatever key it holds."""
+    return Identity(rng.randbytes(32), listed=False)
 
 
 def utc_now(offset: float = 0.0) -> datetime.datetime:
@@ -186,14 +272,11 @@ def utc_now(offset: float = 0.0) -> datetime.datetime:
     return now + datetime.timedelta(seconds=offset)
 
 
-def header(kind: int, sender: bytes, sequence: int, nonce: bytes, magic: bytes = MAGIC, flags: int = 0) -> bytes:
-    return magic + bytes([kind, flags]) + sender + struct.pack(">Q", sequence) + nonce
-
-
-def seal(aead: ChaCha20Poly1305, kind: int, sender: bytes, sequence: int, plaintext: bytes, rng: random.Random,
-         magic: bytes = MAGIC) -> bytes:
+def seal_v2(aead: ChaCha20Poly1305, kind: int, sender: bytes, sequence: int, plaintext: bytes,
+            rng: random.Random) -> bytes:
+    """A version 2 datagram: BTN1, a random nonce in the header, the group's one key, no signature."""
     nonce = rng.randbytes(12)
-    head = header(kind, sender, sequence, nonce, magic)
+    head = OLD_MAGIC + bytes([kind, 0]) + sender + struct.pack(">Q", sequence) + nonce
     return head + aead.encrypt(nonce, plaintext, head)
 
 
@@ -243,7 +326,7 @@ def patched(template: bytes, placeholder: str, count: int, make_id):
         yield bytes(body)
 
 
-def escapes_specimens(rng: random.Random, victim: Victim | None):
+def escapes_specimens(rng: random.Random, victim: Victim | None, identity: Identity | None = None):
     """escapes-all: (label, kind, sender, payload, expected reason) for each peer-controlled field."""
     saved = utc_now()
     victim_name = (victim.name if victim and victim.name else None) or "alice@laptop"
@@ -283,52 +366,60 @@ def escapes_specimens(rng: random.Random, victim: Victim | None):
                      "peer": {"name": "escapes-continued " + HOSTILE, "host": HOSTILE, "app": HOSTILE,
                               "appVersion": HOSTILE}}
         specimens.append(("continued", CONTINUED, continued, ACCEPTED))
-    return [(label, kind, rng.randbytes(16), payload, expected) for label, kind, payload, expected in specimens]
+    sender = identity.sender if identity else lambda rng: rng.randbytes(16)
+    return [(label, kind, sender(rng), payload, expected) for label, kind, payload, expected in specimens]
 
 
-def flipped_reason(position: int, flipped_byte: int) -> str:
-    """The rule a sealed ANNOUNCE breaks once its byte `position` became `flipped_byte`."""
+def flipped_reason(position: int, datagram: bytes, identity: Identity) -> str:
+    """The rule a sealed ANNOUNCE breaks once its byte `position` was flipped (`datagram` as flipped)."""
     if position < 4:
-        return "badMagic"
-    if position == 4 and flipped_byte not in (ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER):
+        return "oldProtocol" if datagram[:4] == OLD_MAGIC else "badMagic"
+    kind = datagram[4]
+    if not ANNOUNCE <= kind <= DEVICES:
         return "unknownKind"
-    return "authenticationFailed"
+    if 6 <= position < 10:
+        return "authenticationFailed"  # step 5: a key id this group does not have
+    if kind != DEVICES and (10 <= position < 18 or not identity.listed):
+        return "unknownDevice"  # step 6: a tag nobody listed (DEVICES skips it)
+    return "authenticationFailed"  # step 8
 
 
 def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, victim: Victim | None = None,
-              senders: int = 0):
-    """Yields `count` (datagram, expected reason) pairs of `kind`. `victim` names whom forge-sender,
-    hijack-revision and escapes-all aim at; `senders` is query-flood's number of sender ids (0: a new
-    one per datagram)."""
-    aead = ChaCha20Poly1305(derive(key)) if key is not None else None
-    if kind in NEEDS_KEY and aead is None:
+              senders: int = 0, identity: Identity | None = None):
+    """Yields `count` (datagram, expected reason) pairs of `kind`, signed by `identity` (default: a
+    new one nobody listed). `victim` names whom forge-sender, hijack-revision and escapes-all aim at;
+    `senders` is query-flood's number of sender ids (0: a new one per datagram)."""
+    if kind in NEEDS_KEY and key is None:
         raise SystemExit(f"hostile.py: {kind} needs the group key (--key or BATON_KEY)")
+    identity = identity or random_identity(rng)
+    sealer = Sealer(key, identity) if key is not None else None
     if kind in INSIDER_KINDS:
-        yield from insider_datagrams(kind, count, aead, rng, victim or Victim(), senders)
+        yield from insider_datagrams(kind, count, sealer, rng, victim or Victim(), senders)
         return
-    sender = rng.randbytes(16)
+    sender = identity.sender(rng)
     activity = str(uuid.UUID(bytes=rng.randbytes(16), version=4)).upper()
     counter = lambda n: {"count": n}
+    listed = identity.reason
 
     if kind == "wrong-key":
-        wrong = ChaCha20Poly1305(derive(rng.randbytes(32)))
+        wrong = Sealer(rng.randbytes(32), identity)
         for i in range(count):
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
-            yield seal(wrong, ANNOUNCE, sender, i + 1, body, rng), "authenticationFailed"
+            yield wrong.seal(ANNOUNCE, sender, i + 1, body), "authenticationFailed"
 
     elif kind == "bit-flip":
         for i in range(count):
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
-            datagram = bytearray(seal(aead, ANNOUNCE, sender, i + 1, body, rng))
+            datagram = bytearray(sealer.seal(ANNOUNCE, sender, i + 1, body))
             position = rng.randrange(len(datagram))
             datagram[position] ^= 1 << rng.randrange(8)
-            yield bytes(datagram), flipped_reason(position, datagram[position])
+            yield bytes(datagram), flipped_reason(position, datagram, identity)
 
     elif kind == "truncated-tag":
         for i in range(count):
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
-            datagram = seal(aead, ANNOUNCE, sender, i + 1, body, rng)
-            yield datagram[:len(datagram) - rng.randint(1, TAG - 1)], "authenticationFailed"
+            datagram = sealer.seal(ANNOUNCE, sender, i + 1, body)
+            yield datagram[:len(datagram) - rng.randint(1, TAG - 1)], listed("authenticationFailed")
 
     elif kind == "short":
         for _ in range(count):
@@ -338,31 +429,39 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
     elif kind == "bad-magic":
         for i in range(count):
             magic = rng.randbytes(4)
-            while magic == MAGIC:
+            while magic in (MAGIC, OLD_MAGIC):
                 magic = rng.randbytes(4)
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng, magic=magic), "badMagic"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body, magic=magic), "badMagic"
+
+    elif kind == "v2":
+        # What a peer of protocol version 2 sends: a sealed ANNOUNCE under the group's one key.
+        aead = ChaCha20Poly1305(derive_v2(key))
+        old_sender = rng.randbytes(16)
+        for i in range(count):
+            body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
+            yield seal_v2(aead, ANNOUNCE, old_sender, i + 1, body, rng), "oldProtocol"
 
     elif kind == "unknown-kind":
         for i in range(count):
-            bad = rng.choice([0] + list(range(6, 256)))
+            bad = rng.choice([0] + list(range(DEVICES + 1, 256)))
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
-            yield seal(aead, bad, sender, i + 1, body, rng), "unknownKind"
+            yield sealer.seal(bad, sender, i + 1, body), "unknownKind"
 
     elif kind == "replay":
         body = plist({"sentAt": utc_now(), "activityID": activity})
-        datagram = seal(aead, WITHDRAW, sender, 1, body, rng)
+        datagram = sealer.seal(WITHDRAW, sender, 1, body)
         for i in range(count):
             if i == 1:
-                yield seal(aead, WITHDRAW, sender, 1_000, body, rng), ACCEPTED
+                yield sealer.seal(WITHDRAW, sender, 1_000, body), listed(ACCEPTED)
             else:
-                yield datagram, ACCEPTED if i == 0 else "replay"
+                yield datagram, listed(ACCEPTED if i == 0 else "replay")
 
     elif kind == "skew":
         for i in range(count):
             offset = rng.choice([-120.0, 120.0])
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666), sent_offset=offset))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "clockSkew"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed("clockSkew")
 
     elif kind == "oversize":
         for i in range(count):
@@ -378,13 +477,13 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
                 base["padding"] = b"\x00" * padding
                 body = plist(base)
             assert MAX_PLAINTEXT < len(body) <= MAX_UDP - MINIMUM, len(body)
-            # Receivers drop it by its size, before trying to open it.
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "tooLarge"
+            # Receivers drop it by its size (step 7), before trying to open it.
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed("tooLarge")
 
     elif kind == "not-dict":
         for i in range(count):
             body = plist(["sentAt", utc_now(), "activityID", activity, i])
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "notADictionary"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed("notADictionary")
 
     elif kind == "wrong-types":
         wrong = [
@@ -401,18 +500,27 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
                 payload["peer"] = value
             else:
                 payload[field] = value
-            yield seal(aead, ANNOUNCE, sender, i + 1, plist(payload), rng), "wrongType"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, plist(payload)), listed("wrongType")
 
     elif kind == "undeclared":
         saved = utc_now()
         for i in range(count):
             body = plist(announce_payload(activity, "com.evil.undeclared", 1, {"payload": "rm -rf /", "count": 1},
                                           title="Totally safe", saved_at=saved))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), ACCEPTED
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed(ACCEPTED)
+
+    elif kind == "unlisted":
+        # The group key without a listed identity (a copied group.key): a device nobody listed,
+        # whatever --identity says.
+        outsider = Sealer(key, random_identity(rng))
+        outsider_sender = outsider.identity.sender(rng)
+        for i in range(count):
+            body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666), title="Unlisted"))
+            yield outsider.seal(ANNOUNCE, outsider_sender, i + 1, body), "unknownDevice"
 
     elif kind == "escapes":
         # One sender and activity per hostile text; they take turns.
-        senders = [rng.randbytes(16) for _ in ESCAPES]
+        senders = [identity.sender(rng) for _ in ESCAPES]
         activities = [str(uuid.UUID(bytes=rng.randbytes(16), version=4)).upper() for _ in ESCAPES]
         saved = [utc_now() for _ in ESCAPES]
         for i in range(count):
@@ -421,32 +529,33 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
             name = ("\x1b]0;pwned\x07mallory\x00\u202e" + text)[:200]
             body = plist(announce_payload(activities[j], "dev.baton.counter", 1, {"count": 7, "note": text},
                                           title=text, peer_info=peer(name), saved_at=saved[j]))
-            yield seal(aead, ANNOUNCE, senders[j], i // len(ESCAPES) + 1, body, rng), ACCEPTED
+            yield sealer.seal(ANNOUNCE, senders[j], i // len(ESCAPES) + 1, body), listed(ACCEPTED)
 
     elif kind == "flood":
-        ids = [rng.randbytes(16) for _ in range(min(count, FLOOD_SENDERS))]
-        if aead is None:
-            wrong = ChaCha20Poly1305(derive(rng.randbytes(32)))
+        ids = [identity.sender(rng) for _ in range(min(count, FLOOD_SENDERS))]
+        if sealer is None:
+            wrong = Sealer(rng.randbytes(32), identity)
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
             for i in range(count):
-                yield seal(wrong, ANNOUNCE, ids[i % len(ids)], i // len(ids) + 1, body, rng), "authenticationFailed"
+                yield wrong.seal(ANNOUNCE, ids[i % len(ids)], i // len(ids) + 1, body), "authenticationFailed"
         else:
             # One plaintext, made once; each datagram patches its own activity id into it (same
-            # length, so the plist stays valid), which keeps up with 10,000 a second.
+            # length, so the plist stays valid).
             template_id = "F" * 36
             body = bytearray(plist(announce_payload(template_id, "com.evil.flood", 1, {"n": 0})))
             at = body.index(template_id.encode())
             for i in range(count):
                 body[at:at + 36] = str(uuid.UUID(int=i % len(ids), version=4)).upper().encode()
-                yield seal(aead, ANNOUNCE, ids[i % len(ids)], i // len(ids) + 1, bytes(body), rng), ACCEPTED
+                yield sealer.seal(ANNOUNCE, ids[i % len(ids)], i // len(ids) + 1, bytes(body)), listed(ACCEPTED)
     else:
         raise SystemExit(f"hostile.py: unknown kind {kind!r}; one of {', '.join(KINDS)}")
 
 
-def insider_datagrams(kind: str, count: int, aead: ChaCha20Poly1305, rng: random.Random, victim: Victim,
-                      senders: int):
+def insider_datagrams(kind: str, count: int, sealer: Sealer, rng: random.Random, victim: Victim, senders: int):
     """The kinds of a key holder (issue 9); see the module's docstring."""
-    sender = rng.randbytes(16)
+    identity = sealer.identity
+    listed = identity.reason
+    sender = identity.sender(rng)
     placeholder = "F" * 36  # an activity id's length; each datagram patches its own id in
 
     if kind in ("expand-shared", "expand-nested"):
@@ -462,49 +571,69 @@ def insider_datagrams(kind: str, count: int, aead: ChaCha20Poly1305, rng: random
         # identical repeat, which a receiver compares with what it holds.
         ids = [new_id(rng) for _ in range((count + 1) // 2)]
         for i, body in enumerate(patched(template, placeholder, count, lambda i: ids[i // 2])):
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "malformedPayload"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed("malformedPayload")
 
     elif kind == "forge-sender":
-        # A WITHDRAW of an activity nobody has is enough: what counts is the sequence.
+        # A WITHDRAW of an activity nobody has is enough: what counts is the sequence. The victim's
+        # tag is listed, so the datagram opens (any key holder can derive any sender's key), and
+        # the signature decides: only the victim's own device can sign for its tag.
+        own = victim.sender[:8] == identity.tag
         for i in range(count):
             body = plist({"sentAt": utc_now(), "activityID": new_id(rng)})
-            yield seal(aead, WITHDRAW, victim.sender, UINT64_MAX, body, rng), "wrongSource"
+            yield sealer.seal(WITHDRAW, victim.sender, UINT64_MAX, body), ACCEPTED if own else "badSignature"
 
     elif kind == "hijack-revision":
         takeover = (victim.revision or 0) + 1
         for i in range(count):
             revision = takeover if i < min(HIJACK_TAKEOVERS, (count + 1) // 2) else INT64_MAX
             body = plist(announce_payload(victim.activity, victim.type, revision, {"count": 666}, title="Hijacked"))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), "notOwner"
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed("notOwner")
 
     elif kind == "future-savedat":
         activity, saved = new_id(rng), utc_now(365 * 24 * 3600)
         for i in range(count):
             body = plist(announce_payload(activity, "dev.baton.counter", 1, {"count": 666}, title="From the future",
                                           saved_at=saved))
-            yield seal(aead, ANNOUNCE, sender, i + 1, body, rng), ACCEPTED
+            yield sealer.seal(ANNOUNCE, sender, i + 1, body), listed(ACCEPTED)
 
     elif kind == "query-flood":
-        ids = [rng.randbytes(16) for _ in range(senders)] if senders > 0 else None
+        ids = [identity.sender(rng) for _ in range(senders)] if senders > 0 else None
         sequences: dict[bytes, int] = {}
         for i in range(count):
-            asker = ids[i % len(ids)] if ids else rng.randbytes(16)
+            asker = ids[i % len(ids)] if ids else identity.sender(rng)
             sequences[asker] = sequences.get(asker, 0) + 1
-            yield seal(aead, QUERY, asker, sequences[asker], plist({"sentAt": utc_now()}), rng), ACCEPTED
+            yield sealer.seal(QUERY, asker, sequences[asker], plist({"sentAt": utc_now()})), listed(ACCEPTED)
 
     elif kind == "escapes-all":
-        specimens = escapes_specimens(rng, victim)
+        specimens = escapes_specimens(rng, victim, identity)
         for i in range(count):
             label, message_kind, specimen_sender, payload, expected = specimens[i % len(specimens)]
             payload = dict(payload, sentAt=utc_now())
-            yield seal(aead, message_kind, specimen_sender, i // len(specimens) + 1, plist(payload), rng), expected
+            yield (sealer.seal(message_kind, specimen_sender, i // len(specimens) + 1, plist(payload)),
+                   listed(expected))
+
+
+def open_v3(key: bytes, datagram: bytes):
+    """(sender id, payload) of a version 3 datagram sealed under `key`, or None. The signature is
+    not checked: a sniffed victim is only a target."""
+    if len(datagram) < MINIMUM or datagram[:4] != MAGIC:
+        return None
+    head = datagram[:HEADER]
+    if head[6:10] != hkdf(key, b"v3 key id")[:4]:
+        return None
+    sender = head[10:26]
+    try:
+        opened = ChaCha20Poly1305(hkdf(key, b"v3 datagram" + sender)).decrypt(bytes(4) + head[26:34],
+                                                                             datagram[HEADER:], head)
+    except Exception:  # noqa: BLE001 - not sealed with this key
+        return None
+    return sender, opened[SIGNATURE:]
 
 
 def sniff(key: bytes, group: str = GROUP, port: int = PORT, interface: str = "v0", name: str | None = None,
           timeout: float = 10.0) -> Victim:
     """The first ANNOUNCE or OFFER heard on the group (from peer `name`, when given), opened with the
     group key: its sender id, activity id, peer name, type and revision. Exits when none comes in time."""
-    aead = ChaCha20Poly1305(derive(key))
     listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, interface.encode())
@@ -519,12 +648,12 @@ def sniff(key: bytes, group: str = GROUP, port: int = PORT, interface: str = "v0
             if not ready:
                 break
             datagram = listener.recv(65536)
-            if len(datagram) < MINIMUM or datagram[:4] != MAGIC or datagram[4] not in (ANNOUNCE, OFFER):
+            opened = open_v3(key, datagram) if datagram[4:5] in (bytes([ANNOUNCE]), bytes([OFFER])) else None
+            if opened is None:
                 continue
-            head = datagram[:HEADER]
             try:
-                payload = plistlib.loads(aead.decrypt(head[30:42], datagram[HEADER:], head))
-                found = Victim(sender=head[6:22], activity=payload["activityID"], name=payload["peer"]["name"],
+                payload = plistlib.loads(opened[1])
+                found = Victim(sender=opened[0], activity=payload["activityID"], name=payload["peer"]["name"],
                                type=payload["type"], revision=payload["revision"])
             except Exception:  # noqa: BLE001 - not a datagram of this group, or not a record
                 continue
@@ -604,6 +733,11 @@ def main() -> int:
     parser.add_argument("--count", type=int, required=True, help="datagrams to send")
     parser.add_argument("--rate", type=float, default=1000, help="datagrams per second (0: as fast as possible)")
     parser.add_argument("--key", help="the group key, base64 (default: BATON_KEY)")
+    parser.add_argument("--identity", metavar="SEED_BASE64",
+                        help="the 32-byte identity seed of the device that signs, base64: a listed device's makes an "
+                             "insider (default: a new random identity, which nobody lists: an outsider)")
+    parser.add_argument("--unlisted", action="store_true",
+                        help="the --identity given is not a listed device (the expected reasons then say unknownDevice)")
     parser.add_argument("--group", default=GROUP)
     parser.add_argument("--port", type=int, default=PORT)
     parser.add_argument("--interface", default="v0", help="interface to send on (default: v0, the lab's)")
@@ -655,6 +789,13 @@ def main() -> int:
             parser.error("the key must be 32 bytes of base64 (44 characters)")
     # One stream per kind, so that two kinds sent with the same seed do not share a sender id.
     rng = random.Random(f"{args.seed}:{args.kind}") if args.seed is not None else random.Random()
+    if args.identity:
+        seed = base64.b64decode(args.identity, validate=True)
+        if len(seed) != 32:
+            parser.error("the identity seed must be 32 bytes of base64 (44 characters)")
+        identity = Identity(seed, listed=not args.unlisted)
+    else:
+        identity = random_identity(rng)
     sender = Sender(args.group, args.port, args.interface)
     target = Victim(sender=bytes.fromhex(args.victim_sender) if args.victim_sender else None,
                     activity=args.victim_activity, name=args.victim_name, revision=args.victim_revision)
@@ -671,12 +812,12 @@ def main() -> int:
                         revision=target.revision if target.revision is not None else sniffed.revision)
     for signo in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signo, sender.stop)
-    items = datagrams(args.kind, args.count, key, rng, victim=target, senders=args.senders)
+    items = datagrams(args.kind, args.count, key, rng, victim=target, senders=args.senders, identity=identity)
     distinct = set()
     if args.kind in INSIDER_KINDS:
         def noting(pairs):
             for datagram, reason in pairs:
-                distinct.add(datagram[6:22])
+                distinct.add(datagram[10:26])
                 yield datagram, reason
         items = noting(items)
     if args.prepare:
@@ -686,7 +827,8 @@ def main() -> int:
     senders = min(args.count, FLOOD_SENDERS) if args.kind == "flood" else len(ESCAPES) if args.kind == "escapes" \
         else len(distinct) if args.kind in INSIDER_KINDS else 1
     summary = {"kind": args.kind, "sent": sent, "seconds": round(seconds, 3), "expected": expected,
-               "accepted": expected.get(ACCEPTED, 0), "senders": senders}
+               "accepted": expected.get(ACCEPTED, 0), "senders": senders, "device": identity.tag.hex(),
+               "listed": identity.listed}
     if wanted or sniffed:
         summary["victim"] = target.summary()
     print(json.dumps(summary, sort_keys=True), flush=True)

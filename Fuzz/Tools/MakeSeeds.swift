@@ -3,8 +3,9 @@
 //   swiftc … Fuzz/Tools/MakeSeeds.swift Fuzz/FuzzFixtures.swift … && ./make-seeds REPO_ROOT
 //
 // Seeds are small valid inputs in each target's input format (see the target files):
-// datagrams of the four kinds sealed with the fuzz key, their plaintexts, the plists that
-// broke Foundation, the bundled registry as XML and as binary, and a few key sequences.
+// version 3 datagrams of every kind, sealed with the fuzz key and signed as the shared device,
+// their plaintexts, the plists that broke Foundation, the bundled registry as XML and as binary,
+// and a few key sequences.
 import Foundation
 import Handoff
 import PropertyList
@@ -56,16 +57,30 @@ struct MakeSeeds {
             ("query-all", .query(types: nil)),
             ("query-types", .query(types: ["dev.baton.counter", "dev.baton.editing"])),
             ("continued", .continued(activityID: counter.activityID, peer: FuzzFixtures.peer)),
+            ("offer", .offer(counter, state: StateOffer(size: 3_000, digest: Array(repeating: 0x5E, count: 32), port: 47_789))),
+            ("devices-empty", .devices(statements: [], digest: Statement.setDigest([]))),
+            ("devices-introduce", .devices(statements: [introduction.bytes], digest: Statement.setDigest([introduction.bytes]))),
         ]
     }
 
+    /// A device that is not listed, introduced by the shared device in a DEVICES seed.
+    static let newcomer = DeviceIdentity(seed: Array(0x40...0x5F))!
+
+    /// The shared device's introduction of `newcomer`.
+    static var introduction: Statement {
+        Statement(
+            .introduce(identity: newcomer.publicIdentity, name: "newcomer"), by: FuzzFixtures.device,
+            at: FuzzFixtures.now.addingTimeInterval(-60))
+    }
+
     static func datagramSeeds(shared: [(String, [UInt8])], into folder: URL) throws {
-        let codec = DatagramCodec(groupKey: FuzzFixtures.key)
+        let codec = FuzzFixtures.codec()
         for (name, message) in messages {
             let plaintext = DatagramCodec.plaintext(message, sentAt: FuzzFixtures.now)
             let datagram = try codec.encode(
-                message, senderID: FuzzFixtures.sender, sequence: 1, sentAt: FuzzFixtures.now, nonce: FuzzFixtures.nonce)
-            _ = try codec.decode(datagram, now: FuzzFixtures.now)  // every seed is accepted
+                message, identity: FuzzFixtures.device, senderID: FuzzFixtures.sender, sequence: 1, sentAt: FuzzFixtures.now)
+            // Every seed is accepted, with the shared device listed.
+            _ = try codec.decode(datagram, now: FuzzFixtures.now, identity: FuzzFixtures.listed)
             try write([0] + datagram, "raw-\(name).bin", in: folder)
             try write([1, message.kind.rawValue] + plaintext, "sealed-\(name).bin", in: folder)
             try write([2] + plaintext, "plist-\(name).bin", in: folder)
@@ -77,6 +92,13 @@ struct MakeSeeds {
                   "center-continued-own.bin", in: folder)
         try write([3, DatagramKind.query.rawValue, 2] + DatagramCodec.plaintext(.query(types: ["dev.baton.counter"]), sentAt: FuzzFixtures.now),
                   "center-query-counter.bin", in: folder)
+        // DEVICES from a device that is not listed: steps 5 and 10 are skipped, and it is accepted.
+        let newcomerSender = SenderID(tag: DeviceTag(newcomer.publicIdentity.deviceID), instance: Array(0xA8...0xAF))!
+        let unlisted = try codec.encode(
+            .devices(statements: [], digest: Statement.setDigest([])), identity: newcomer, senderID: newcomerSender,
+            sequence: 1, sentAt: FuzzFixtures.now)
+        _ = try codec.decode(unlisted, now: FuzzFixtures.now, identity: FuzzFixtures.listed)
+        try write([0] + unlisted, "raw-devices-unlisted.bin", in: folder)
         for (name, bytes) in shared {
             try write([1, DatagramKind.announce.rawValue] + bytes, "sealed-\(name).bin", in: folder)
             try write([2] + bytes, "plist-\(name).bin", in: folder)

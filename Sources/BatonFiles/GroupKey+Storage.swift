@@ -79,8 +79,8 @@ extension GroupKey {
         return key
     }
 
-    /// `read(path:)`, or nil when nothing is at `path`.
-    private static func readIfPresent(path: String) throws(LoadError) -> GroupKey? {
+    /// `read(path:)`, or nil when nothing is at `path` (`group.key.old` of a key never changed).
+    public static func readIfPresent(path: String) throws(LoadError) -> GroupKey? {
         let bytes: [UInt8]?
         do throws(PrivateFile.Problem) {
             bytes = try PrivateFile.read(path: path, limit: 4096)  // a key file is 45 bytes; no need to read a big one
@@ -140,6 +140,15 @@ extension GroupKey {
         }
         try write(to: path, replace: true)
         return same ? nil : old
+    }
+
+    /// Puts `current` at `path` and `previous` at `path.old` (docs/PROTOCOL.md, sections 3 and
+    /// 17), each written atomically with mode 0600; `.old` first, so that a reader who sees the
+    /// new current key also finds the key it replaced. Without `previous`, `.old` is left alone.
+    public static func store(current: GroupKey, previous: GroupKey?, at path: String) throws(LoadError) {
+        let privateFolder = (path as NSString).deletingLastPathComponent == defaultFolder()
+        if let previous { try previous.write(to: path + ".old", replace: true, privateFolder: privateFolder) }
+        try current.write(to: path, replace: true, privateFolder: privateFolder)
     }
 
     private func write(to path: String, replace: Bool, privateFolder: Bool) throws(LoadError) {

@@ -366,6 +366,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             }
         case .otherKeyHeard(let sources):
             logger.notice("datagrams under another group key from \(sources.map(PeerText.visible).joined(separator: ", "))")
+        case .oldProtocolHeard(let sources):
+            logger.notice("protocol 2 datagrams from \(sources.map(PeerText.visible).joined(separator: ", ")): update Baton there")
+        case .membershipChanged(let change):
+            logger.notice("devices changed\(change.newKey == nil ? "" : ", and the group key")")
         case .transportChanged(let status):
             logger.notice("network: \(status)")
             if case .offline = model.status.network {} else { inbox.yield(.network(Self.networkState(status))) }

@@ -33,6 +33,12 @@ extension ActivityCenter {
         /// each time (0.1, 0.3, 0.7, 1.5 s … after the first QUERY): on a lossy link the first
         /// QUERY or its answer may be lost, and the next repeat may be a second away.
         public var queryRetryInterval: Duration = .milliseconds(100)
+        /// How often the statements kept go out in DEVICES datagrams, besides at start and
+        /// after a change (docs/PROTOCOL.md, section 17).
+        public var devicesInterval: Duration = .seconds(30)
+        /// The least time between two sends of the statements in answer to DEVICES whose
+        /// digest differs from ours.
+        public var devicesAnswerSpacing: Duration = .seconds(1)
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60
         public var directoryLimits = PeerDirectory.Limits()

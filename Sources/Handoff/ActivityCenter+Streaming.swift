@@ -41,7 +41,14 @@ extension ActivityCenter {
             activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
         var limits = StateFetcher.Limits()
         limits.maximumSize = configuration.stateLimit
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: stream.dialer, clock: clock, limits: limits)
+        // Taken only from the device that offered it: the OFFER's sender, as the list knows it now.
+        guard let offerer = membership.device(for: nearby.senderID.tag) else {
+            throw .transferFailed(peer: peer, reason: "its device is no longer on this machine's list")
+        }
+        let fetcher = StateFetcher(
+            identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
+            dialer: stream.dialer, clock: clock, limits: limits)
+        let source = StreamSource(senderID: nearby.senderID, identity: offerer)
         let started = ContinuousClock.now
         let gate = ProgressGate()
         let report: @Sendable (Int, Int) -> Void = { received, resumes in
@@ -56,7 +63,8 @@ extension ActivityCenter {
         let outcome: Result<ActivityRecord, HandoffError> = await Task.detached {
             // Off the main actor: the bytes arrive, are hashed and decoded here.
             do throws(StreamFailure) {
-                let state = try await fetcher.fetch(from: host, port: offer.port, request: request, progress: report)
+                let state = try await fetcher.fetch(
+                    from: host, port: offer.port, source: source, request: request, progress: report)
                 return Self.record(from: state, limit: limit, matching: described)
             } catch {
                 return .failure(Self.fetchFailure(error, peer: peer, host: host, port: offer.port))

@@ -33,6 +33,12 @@ public final class ActivityCenter {
         /// time. Each address is told once, and `otherKeySources` keeps at most a few in all, so
         /// a flood of such datagrams cannot flood the listeners.
         case otherKeyHeard(sources: [String])
+        /// Datagrams of protocol version 1 or 2 came from these addresses (without port), heard for
+        /// the first time: Baton there needs updating. Told once per address, at most a few in all.
+        case oldProtocolHeard(sources: [String])
+        /// Statements heard changed the list of devices, or gave this device a new group key: the
+        /// program stores the change (`membership` holds the new picture).
+        case membershipChanged(Membership.Change)
     }
 
     public let registry: ActivityTypeRegistry
@@ -47,12 +53,26 @@ public final class ActivityCenter {
     public internal(set) var currentActivity: UserActivity?
     /// What is nearby, as taken in so far (plain repeats are taken in within 250 ms).
     public var directory: PeerDirectory { core.directory }
-    /// What was received, as counted so far.
-    public var statistics: ReceiveStatistics { core.statistics }
+    /// What was received, as counted so far: what the core took in, and what the receiving side
+    /// counted since (refusals ask for no wake-up, so a peer that hears nothing but devices it does
+    /// not list still shows them).
+    public var statistics: ReceiveStatistics {
+        var statistics = core.statistics
+        statistics.add(gate.pendingStatistics)
+        return statistics
+    }
     /// The addresses (without port) that datagrams under another group key came from, first
     /// heard first, at most 8: a machine that holds another key is there. Read at once from the
     /// receiving side, whether or not the main actor has taken in what arrived.
     public var otherKeySources: [String] { gate.otherKeySources }
+    /// The addresses (without port) that version 1 or 2 datagrams came from, first heard first,
+    /// at most 8. Read at once from the receiving side.
+    public var oldProtocolSources: [String] { gate.oldProtocolSources }
+    /// This device's identity, group keys and list of devices.
+    public let membership: Membership
+    /// The sender id this peer sends with: its device's tag and the instance of
+    /// `configuration.senderID` (whose own tag is replaced when it names another device).
+    public let senderID: SenderID
     /// The record last published for the current activity.
     public var lastPublished: ActivityRecord? { core.lastPublished }
     /// Datagrams handed to the transport.
@@ -67,8 +87,6 @@ public final class ActivityCenter {
 
     var core: HandoffCore
     let logger: Logger
-    let groupKey: GroupKey
-    private let codec: DatagramCodec
     private let gate: ReceiveGate
     private var isStarted = false
     private(set) var isShutDown = false
@@ -91,7 +109,7 @@ public final class ActivityCenter {
     ///   - stateStream: the shelf, port and dialer of the state stream, for large records.
     ///   - logger: where the center says what it did and what failed; nothing by default.
     public init(
-        registry: ActivityTypeRegistry, groupKey: GroupKey, transport: any ActivityTransport,
+        registry: ActivityTypeRegistry, membership: Membership, transport: any ActivityTransport,
         configuration: Configuration, clock: any HandoffClock = SystemClock(), stateStream: StateStreamSetup? = nil,
         logger: Logger = Logger(label: "handoff", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
@@ -100,10 +118,16 @@ public final class ActivityCenter {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.groupKey = groupKey
+        self.membership = membership
         self.stateStream = stateStream
-        codec = DatagramCodec(groupKey: groupKey, allowedClockSkew: configuration.allowedClockSkew)
-        gate = ReceiveGate(codec: codec, ownSender: configuration.senderID, limits: configuration.directoryLimits)
+        let tag = DeviceTag(membership.identity.publicIdentity.deviceID)
+        let senderID =
+            configuration.senderID.tag == tag
+            ? configuration.senderID : SenderID(tag: tag, instance: configuration.senderID.instance)!
+        self.senderID = senderID
+        gate = ReceiveGate(
+            membership: membership, allowedClockSkew: configuration.allowedClockSkew, ownSender: senderID,
+            limits: configuration.directoryLimits)
         core = HandoffCore(configuration: configuration, registry: registry)
         core.streamPort = stateStream?.port
     }
@@ -133,7 +157,7 @@ public final class ActivityCenter {
                 statusChanged: { [weak self] status in
                     Task { @MainActor [weak self] in self?.transportChanged(status) }
                 }))
-        core.start(now: clock.now)
+        core.start(now: clock.now, devices: devicesMessages())
         reschedule()
     }
 
@@ -188,6 +212,10 @@ public final class ActivityCenter {
         if !batch.otherKeySources.isEmpty {
             logger.notice("datagrams under another group key from \(batch.otherKeySources.joined(separator: ", "))")
             emit(.otherKeyHeard(sources: batch.otherKeySources))
+        }
+        if !batch.oldProtocolSources.isEmpty {
+            logger.notice("protocol 1 or 2 datagrams from \(batch.oldProtocolSources.joined(separator: ", "))")
+            emit(.oldProtocolHeard(sources: batch.oldProtocolSources))
         }
         perform(core.receive(batch, now: clock.now))
         reschedule()
@@ -257,13 +285,57 @@ public final class ActivityCenter {
             emit(.continued(activityID: id, by: peer))
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
+        case .devicesHeard(let statements, let digest, let sender):
+            let change = membership.taking(statements)
+            if !change.isEmpty {
+                logger.notice(
+                    "devices: statements taken\(change.newKey == nil ? "" : ", and a new group key (\(change.newKey!.keyID))")")
+                membershipChanged(change)
+            } else if digest != membership.digest, membership.device(for: sender.tag) != nil {
+                // Answered for listed devices only: one that is not listed (a removed one among
+                // them) could otherwise keep two peers answering each other every second.
+                perform(core.devicesDiffer(now: clock.now))
+                reschedule()
+            }
         }
     }
 
+    /// Sends the statements kept again and tells the program, after statements heard (or
+    /// given by `membershipChangedElsewhere`) changed the list or the keys.
+    private func membershipChanged(_ change: Membership.Change) {
+        perform(core.devicesChanged(devicesMessages(), now: clock.now))
+        reschedule()
+        emit(.membershipChanged(change))
+    }
+
+    /// Another process changed the files the membership comes from (`baton devices remove`,
+    /// `baton key --new`): the program has put the new picture in place with
+    /// `Membership.replace`; its statements go out again at once.
+    public func membershipReplaced() {
+        guard !isShutDown else { return }
+        perform(core.devicesChanged(devicesMessages(), now: clock.now))
+        reschedule()
+    }
+
+    /// The DEVICES messages for every statement kept, under this peer's datagram limit.
+    private func devicesMessages() -> [HandoffMessage] {
+        membership.devicesMessages(limit: configuration.maximumDatagramSize, sentAt: clock.now)
+    }
+
+    /// Seals and sends one message. DEVICES go out under the previous group key too, with the
+    /// same sequence (each key gives its own sender key), so that a peer that missed the last
+    /// key change can still open the statement that gives it the new key.
     private func send(_ message: HandoffMessage, sequence: UInt64, at: Date) {
+        let codec = membership.codec(allowedClockSkew: configuration.allowedClockSkew)
+        var keys = [codec.keys.current]
+        if message.kind == .devices, let previous = codec.keys.previous { keys.append(previous) }
         do {
-            let bytes = try codec.encode(message, senderID: configuration.senderID, sequence: sequence, sentAt: at)
-            transport.send(bytes)
+            for key in keys {
+                transport.send(
+                    try codec.encode(
+                        message, identity: membership.identity, senderID: senderID, sequence: sequence, sentAt: at,
+                        under: key))
+            }
         } catch {
             logger.error("cannot encode \(message.kind): \(error)")
         }

@@ -39,6 +39,9 @@ extension HandoffCore {
             answerQuery(types: types, from: arrival.sender, now: now)
         case .continued(let id, let peer):
             actions.append(.continued(activityID: id, by: peer))
+        case .devices(let statements, let digest):
+            // The membership is the center's: it takes the statements and answers a digest that differs.
+            actions.append(.devicesHeard(statements: statements, digest: digest, from: arrival.sender))
         }
         return false
     }

@@ -40,6 +40,8 @@ struct HandoffCore: Sendable {
         case continued(activityID: String, by: PeerInfo)
         /// A `find` is over: the activity found, or nil.
         case found(FindID, NearbyActivity?)
+        /// A DEVICES datagram from `sender` brought these statements and the digest of its set.
+        case devicesHeard(statements: [[UInt8]], digest: [UInt8], from: SenderID)
     }
 
     /// The current activity, as far as the rules need to know it.
@@ -84,6 +86,11 @@ struct HandoffCore: Sendable {
     /// How often QUERYs are answered, per asker and in all.
     var queryAnswers = QueryAnswerLimit()
     var finds: [FindID: PendingFind] = [:]
+    /// The DEVICES messages that carry the statements kept; none while there are none.
+    var devices: [HandoffMessage] = []
+    /// When they go out next; nil while there are none.
+    var devicesDue: Date?
+    var lastDevicesSent: Date?
 
     init(configuration: ActivityCenter.Configuration, registry: ActivityTypeRegistry, seed: UInt64 = .random(in: 0...UInt64.max)) {
         self.configuration = configuration
@@ -102,7 +109,10 @@ struct HandoffCore: Sendable {
         func consider(_ date: Date?) {
             if let date, next.map({ date < $0 }) ?? true { next = date }
         }
-        if isStarted { consider(repeats?.next) }
+        if isStarted {
+            consider(repeats?.next)
+            consider(devicesDue)
+        }
         consider(queryAnswerDue)
         consider(directory.nextExpiry(timeout: configuration.forgetAfter.seconds))
         for find in finds.values { consider(find.nextDeadline) }
@@ -111,11 +121,50 @@ struct HandoffCore: Sendable {
 
     // MARK: Life
 
-    /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now.
-    mutating func start(now: Date) {
+    /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now,
+    /// and `devices`, the statements kept, at once and every `devicesInterval`.
+    mutating func start(now: Date, devices: [HandoffMessage] = []) {
         guard !isStarted, !isShutDown else { return }
         isStarted = true
         repeats = RepeatClock(anchor: now, fast: false, configuration: configuration)
+        setDevices(devices, due: now)
+    }
+
+    /// The statements kept changed (statements heard, or another process changed the files):
+    /// they go out at once.
+    mutating func devicesChanged(_ messages: [HandoffMessage], now: Date) -> [Action] {
+        setDevices(messages, due: now)
+        return isStarted ? sendDevices(now: now) : []
+    }
+
+    /// A DEVICES datagram's digest differs from ours: the peer that sent it lacks some of our
+    /// statements or we lack some of its. Ours go out at once, at most once per
+    /// `devicesAnswerSpacing`.
+    mutating func devicesDiffer(now: Date) -> [Action] {
+        guard isStarted, !devices.isEmpty else { return [] }
+        let spacing = configuration.devicesAnswerSpacing.seconds
+        if let last = lastDevicesSent, now.timeIntervalSince(last) < spacing {
+            let due = last.addingTimeInterval(spacing)
+            devicesDue = min(devicesDue ?? due, due)
+            return []
+        }
+        return sendDevices(now: now)
+    }
+
+    private mutating func setDevices(_ messages: [HandoffMessage], due: Date) {
+        // A device that keeps no statement has nothing to tell: it sends no DEVICES.
+        let empty = messages.allSatisfy { if case .devices(let statements, _) = $0 { statements.isEmpty } else { true } }
+        devices = empty ? [] : messages
+        devicesDue = devices.isEmpty ? nil : due
+    }
+
+    private mutating func sendDevices(now: Date) -> [Action] {
+        guard !devices.isEmpty else { return [] }
+        var actions: [Action] = []
+        for message in devices { actions += send(message, now: now) }
+        lastDevicesSent = now
+        devicesDue = now.addingTimeInterval(configuration.devicesInterval.seconds)
+        return actions
     }
 
     /// Withdraws the current activity and ends every find with nothing; no actions after this.
@@ -145,6 +194,9 @@ struct HandoffCore: Sendable {
             actions += repeatCurrent(now: now)
             clock.advance(past: now, configuration: configuration)
             repeats = clock
+        }
+        if isStarted, let due = devicesDue, due <= now {
+            actions += sendDevices(now: now)
         }
         if let due = queryAnswerDue, due <= now {
             queryAnswerDue = nil

@@ -3,8 +3,9 @@ import Synchronization
 import HandoffWire
 
 /// The receiving rules that need no main actor, applied on whichever thread a datagram
-/// arrives (a transport's own thread): the header, our own sender id, opening and decoding,
-/// and replay. What passes is queued for the `ActivityCenter`, which takes the queue in one
+/// arrives (a transport's own thread), in the order of docs/PROTOCOL.md section 7: the header,
+/// our own sender id, the listed device, opening, duplicates, the device's signature, decoding
+/// and the window. What passes is queued for the `ActivityCenter`, which takes the queue in one
 /// go on the main actor.
 ///
 /// Most of what a busy LAN carries is a repeat of an activity revision already handed on.
@@ -15,8 +16,9 @@ import HandoffWire
 /// once, and one wake-up carries everything queued by then. Rejected datagrams only count,
 /// but for one: the first datagram under another group key from an address not heard before
 /// asks for the main actor lazily, so a person can be told that a machine with another key is
-/// there (`ActivityCenter.Event.otherKeyHeard`). The addresses kept are bounded, so a flood of
-/// such datagrams, from however many addresses, wakes the main actor a bounded number of times.
+/// there (`ActivityCenter.Event.otherKeyHeard`); likewise the first version 1 or 2 datagram from an
+/// address (`oldProtocolHeard`). The addresses kept are bounded, so a flood of such datagrams,
+/// from however many addresses, wakes the main actor a bounded number of times.
 final class ReceiveGate: Sendable {
     /// How long a queued refresh may wait for the main actor.
     static let lazyDelay: Duration = .milliseconds(250)
@@ -45,8 +47,13 @@ final class ReceiveGate: Sendable {
         var refreshes: [String: Arrival] = [:]
         /// Addresses heard for the first time sending datagrams that failed authentication.
         var otherKeySources: [String] = []
+        /// Addresses heard for the first time sending version 1 or 2 datagrams.
+        var oldProtocolSources: [String] = []
 
-        var isEmpty: Bool { statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty && otherKeySources.isEmpty }
+        var isEmpty: Bool {
+            statistics.isEmpty && arrivals.isEmpty && refreshes.isEmpty && otherKeySources.isEmpty
+                && oldProtocolSources.isEmpty
+        }
     }
 
     /// What `offer` made of a datagram: how to wake the center, and whether it was accepted.
@@ -90,11 +97,16 @@ final class ReceiveGate: Sendable {
         var pending = Batch()
         /// Every address (without port) heard sending under another key, first heard first.
         var otherKeySources: [String] = []
+        /// Every address (without port) heard sending version 1 or 2 datagrams, first heard first.
+        var oldProtocolSources: [String] = []
+        /// Every address (without port) heard sending as a device this peer does not list.
+        var unknownDeviceSources: [String] = []
         var urgentWakeAsked = false
         var lazyWakeAsked = false
     }
 
-    private let codec: DatagramCodec
+    private let membership: Membership
+    private let allowedClockSkew: TimeInterval
     private let ownSender: SenderID
     private let knownLimit: Int
     /// How long replay state and revision memory last after their sender was last heard:
@@ -103,11 +115,12 @@ final class ReceiveGate: Sendable {
     let memoryLifetime: TimeInterval
     private let state: Mutex<State>
 
-    init(codec: DatagramCodec, ownSender: SenderID, limits: PeerDirectory.Limits) {
-        self.codec = codec
+    init(membership: Membership, allowedClockSkew: TimeInterval, ownSender: SenderID, limits: PeerDirectory.Limits) {
+        self.membership = membership
+        self.allowedClockSkew = allowedClockSkew
         self.ownSender = ownSender
         knownLimit = max(1, limits.maxActivities * 4)
-        memoryLifetime = 2 * codec.allowedClockSkew
+        memoryLifetime = 2 * allowedClockSkew
         state = Mutex(State(senders: SenderTable(limit: limits.maxSenders, lifetime: memoryLifetime)))
     }
 
@@ -127,6 +140,7 @@ final class ReceiveGate: Sendable {
     private func queue(_ datagram: ReceivedDatagram, now: Date, accepted: inout Bool) -> Wake? {
         let header: DatagramHeader
         let decoded: DecodedDatagram
+        var listed = false
         do throws(RejectionReason) {
             header = try DatagramHeader(parsing: datagram.bytes)
             if header.senderID == ownSender {
@@ -135,35 +149,40 @@ final class ReceiveGate: Sendable {
                     return nil
                 }
             }
-            decoded = try codec.decode(datagram.bytes, now: now)
-        } catch {
-            let otherKeySource = error == .authenticationFailed ? datagram.source.map(Self.host(of:)) : nil
-            return state.withLock { s in
-                s.pending.statistics.count(error)
-                guard let otherKeySource, s.otherKeySources.count < Self.otherKeySourceLimit,
-                    !s.otherKeySources.contains(otherKeySource)
-                else { return nil }
-                s.otherKeySources.append(otherKeySource)
-                s.pending.otherKeySources.append(otherKeySource)
-                guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
-                s.lazyWakeAsked = true
-                return .soon
+            let codec = membership.codec(allowedClockSkew: allowedClockSkew)
+            // Step 5: another group key is said as such (a machine to pair), listed device or not.
+            guard codec.keys.key(for: header.keyID) != nil else { throw .authenticationFailed }
+            // Step 6: a device not listed is not heard, but for the statements it brings.
+            let device = membership.device(for: header.senderID.tag)
+            guard device != nil || header.kind == .devices else { throw .unknownDevice }
+            listed = device != nil
+            let opened = try codec.open(datagram.bytes, header: header)
+            // Step 9: a datagram heard twice is verified once.
+            let seen = state.withLock { s in
+                s.senders.verdict(sender: header.senderID, sequence: header.sequence, at: now) == .duplicate
             }
+            if seen {
+                return state.withLock { s in
+                    s.pending.statistics.duplicate += 1
+                    return nil
+                }
+            }
+            if let device { try opened.verify(by: device) }
+            decoded = try codec.decode(opened, now: now)
+        } catch {
+            return rejected(error, datagram)
         }
         let digest = decoded.message.published?.record.digest
         let arrival = Arrival(
             message: decoded.message, sender: header.senderID, source: datagram.source, at: now, digest: digest)
         let lifetime = memoryLifetime
-        // A relay has no address of the sender's to bind it to: its copies are checked for replay only.
-        let boundSource = datagram.path == .relay ? nil : datagram.source
+        // A relay gives no address to fetch from: its copies leave the sender's address as it was.
+        let heardFrom = datagram.path == .relay ? nil : datagram.source
         return state.withLock { s in
-            switch s.senders.verdict(sender: header.senderID, sequence: header.sequence, source: boundSource, at: now) {
+            switch s.senders.verdict(sender: header.senderID, sequence: header.sequence, at: now) {
             case .fresh: break
             case .replay:
                 s.pending.statistics.count(.replay)
-                return nil
-            case .wrongSource:
-                s.pending.statistics.count(.wrongSource)
                 return nil
             case .duplicate:
                 s.pending.statistics.duplicate += 1
@@ -180,7 +199,7 @@ final class ReceiveGate: Sendable {
             }
             func accept() {
                 accepted = true
-                s.senders.accept(sender: header.senderID, sequence: header.sequence, source: boundSource, at: now)
+                s.senders.accept(sender: header.senderID, sequence: header.sequence, source: heardFrom, at: now)
                 s.pending.statistics.accepted += 1
             }
             /// Whether the sender's datagram about this activity arrived after a later one about it
@@ -248,6 +267,10 @@ final class ReceiveGate: Sendable {
                     sequence: header.sequence, withdrawn: true)
             case .query, .continued:
                 accept()
+            case .devices:
+                // From a device not listed, only the statements count (their signatures are
+                // checked one by one): it is not accepted as a sender, and teaches no peer.
+                if listed { accept() }
             }
             s.pending.arrivals.append(arrival)
             guard !s.urgentWakeAsked else { return nil }
@@ -255,6 +278,44 @@ final class ReceiveGate: Sendable {
             return .now
         }
     }
+
+    /// Counts a rejection; the first datagram under another group key, of an older protocol, or
+    /// of a device not listed, from an address asks for the main actor lazily, so that a person
+    /// can be told.
+    private func rejected(_ error: RejectionReason, _ datagram: ReceivedDatagram) -> Wake? {
+        let source = datagram.source.map(Self.host(of:))
+        return state.withLock { s in
+            s.pending.statistics.count(error)
+            guard let source else { return nil }
+            switch error {
+            case .authenticationFailed:
+                guard s.otherKeySources.count < Self.otherKeySourceLimit, !s.otherKeySources.contains(source) else {
+                    return nil
+                }
+                s.otherKeySources.append(source)
+                s.pending.otherKeySources.append(source)
+            case .oldProtocol:
+                guard s.oldProtocolSources.count < Self.otherKeySourceLimit, !s.oldProtocolSources.contains(source)
+                else { return nil }
+                s.oldProtocolSources.append(source)
+                s.pending.oldProtocolSources.append(source)
+            case .unknownDevice:
+                // Only counted, but the counters reach the center soon, so a monitor shows them.
+                guard s.unknownDeviceSources.count < Self.otherKeySourceLimit, !s.unknownDeviceSources.contains(source)
+                else { return nil }
+                s.unknownDeviceSources.append(source)
+            default:
+                return nil
+            }
+            guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
+            s.lazyWakeAsked = true
+            return .soon
+        }
+    }
+
+    /// The addresses (without port) that version 1 or 2 datagrams came from, first heard first,
+    /// at most `otherKeySourceLimit`.
+    var oldProtocolSources: [String] { state.withLock { $0.oldProtocolSources } }
 
     /// The addresses (without port) that datagrams under another group key came from, first
     /// heard first, at most `otherKeySourceLimit`.
@@ -270,6 +331,9 @@ final class ReceiveGate: Sendable {
         guard let colon = source.lastIndex(of: ":"), source.firstIndex(of: ":") == colon else { return source }
         return String(source[..<colon])
     }
+
+    /// What was counted since the last `take`, without taking it.
+    var pendingStatistics: ReceiveStatistics { state.withLock { $0.pending.statistics } }
 
     /// Everything queued since the last call; later offers ask for a new wake-up.
     func take() -> Batch {

@@ -2,18 +2,18 @@ import Foundation
 import HandoffWire
 
 /// Per-sender replay state: the highest sequence accepted from each sender id, which of the
-/// `window` sequences up to it were accepted, and the address that id speaks from.
+/// `window` sequences up to it were accepted, and the address it was last heard from.
 ///
 /// - A sequence above the highest is new; so is one less than `window` below it that was not
 ///   accepted yet (it was overtaken on the way: a path that reorders loses nothing). One in the
 ///   window already accepted is the same datagram again (`duplicate`); one `window` or more
 ///   below the highest is a `replay`, since the table no longer knows whether it was heard.
-/// - A sender id belongs to the source address of its first accepted datagram. Another
-///   address using it is refused (`wrongSource`), so a peer on another host cannot push a
-///   victim's sequence to 2⁶⁴−1 and silence it.
+/// - No address is bound to a sender id: every datagram that reaches the table was signed by
+///   the device the id names, so a move to another address is heard at once, and only that
+///   device can push its sequence up.
 /// - An entry expires `lifetime` after the sender's last accepted datagram (twice the
 ///   allowed clock skew: by then every datagram it had sent fails the skew check, so a
-///   replay needs no memory). A sender that was silenced by a forgery is heard again then.
+///   replay needs no memory).
 /// - At most `limit` senders are tracked; a new one past the limit pushes out the quarter
 ///   heard least recently (a sender pushed out starts afresh if it speaks again).
 public struct SenderTable: Sendable {
@@ -26,8 +26,6 @@ public struct SenderTable: Sendable {
         /// highest: the same datagram heard again (by multicast and by unicast). Dropped, but
         /// not a rejection.
         case duplicate
-        /// The sender id is bound to another source address.
-        case wrongSource
     }
 
     private struct State {
@@ -55,18 +53,17 @@ public struct SenderTable: Sendable {
     /// How many senders are tracked (expired ones included until they are pushed out or replaced).
     public var count: Int { senders.count }
 
-    /// Whether a datagram from `sender` with `sequence`, from `source`, may be accepted at `now`.
-    /// A transport that gives no source address is not checked for it.
-    public func verdict(sender: SenderID, sequence: UInt64, source: String?, at now: Date) -> Verdict {
+    /// Whether a datagram from `sender` with `sequence` may be accepted at `now`.
+    public func verdict(sender: SenderID, sequence: UInt64, at now: Date) -> Verdict {
         guard let state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime else { return .fresh }
-        if let source, let bound = state.source, source != bound { return .wrongSource }
         if sequence > state.highestSequence { return .fresh }
         let distance = state.highestSequence - sequence
         guard distance < Self.window else { return .replay }
         return state.acceptedBelow & (1 << distance) != 0 ? .duplicate : .fresh
     }
 
-    /// Records that a datagram from `sender` with `sequence` was accepted at `now`.
+    /// Records that a datagram from `sender` with `sequence` was accepted at `now`, from
+    /// `source` (nil keeps the address it was last heard from).
     public mutating func accept(sender: SenderID, sequence: UInt64, source: String?, at now: Date) {
         if var state = senders[sender], now.timeIntervalSince(state.lastAccepted) < lifetime {
             if sequence > state.highestSequence {
@@ -78,7 +75,7 @@ public struct SenderTable: Sendable {
                 state.acceptedBelow |= 1 << (state.highestSequence - sequence)
             }
             state.lastAccepted = now
-            state.source = state.source ?? source
+            state.source = source ?? state.source
             senders[sender] = state
             return
         }

@@ -30,29 +30,33 @@ public struct StateFetcher: Sendable {
         public init() {}
     }
 
+    /// Who fetches: this process's device and sender id, which sign and name its handshakes.
+    public let identity: StreamIdentity
+    /// The group key the OFFERs this fetcher follows were opened with.
     public let groupKey: GroupKey
     public let dialer: any StreamDialer
     public let clock: any HandoffClock
     public var limits: Limits
-    /// Where client nonces come from: the system's random generator unless a test fixes them.
-    public var nonces: @Sendable () -> [UInt8]
+    /// Where each connection's X25519 private key comes from: fresh keys unless a test fixes them.
+    public var ephemeralKeys: @Sendable () -> [UInt8]
 
     public init(
-        groupKey: GroupKey, dialer: any StreamDialer, clock: any HandoffClock = SystemClock(),
-        limits: Limits = Limits(), nonces: @escaping @Sendable () -> [UInt8] = StateStream.randomNonce
+        identity: StreamIdentity, groupKey: GroupKey, dialer: any StreamDialer, clock: any HandoffClock = SystemClock(),
+        limits: Limits = Limits(), ephemeralKeys: @escaping @Sendable () -> [UInt8] = StateStream.newEphemeralKey
     ) {
+        self.identity = identity
         self.groupKey = groupKey
         self.dialer = dialer
         self.clock = clock
         self.limits = limits
-        self.nonces = nonces
+        self.ephemeralKeys = ephemeralKeys
     }
 
-    /// Fetches `request` from `host:port`, resuming after drops, and returns the state once
-    /// its digest matched. `progress` hears the bytes held and the number of resumes after
+    /// Fetches `request` from `source` (the OFFER's sender and its device) at `host:port`,
+    /// resuming after drops, and returns the state once its digest matched. `progress` hears the bytes held and the number of resumes after
     /// every DATA frame, on the fetching task. Cancelling the task ends the fetch with `.cancelled`.
     public func fetch(
-        from host: String, port: Int, request: StateRequest,
+        from host: String, port: Int, source: StreamSource, request: StateRequest,
         progress: @escaping @Sendable (_ received: Int, _ resumes: Int) -> Void = { _, _ in }
     ) async throws(StreamFailure) -> [UInt8] {
         if let problem = request.problem { throw .invalidRequest(problem) }
@@ -71,7 +75,7 @@ public struct StateFetcher: Sendable {
             let lastReason: String
             do {
                 try await attempt(
-                    host: host, port: port, request: request, state: &state, hasher: &hasher, resumes: connections,
+                    host: host, port: port, source: source, request: request, state: &state, hasher: &hasher, resumes: connections,
                     progress: progress)
                 break
             } catch .connectionLost(let reason) {
@@ -95,26 +99,28 @@ public struct StateFetcher: Sendable {
         return state
     }
 
-    /// `StateFetcher(groupKey:dialer:clock:).fetch(from:port:request:progress:)` in one call.
+    /// `StateFetcher(identity:groupKey:dialer:clock:).fetch(from:port:source:request:progress:)` in one call.
     public static func fetch(
-        from host: String, port: Int, request: StateRequest, groupKey: GroupKey, dialer: any StreamDialer,
-        clock: any HandoffClock = SystemClock(),
+        from host: String, port: Int, source: StreamSource, request: StateRequest, identity: StreamIdentity,
+        groupKey: GroupKey, dialer: any StreamDialer, clock: any HandoffClock = SystemClock(),
         progress: @escaping @Sendable (_ received: Int, _ resumes: Int) -> Void = { _, _ in }
     ) async throws(StreamFailure) -> [UInt8] {
-        try await StateFetcher(groupKey: groupKey, dialer: dialer, clock: clock)
-            .fetch(from: host, port: port, request: request, progress: progress)
+        try await StateFetcher(identity: identity, groupKey: groupKey, dialer: dialer, clock: clock)
+            .fetch(from: host, port: port, source: source, request: request, progress: progress)
     }
 
     /// One connection: handshake, GET, and DATA into `state` until it is whole or the connection fails.
     private func attempt(
-        host: String, port: Int, request: StateRequest, state: inout [UInt8], hasher: inout SHA256, resumes: Int,
+        host: String, port: Int, source: StreamSource, request: StateRequest, state: inout [UInt8], hasher: inout SHA256, resumes: Int,
         progress: @Sendable (Int, Int) -> Void
     ) async throws(StreamFailure) {
         let dialer = dialer
         let connection = try await within(limits.connect, "no connection to \(host):\(port) within \(HandoffError.seconds(limits.connect))") {
             try await dialer.connect(host: host, port: port)
         }
-        var machine = StateClientConnection(groupKey: groupKey, request: request, offset: state.count, nonce: nonces())
+        var machine = StateClientConnection(
+            identity: identity, groupKey: groupKey, source: source, request: request, offset: state.count,
+            ephemeralKey: ephemeralKeys())
         do throws(StreamFailure) {
             try await write(machine.start(), to: connection)
             while true {

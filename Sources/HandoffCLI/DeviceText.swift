@@ -32,29 +32,103 @@ public enum DeviceText {
         `baton id` shows this machine's fingerprint.
         """
 
-    /// `baton devices`: NAME, FINGERPRINT, PAIRED, LAST HEARD in columns; times in `timeZone`.
-    public static func list(_ entries: [DeviceEntry], timeZone: TimeZone = .current) -> String {
-        guard !entries.isEmpty else { return noDevices }
+    /// One line of `baton devices`: a device paired with, or introduced by a listed device
+    /// (section 17), or removed. As JSON: `name`, `fingerprint`, `deviceID`, `identity`, `via`
+    /// (`paired` or `introduced`), `paired` or `introduced` (when), `introducedBy` (a name),
+    /// `removed`, `lastHeard`.
+    public struct Row: Encodable, Equatable, Sendable {
+        public var name, fingerprint, deviceID, identity, via: String
+        public var introducedBy: String?
+        public var paired: Date?
+        public var introduced: Date?
+        public var removed: Bool
+        public var lastHeard: Date?
+
+        init(entry: DeviceEntry, removed: Bool) {
+            name = entry.name
+            fingerprint = entry.fingerprint
+            deviceID = entry.deviceID
+            identity = entry.identity
+            via = entry.via
+            paired = entry.paired
+            self.removed = removed
+            lastHeard = entry.lastHeard
+        }
+
+        init(introduced device: PublicIdentity, name: String, by: String, at: Date, removed: Bool) {
+            self.name = name
+            fingerprint = device.deviceID.fingerprint
+            deviceID = device.deviceID.hex
+            identity = device.base64
+            via = "introduced"
+            introducedBy = by
+            introduced = at
+            self.removed = removed
+        }
+
+        /// `paired`, `introduced by NAME`, and `, removed` after either.
+        var how: String {
+            (via == "introduced" ? "introduced by \(PeerText.visible(introducedBy ?? "?"))" : via) + (removed ? ", removed" : "")
+        }
+    }
+
+    /// The rows for a device list: the paired entries in the order first added, then the devices
+    /// introduced (the first introduction of each, in the order taken), removed ones marked.
+    public static func rows(_ snapshot: DeviceList.Snapshot, roster: DeviceRoster) -> [Row] {
+        let own = roster.own.deviceID.hex
+        var names: [[UInt8]: String] = [:]
+        for device in roster.listed.values { names[device.deviceID] = device.name }
+        for entry in snapshot.devices { if let id = entry.publicIdentity?.deviceID.bytes { names[id] = names[id] ?? entry.name } }
+        var rows = snapshot.devices.filter { $0.deviceID != own }.map { entry in
+            Row(entry: entry, removed: entry.publicIdentity.map { roster.removed.contains($0.deviceID.bytes) } ?? false)
+        }
+        var seen = Set(rows.map(\.deviceID) + [own])
+        for statement in roster.statements {
+            guard case .introduce(let device, let name) = statement.content, seen.insert(device.deviceID.hex).inserted
+            else { continue }
+            let listed = roster.listed[device.deviceID.bytes]
+            rows.append(Row(
+                introduced: device, name: listed?.name ?? name,
+                by: names[statement.by] ?? DeviceMatch.fingerprint(statement.by), at: statement.at,
+                removed: roster.removed.contains(device.deviceID.bytes)))
+        }
+        return rows
+    }
+
+    /// `baton devices`: NAME, FINGERPRINT, HOW, SINCE, LAST HEARD in columns; times in `timeZone`.
+    public static func list(_ rows: [Row], timeZone: TimeZone = .current) -> String {
+        guard !rows.isEmpty else { return noDevices }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        let rows = [["NAME", "FINGERPRINT", "PAIRED", "LAST HEARD"]] + entries.map { entry in
+        let table = [["NAME", "FINGERPRINT", "HOW", "SINCE", "LAST HEARD"]] + rows.map { row in
             [
-                PeerText.visible(entry.name), entry.fingerprint, formatter.string(from: entry.paired),
-                entry.lastHeard.map { formatter.string(from: $0) } ?? "-",
+                PeerText.visible(row.name), row.fingerprint, row.how,
+                (row.paired ?? row.introduced).map { formatter.string(from: $0) } ?? "-",
+                row.lastHeard.map { formatter.string(from: $0) } ?? "-",
             ]
         }
-        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                + "  " + row[3]
+        let widths = (0..<4).map { column in table.map { $0[column].count }.max() ?? 0 }
+        return table.map { row in
+            (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                + "  " + row[4]
         }.joined(separator: "\n")
     }
 
-    /// `baton devices --json`: one array of entries (times in ISO 8601, UTC).
+    /// `baton devices` for paired entries alone.
+    public static func list(_ entries: [DeviceEntry], timeZone: TimeZone = .current) -> String {
+        list(entries.map { Row(entry: $0, removed: false) }, timeZone: timeZone)
+    }
+
+    /// `baton devices --json`: one array of rows (times in ISO 8601, UTC).
+    public static func listJSON(_ rows: [Row]) -> String {
+        rows.isEmpty ? "[]" : json(rows)
+    }
+
+    /// `baton devices --json` for paired entries alone.
     public static func listJSON(_ entries: [DeviceEntry]) -> String {
-        entries.isEmpty ? "[]" : json(entries)
+        listJSON(entries.map { Row(entry: $0, removed: false) })
     }
 
     struct IdentityObject: Encodable {

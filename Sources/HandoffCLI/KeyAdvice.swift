@@ -50,6 +50,22 @@ public enum KeyAdvice {
     /// first one says what to do, later ones only which addresses; in JSON an object with
     /// `"event": "otherKey"`, the new `sources`, every address heard so far as `allSources`, and
     /// the `hint`.
+    /// What a monitor prints when machines that speak protocol 1 or 2 were first heard.
+    public static func oldProtocolLine(_ sources: [String], format: NearbyMonitor.Format, at time: Date) -> String {
+        let visible = sources.map(PeerText.visible)
+        let hint = "install this Baton's version there, then pair it once (`baton pair`)"
+        switch format {
+        case .text:
+            return "# " + visible.map { "\($0) speaks protocol 2: update it" }.joined(separator: "; ") + " (\(hint))"
+        case .json:
+            let line: PropertyListValue = .dictionary([
+                "event": "oldProtocol", "time": .date(time), "sources": .array(visible.map { .string($0) }),
+                "hint": .string(hint),
+            ])
+            return line.jsonText
+        }
+    }
+
     public static func monitorLine(
         new sources: [String], all: [String], first: Bool, format: NearbyMonitor.Format, at time: Date
     ) -> String {

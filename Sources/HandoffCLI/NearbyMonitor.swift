@@ -40,6 +40,7 @@ public final class NearbyMonitor {
                 case .nearbyChanged: self.refresh()
                 case .transportChanged(let status): self.write(Self.networkLine(status, format: self.format, at: Date()))
                 case .otherKeyHeard(let sources): self.otherKeyHeard(sources)
+                case .oldProtocolHeard(let sources): self.write(KeyAdvice.oldProtocolLine(sources, format: self.format, at: Date()))
                 default: break
                 }
             }

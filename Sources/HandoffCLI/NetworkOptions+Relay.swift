@@ -48,12 +48,14 @@ extension NetworkOptions {
     /// `senderID`) through the broker and serves `shelf` through it. It connects in the
     /// background once started; an unreachable broker is its status, not an error.
     public func startRelay(
-        groupKey: GroupKey, senderID: SenderID, shelf: StateShelf, logger: Logger
+        membership: Membership, senderID: SenderID, shelf: StateShelf, logger: Logger
     ) throws -> RelayTransport? {
         guard let configuration = try relayConfiguration() else { return nil }
         do {
             return try RelayTransport(
-                configuration: configuration, groupKey: groupKey, senderID: senderID, shelf: shelf, logger: logger)
+                configuration: configuration, groupKey: membership.keys.current, senderID: senderID, shelf: shelf,
+                streamIdentity: membership.streamIdentity(senderID: senderID), trust: membership.streamTrust,
+                logger: logger)
         } catch {
             throw CommandFailure(error.description)
         }

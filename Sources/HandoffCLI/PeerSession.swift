@@ -17,33 +17,56 @@ public final class PeerSession {
     public let stateServer: TCPStateServer
     public let keySource: GroupKey.Source
     public let peer: PeerInfo
+    /// The membership's files: statements and keys the center takes are stored there, and what
+    /// other processes change there is put in place (`MembershipStore.keep`).
+    public let membershipStore: MembershipStore
+    private var keeper: Task<Void, Never>?
+    private let membership: Membership
 
-    /// Joins the group and starts the center. Errors say what to fix.
+    /// Joins the group and starts the center. Errors say what to fix. `notice` gets the
+    /// sentences for the person about the membership's files (an identity just made; a
+    /// `BATON_KEY` the group no longer uses): standard error unless told otherwise.
     public init(
         options: NetworkOptions, app: String, appVersion: String,
         registry: ActivityTypeRegistry? = nil, configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
-        logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() }),
+        notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) async throws {
         let registry = try registry ?? options.loadRegistry()
-        let (key, keySource) = try options.loadKey()
+        peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
+        membershipStore = options.membershipStore(peer: peer)
+        let loaded = try membershipStore.load()
+        loaded.notices.forEach(notice)
+        let keySource = loaded.keySource
+        let membership = loaded.membership
+        self.membership = membership
         let multicast = try options.multicastConfiguration()
         transport = try await MulticastTransport.start(multicast)
-        let stream = try await options.startStateStream(groupKey: key)
-        stateServer = stream.server
-        peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
-        var config = try options.centerConfiguration(peer: peer)
+        var config = try options.centerConfiguration(peer: peer, membership: membership)
         configure(&config)
-        relay = try options.startRelay(groupKey: key, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
+        // The sender id carries this device's tag, whatever `configure` chose for its instance.
+        config.senderID = SenderID(
+            tag: DeviceTag(membership.identity.publicIdentity.deviceID), instance: config.senderID.instance)!
+        let stream = try await options.startStateStream(membership: membership, senderID: config.senderID)
+        stateServer = stream.server
+        relay = try options.startRelay(
+            membership: membership, senderID: config.senderID, shelf: stream.setup.shelf, logger: logger)
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream.setup)
         center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport, configuration: config,
+            registry: registry, membership: membership, transport: combined.transport, configuration: config,
             stateStream: combined.stream, logger: logger)
         self.keySource = keySource
         center.start()
+        let center = center
+        keeper = membershipStore.keep(
+            membership, reloaded: { Task { @MainActor in center.membershipReplaced() } }, notice: notice,
+            failed: { problem in logger.warning("devices: \(problem)") })
     }
 
-    /// Withdraws, closes the transport and stops serving large activities.
+    /// Stores what the membership took since the last round, withdraws, closes the transport and
+    /// stops serving large activities.
     public func shutdown() async {
+        membershipStore.stopKeeping(keeper, membership)
         await center.shutdown()
         await stateServer.close()
     }

@@ -5,7 +5,7 @@ import HandoffWire
 /// then the protocol versions it speaks and how its Swift runtime is linked.
 ///
 ///     1.0.0
-///     protocols: datagram 2, state stream 2, pairing 1
+///     protocols: datagram 2, state stream 3, pairing 2
 ///     build: dynamic Swift runtime
 public enum VersionText {
     /// How the Swift runtime is linked into this process.

@@ -116,9 +116,9 @@ public final class TCPStateServer: Sendable {
     public var statistics: Statistics { events.statistics }
 
     /// Listens on `host:port` (all addresses, and an ephemeral port, by default) and serves
-    /// `shelf` to peers holding `groupKey`. Runs on `group`'s threads.
+    /// `shelf` as `identity` to the devices `trust` lists. Runs on `group`'s threads.
     public static func start(
-        shelf: StateShelf, groupKey: GroupKey, host: String = "0.0.0.0", port: Int = 0, limits: Limits = Limits(),
+        shelf: StateShelf, identity: StreamIdentity, trust: StreamTrust, host: String = "0.0.0.0", port: Int = 0, limits: Limits = Limits(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(StateServerError) -> TCPStateServer {
         let address: SocketAddress
@@ -137,7 +137,7 @@ public final class TCPStateServer: Sendable {
                 guard events.enter(channel) else { return channel.eventLoop.makeFailedFuture(Full()) }
                 channel.closeFuture.whenComplete { _ in events.leave(channel) }
                 return channel.eventLoop.makeCompletedFuture {
-                    let machine = StateServerConnection(groupKey: groupKey, shelf: shelf)
+                    let machine = StateServerConnection(identity: identity, trust: trust, shelf: shelf)
                     try channel.pipeline.syncOperations.addHandler(
                         StateServerHandler(machine: machine, limits: limits, events: events))
                 }

@@ -16,8 +16,9 @@ public enum PairingEvent: Equatable, Sendable {
     /// identity it sent, whose fingerprint goes beside the code.
     case code(String, peerName: String, peer: PublicIdentity)
     /// Done: the key changed hands (the joiner stored it; the sharer heard STORED), and `peer`
-    /// proved its identity: the driver lists it as a paired device.
-    case paired(peerName: String, peer: PublicIdentity)
+    /// proved its identity: the driver lists it as a paired device, with `statements` (the
+    /// sharer's introduction of the joiner; on the joiner, those it stored with the key).
+    case paired(peerName: String, peer: PublicIdentity, statements: [[UInt8]])
     /// Done: nothing changed, for this reason.
     case failed(PairingFailure)
     /// Done (joiner): the sharer whose HELLO came first could not be reached; the message says where and why.

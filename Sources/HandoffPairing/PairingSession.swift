@@ -44,8 +44,9 @@ public final class PairingSession: @unchecked Sendable {
     let isSharer: Bool
     /// Random, fixed for the life of this pairing: tells this side's HELLOs from another's.
     let pairingID: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
-    /// Joiner: writes the key; nil when it was stored, else why it could not be.
-    let store: @Sendable (GroupKey) -> String?
+    /// Joiner: writes the key, the sharer's entry and the statements; nil when they were
+    /// stored, else why they could not be.
+    let store: @Sendable (GroupKey, [[UInt8]]) -> String?
 
     // Everything below is touched on `loop` only.
     var machine: PairingMachine
@@ -72,14 +73,15 @@ public final class PairingSession: @unchecked Sendable {
     /// Set with the first `.paired`, `.failed` or `.unreachable`: from then on nothing is handled.
     var ended = false
 
-    /// A sharer of `role`'s key, or a joiner, seen by the other side as `name` and `identity`;
-    /// `store` is called (on the session's loop) when a joiner receives the key.
+    /// A sharer of `role`'s key and of `statements` (every statement it keeps), or a joiner,
+    /// seen by the other side as `name` and `identity`; `store` is called (on the session's
+    /// loop) when a joiner receives the key, with the statements to keep.
     public init(
-        role: PairingMachine.Role, name: String, identity: DeviceIdentity, settings: Settings,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        store: @escaping @Sendable (GroupKey) -> String? = { _ in nil }
+        role: PairingMachine.Role, name: String, identity: DeviceIdentity, statements: [[UInt8]] = [],
+        settings: Settings, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        store: @escaping @Sendable (GroupKey, [[UInt8]]) -> String? = { _, _ in nil }
     ) {
-        self.machine = PairingMachine(role: role, name: name, identity: identity)
+        self.machine = PairingMachine(role: role, name: name, identity: identity, statements: statements)
         if case .sharer = role { isSharer = true } else { isSharer = false }
         self.settings = settings
         self.loop = group.next()
@@ -149,11 +151,11 @@ public final class PairingSession: @unchecked Sendable {
                 lastFrameWrite = connection.writeAndFlush(ByteBuffer(bytes: bytes))
             case .showCode(let code, let peerName, let peer):
                 continuation.yield(.code(code, peerName: peerName, peer: peer))
-            case .storeKey(let key):
-                let problem = store(key)
+            case .storeKey(let key, let statements):
+                let problem = store(key, statements)
                 apply(problem.map { machine.stored(problem: $0) } ?? machine.stored())
-            case .paired(let peerName, let peer):
-                end(.paired(peerName: peerName, peer: peer))
+            case .paired(let peerName, let peer, let statements):
+                end(.paired(peerName: peerName, peer: peer, statements: statements))
             case .failed(let failure):
                 end(.failed(failure))
             }

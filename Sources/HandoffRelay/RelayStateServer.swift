@@ -51,7 +51,8 @@ final class RelayStateServer: @unchecked Sendable {
     private let client: MQTTClient
     private let topics: RelayTopics
     private let ownTopic: String
-    private let groupKey: GroupKey
+    private let identity: StreamIdentity
+    private let trust: StreamTrust
     private let shelf: StateShelf
     private let limits: Limits
     private let queue = DispatchQueue(label: "baton.relay.state-server")
@@ -62,11 +63,15 @@ final class RelayStateServer: @unchecked Sendable {
     private var ended: [String] = []
     private let counts = Mutex(Statistics())
 
-    init(client: MQTTClient, topics: RelayTopics, ownTopic: String, groupKey: GroupKey, shelf: StateShelf, limits: Limits = Limits()) {
+    init(
+        client: MQTTClient, topics: RelayTopics, ownTopic: String, identity: StreamIdentity, trust: StreamTrust,
+        shelf: StateShelf, limits: Limits = Limits()
+    ) {
         self.client = client
         self.topics = topics
         self.ownTopic = ownTopic
-        self.groupKey = groupKey
+        self.identity = identity
+        self.trust = trust
         self.shelf = shelf
         self.limits = limits
     }
@@ -108,7 +113,7 @@ final class RelayStateServer: @unchecked Sendable {
                 return remember(id)
             }
             counts.withLock { $0.accepted += 1 }
-            let link = Link(id: id, reply: reply, machine: StateServerConnection(groupKey: groupKey, shelf: shelf))
+            let link = Link(id: id, reply: reply, machine: StateServerConnection(identity: identity, trust: trust, shelf: shelf))
             links[id] = link
             let key = ObjectIdentifier(link)
             queue.asyncAfter(deadline: .now() + limits.handshakeTimeout) {

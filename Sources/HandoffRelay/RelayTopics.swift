@@ -32,13 +32,17 @@ public struct RelayTopics: Equatable, Sendable {
         Self.hex(HMAC<SHA256>.authenticationCode(for: sender.bytes, using: SymmetricKey(data: topicKey)).prefix(8))
     }
 
-    /// The sender topic of the datagram's clear sender id (bytes 6..<22), or nil for bytes too
+    /// The sender topic of the datagram's clear sender id (bytes 10..<26), or nil for bytes too
     /// short to be a datagram.
     public func senderTopic(ofDatagram bytes: [UInt8]) -> String? {
-        guard bytes.count >= DatagramHeader.minimumDatagramLength, let sender = SenderID(bytes: Array(bytes[6..<22])) else {
-            return nil
-        }
+        guard let sender = Self.senderID(ofDatagram: bytes) else { return nil }
         return senderTopic(sender)
+    }
+
+    /// The clear sender id of a datagram, or nil for bytes too short to be one.
+    public static func senderID(ofDatagram bytes: [UInt8]) -> SenderID? {
+        guard bytes.count >= DatagramHeader.minimumDatagramLength else { return nil }
+        return SenderID(bytes: Array(bytes[DatagramHeader.senderIDRange]))
     }
 
     /// Every datagram that is not a peer's current activity: `<root>/d`.

@@ -44,9 +44,12 @@ public final class RelayTransport: ActivityTransport {
     /// A relay for the group of `groupKey`. `senderID` is the one the activity center seals
     /// with (`ActivityCenter.Configuration.senderID`): the peer's activity topic and stream
     /// server are named after it. With `shelf` (the center's `StateStreamSetup.shelf`) it serves
-    /// the state stream through the broker. Nothing connects before `start`.
+    /// the state stream through the broker, as `streamIdentity` to the devices `trust` lists
+    /// (without them, as the one device every holder of `groupKey` is: what tests use). Nothing
+    /// connects before `start`.
     public init(
         configuration: RelayConfiguration, groupKey: GroupKey, senderID: SenderID, shelf: StateShelf? = nil,
+        streamIdentity: StreamIdentity? = nil, trust: StreamTrust? = nil,
         logger: Logger = Logger(label: "baton.relay", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(RelayError) {
         let topics = RelayTopics(groupKey: groupKey)
@@ -61,7 +64,10 @@ public final class RelayTransport: ActivityTransport {
         self.ownSender = senderID
         self.logger = logger
         self.server = shelf.map {
-            RelayStateServer(client: client, topics: topics, ownTopic: senderTopic, groupKey: groupKey, shelf: $0)
+            RelayStateServer(
+                client: client, topics: topics, ownTopic: senderTopic,
+                identity: streamIdentity ?? .sharedByGroupKey(groupKey), trust: trust ?? .sharedByGroupKey(groupKey),
+                shelf: $0)
         }
     }
 
@@ -211,7 +217,7 @@ public final class RelayTransport: ActivityTransport {
         case .datagrams?, .activity?:
             // An empty message is a cleared activity; a peer's own datagrams come back to it.
             guard let sender = topics.senderTopic(ofDatagram: message.payload),
-                message.payload[6..<22].elementsEqual(ownSender.bytes) == false,
+                RelayTopics.senderID(ofDatagram: message.payload) != ownSender,
                 let handler = shared.withLock({ $0.closed ? nil : $0.handler })
             else { return }
             _ = handler.deliver(

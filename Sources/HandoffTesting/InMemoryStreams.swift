@@ -21,19 +21,29 @@ public final class InMemoryStreams: StreamDialer {
 
     public init() {}
 
-    /// Serves `shelf` at `host:port` from now on (replacing whatever served there).
+    /// Serves `shelf` at `host:port` from now on (replacing whatever served there), as
+    /// `identity` to the devices `trust` lists.
     @discardableResult
     public func serve(
-        host: String, port: Int, groupKey: GroupKey, shelf: StateShelf,
-        nonces: @escaping @Sendable () -> [UInt8] = StateStream.randomNonce
+        host: String, port: Int, identity: StreamIdentity, trust: StreamTrust, shelf: StateShelf,
+        ephemeralKeys: @escaping @Sendable () -> [UInt8] = StateStream.newEphemeralKey
     ) -> InMemoryStreamServer {
-        let server = InMemoryStreamServer(host: host, port: port, groupKey: groupKey, shelf: shelf, nonces: nonces)
+        let server = InMemoryStreamServer(
+            host: host, port: port, identity: identity, trust: trust, shelf: shelf, ephemeralKeys: ephemeralKeys)
         let replaced = registry.withLock { registry in
             defer { registry.servers[Self.address(host, port)] = server }
             return registry.servers[Self.address(host, port)]
         }
         replaced?.stop()
         return server
+    }
+
+    /// Serves `shelf` at `host:port` as the one device every holder of `groupKey` is
+    /// (`StreamIdentity.sharedByGroupKey`): what a center made with `Membership.sharedDevice(of:)`
+    /// fetches from, when the server is given that center's sender id.
+    @discardableResult
+    public func serve(host: String, port: Int, sharedDeviceOf groupKey: GroupKey, shelf: StateShelf) -> InMemoryStreamServer {
+        serve(host: host, port: port, identity: .sharedByGroupKey(groupKey), trust: .sharedByGroupKey(groupKey), shelf: shelf)
     }
 
     /// How many reads and connects wait for something only a close, a cancel or more client
@@ -62,9 +72,10 @@ public final class InMemoryStreams: StreamDialer {
 public final class InMemoryStreamServer: Sendable {
     public let host: String
     public let port: Int
-    let groupKey: GroupKey
+    let identity: StreamIdentity
+    let trust: StreamTrust
     let shelf: StateShelf
-    let nonces: @Sendable () -> [UInt8]
+    let ephemeralKeys: @Sendable () -> [UInt8]
 
     private struct Tally {
         var plan: @Sendable (Int) -> StreamFaults = { _ in .none }
@@ -77,12 +88,16 @@ public final class InMemoryStreamServer: Sendable {
 
     private let tally = Mutex(Tally())
 
-    init(host: String, port: Int, groupKey: GroupKey, shelf: StateShelf, nonces: @escaping @Sendable () -> [UInt8]) {
+    init(
+        host: String, port: Int, identity: StreamIdentity, trust: StreamTrust, shelf: StateShelf,
+        ephemeralKeys: @escaping @Sendable () -> [UInt8]
+    ) {
         self.host = host
         self.port = port
-        self.groupKey = groupKey
+        self.identity = identity
+        self.trust = trust
         self.shelf = shelf
-        self.nonces = nonces
+        self.ephemeralKeys = ephemeralKeys
     }
 
     /// Faults from now on, by connection number: the first connection ever made to this server is 1.
@@ -133,7 +148,8 @@ public final class InMemoryStreamServer: Sendable {
     }
 
     func open(faults: StreamFaults, streams: InMemoryStreams) -> InMemoryStreamConnection {
-        let machine = StateServerConnection(groupKey: groupKey, shelf: shelf, nonce: nonces())
+        let machine = StateServerConnection(
+            identity: identity, trust: trust, shelf: shelf, ephemeralKey: ephemeralKeys())
         let connection = InMemoryStreamConnection(machine: machine, faults: faults, server: self, streams: streams)
         tally.withLock { $0.open.append(connection) }
         return connection

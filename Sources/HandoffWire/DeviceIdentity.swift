@@ -13,6 +13,9 @@ public struct DeviceIdentity: Sendable {
     public let agreementKeyBytes: [UInt8]
     /// What others learn: the two public keys.
     public let publicIdentity: PublicIdentity
+    /// The signing key, made once: making it from its bytes costs a scalar multiplication,
+    /// which every datagram's signature would otherwise pay again.
+    private let signer: Signer
 
     static let salt: [UInt8] = Array("baton-handoff".utf8)
     static let signingInfo: [UInt8] = Array("v3 identity signing".utf8)
@@ -34,6 +37,7 @@ public struct DeviceIdentity: Sendable {
         let agreement = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: agreementKeyBytes)
         publicIdentity = PublicIdentity(
             bytes: Array(signing.publicKey.rawRepresentation) + Array(agreement.publicKey.rawRepresentation))!
+        signer = Signer(key: signing)
     }
 
     /// Parses the base64 form of the seed; surrounding white space is ignored. `source` names
@@ -60,8 +64,14 @@ public struct DeviceIdentity: Sendable {
 
     /// The Ed25519 signature of `message` (64 bytes; RFC 8032, so the same message gives the same bytes).
     public func sign(_ message: [UInt8]) -> [UInt8] {
-        let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: signingKeyBytes)
-        return Array(try! key.signature(for: message))
+        Array(try! signer.key.signature(for: message))
+    }
+
+    /// swift-crypto's key types are not declared `Sendable`; this one is never changed after it
+    /// is made, and signing with it from several threads at once is safe.
+    private final class Signer: @unchecked Sendable {
+        let key: Curve25519.Signing.PrivateKey
+        init(key: Curve25519.Signing.PrivateKey) { self.key = key }
     }
 
     /// Why a seed's text is not an identity.

@@ -14,6 +14,14 @@ public enum HandoffMessage: Equatable, Sendable {
     /// The sender's current activity, too large for an ANNOUNCE: the record's `userInfo` holds
     /// only the summary, and `state` says what to fetch over the state stream.
     case offer(ActivityRecord, state: StateOffer)
+    /// Version 3: statements about the group's devices, whole (`Statement`), and the digest of
+    /// every statement the sender keeps (`Statement.setDigest`) (docs/PROTOCOL.md, section 17).
+    case devices(statements: [[UInt8]], digest: [UInt8])
+
+    /// A statement in a DEVICES datagram is at least a signature and a small body, at most 1,024 bytes.
+    public static let statementSizes = 64...1_024
+    /// A DEVICES digest is 8 bytes.
+    public static let devicesDigestLength = 8
 
     /// The datagram kind that carries this message.
     public var kind: DatagramKind {
@@ -23,6 +31,7 @@ public enum HandoffMessage: Equatable, Sendable {
         case .query: .query
         case .continued: .continued
         case .offer: .offer
+        case .devices: .devices
         }
     }
 
@@ -58,6 +67,9 @@ public enum HandoffMessage: Equatable, Sendable {
         case .continued(let id, let peer):
             dict["activityID"] = .string(id)
             dict["peer"] = peer.plist
+        case .devices(let statements, let digest):
+            dict["statements"] = .array(statements.map { .data(Data($0)) })
+            dict["digest"] = .data(Data(digest))
         }
         return dict
     }
@@ -107,6 +119,19 @@ public enum HandoffMessage: Equatable, Sendable {
             let peer = try p.peer()
             guard ActivityRecord.isValidActivityID(id) else { throw .invalidValue }
             return (.continued(activityID: id, peer: peer), sentAt)
+        case .devices:
+            let array = try p.required("statements", \.arrayValue)
+            var statements: [[UInt8]] = []
+            statements.reserveCapacity(array.count)
+            for element in array {
+                guard let data = element.dataValue else { throw .wrongType }
+                statements.append(Array(data))
+            }
+            let digest = try p.required("digest", \.dataValue)
+            guard statements.allSatisfy({ statementSizes.contains($0.count) }), digest.count == devicesDigestLength else {
+                throw .invalidValue
+            }
+            return (.devices(statements: statements, digest: Array(digest)), sentAt)
         }
     }
 

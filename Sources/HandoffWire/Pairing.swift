@@ -13,7 +13,8 @@ public enum Pairing {
     public static let defaultTimeout: Double = 120
     public static let helloInterval: Double = 0.25
     public static let helloLength = 24
-    public static let maximumBody = 512
+    /// The longest frame body: a SEALED STATEMENT of 1,024 bytes (type byte and tag around it).
+    public static let maximumBody = 1 + HandoffMessage.statementSizes.upperBound + 16
     public static let maximumNameBytes = 64
     static let commitLabel: [UInt8] = Array("baton pair v2 commit".utf8)
     static let confirmLabel: [UInt8] = Array("baton pair v2 confirm".utf8)
@@ -79,12 +80,12 @@ public enum Pairing {
 
     /// Plaintext types inside a SEALED frame.
     enum SealedType: UInt8 {
-        case confirm = 1, key = 2, stored = 3
+        case confirm = 1, key = 2, stored = 3, statement = 4
     }
 
     /// type ‖ length (2) ‖ body.
     public static func frame(_ type: FrameType, _ body: [UInt8]) -> [UInt8] {
-        precondition((1...maximumBody).contains(body.count), "a pairing frame's body is 1-512 bytes")
+        precondition((1...maximumBody).contains(body.count), "a pairing frame's body is 1-1,041 bytes")
         return [type.rawValue, UInt8(body.count >> 8), UInt8(body.count & 0xff)] + body
     }
 

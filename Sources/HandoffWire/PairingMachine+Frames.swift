@@ -75,13 +75,21 @@ extension PairingMachine {
             guard proved(Array(plain[1...]), label: Pairing.confirmLabel) else { return fail(.identityNotProved) }
             confirmedThere = true
             return confirmedHere ? sendKey() : []
+        case (false, .waitingKey, .statement, _):
+            guard Statement.sizes.contains(plain.count - 1), receivedStatements.count < Self.maximumStatements + 1 else {
+                return fail(.protocolError("the other side sent a statement that is too large, or too many"))
+            }
+            receivedStatements.append(Array(plain[1...]))
+            return []
         case (false, .waitingKey, .key, 97):
             guard proved(Array(plain[33...]), label: Pairing.keyLabel) else { return fail(.identityNotProved) }
             phase = .waitingStore
-            return [.storeKey(GroupKey(bytes: Array(plain[1..<33]))!)]
+            keyToStore = GroupKey(bytes: Array(plain[1..<33]))!
+            keptStatements = joinerStatements()
+            return []
         case (true, .waitingStored, .stored, 1):
             phase = .done
-            return [.paired(peerName: peerName, peer: peerIdentity!)]
+            return [.paired(peerName: peerName, peer: peerIdentity!, statements: keptStatements)]
         default:
             return fail(.protocolError("the other side sent a sealed message out of turn"))
         }
@@ -92,11 +100,31 @@ extension PairingMachine {
         peerIdentity?.isValidSignature(signature, of: Pairing.signed(label, transcript: transcript)) ?? false
     }
 
+    /// The sharer's last frames: every statement it keeps and its introduction of the joiner,
+    /// one STATEMENT each, then KEY.
     mutating func sendKey() -> [PairingAction] {
-        guard case .sharer(let groupKey) = role else { return [] }
+        guard case .sharer(let groupKey) = role, let joiner = peerIdentity else { return [] }
         phase = .waitingStored
+        let introduction = Statement(.introduce(identity: joiner, name: peerName), by: identity, at: clock()).bytes
+        keptStatements = [introduction]
+        var actions: [PairingAction] = []
+        for statement in statements.prefix(Self.maximumStatements) + [introduction] {
+            actions.append(.send(seal([Pairing.SealedType.statement.rawValue] + statement)))
+        }
         let signature = identity.sign(Pairing.signed(Pairing.keyLabel, transcript: transcript))
-        return [.send(seal([Pairing.SealedType.key.rawValue] + groupKey.bytes + signature))]
+        return actions + [.send(seal([Pairing.SealedType.key.rawValue] + groupKey.bytes + signature))]
+    }
+
+    /// Joiner, on KEY: the statements the sharer sent that a list with the sharer as a root
+    /// takes (one that does not verify, or whose issuer stays unknown, is not kept), and this
+    /// side's introduction of the sharer.
+    func joinerStatements() -> [[UInt8]] {
+        guard let sharer = peerIdentity else { return [] }
+        var roster = DeviceRoster(
+            own: identity.publicIdentity, name: String(decoding: name, as: UTF8.self), paired: [(sharer, peerName)])
+        roster.take(all: receivedStatements)
+        roster.take(Statement(.introduce(identity: sharer, name: peerName), by: identity, at: clock()).bytes)
+        return roster.statements.map(\.bytes)
     }
 
     mutating func agree(peerPublicKey: [UInt8]) -> Bool {

@@ -35,12 +35,23 @@ public struct PairingMachine: Sendable {
     var receiveCounter: UInt64 = 0
     var confirmedHere = false
     var confirmedThere = false
+    /// Sharer: the statements it keeps, sent before KEY (section 17, "Introductions").
+    let statements: [[UInt8]]
+    /// When statements made here say they were made; fixed in vectors.
+    let clock: @Sendable () -> Date
+    /// Joiner: the STATEMENT frames received, in order.
+    var receivedStatements: [[UInt8]] = []
+    /// The statements this side keeps once paired (see `PairingAction.paired`).
+    var keptStatements: [[UInt8]] = []
+    /// Joiner: the key of a KEY frame, handed to the driver once the bytes read with it are done.
+    var keyToStore: GroupKey?
 
     /// `privateKey` (the ephemeral X25519 key) and `nonce` are fresh random values in use; tests fix them.
     public init(
-        role: Role, name: String, identity: DeviceIdentity,
+        role: Role, name: String, identity: DeviceIdentity, statements: [[UInt8]] = [],
         privateKey: [UInt8]? = nil,
-        nonce: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        nonce: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) },
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         precondition(nonce.count == 32, "a pairing nonce is 32 bytes")
         self.role = role
@@ -50,6 +61,8 @@ public struct PairingMachine: Sendable {
         self.name = bytes.isEmpty ? Array("baton".utf8) : bytes
         self.privateKeyBytes = privateKey ?? Array(Curve25519.KeyAgreement.PrivateKey().rawRepresentation)
         self.nonce = nonce
+        self.statements = statements
+        self.clock = clock
         if case .sharer = role { phase = .waitingCommit } else { phase = .waitingPublic }
     }
 
@@ -59,6 +72,9 @@ public struct PairingMachine: Sendable {
         try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKeyBytes)
     }
     var publicKey: [UInt8] { Array(privateKey.publicKey.rawRepresentation) }
+
+    /// Statements a sharer sends at most (each in its own frame): as many as a list keeps.
+    public static let maximumStatements = DeviceRoster.maximumStatements
 
     /// The joiner's first frame, COMMIT; the sharer sends nothing first.
     public mutating func start() -> [PairingAction] {
@@ -83,6 +99,13 @@ public struct PairingMachine: Sendable {
             buffer.removeFirst(3 + length)
             actions += handle(type, frame: frame, body: Array(frame[3...]))
         }
+        // KEY is the sharer's last frame until STORED: anything read with it aborts, and the
+        // key is handed to the driver only when nothing came after it.
+        if phase == .waitingStore, let key = keyToStore {
+            guard buffer.isEmpty else { return actions + fail(.protocolError("the other side sent a frame out of turn")) }
+            keyToStore = nil
+            actions.append(.storeKey(key, statements: keptStatements))
+        }
         return actions
     }
 
@@ -104,7 +127,10 @@ public struct PairingMachine: Sendable {
         guard phase == .waitingStore else { return [] }
         if let problem { return fail(.protocolError("the key could not be stored: \(problem)")) }
         phase = .done
-        return [.send(seal([Pairing.SealedType.stored.rawValue])), .paired(peerName: peerName, peer: peerIdentity!)]
+        return [
+            .send(seal([Pairing.SealedType.stored.rawValue])),
+            .paired(peerName: peerName, peer: peerIdentity!, statements: keptStatements),
+        ]
     }
 
     /// A HELLO with another pairing id, or a second connection.

@@ -21,7 +21,7 @@ public struct PeerInfo: Hashable, Sendable, CustomStringConvertible {
     public var protocolVersion: Int?
 
     /// The version this library speaks and sends.
-    public static let currentProtocolVersion = 2
+    public static let currentProtocolVersion = 3
 
     public init(
         name: String, host: String, app: String, appVersion: String,

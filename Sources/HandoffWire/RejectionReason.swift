@@ -1,15 +1,21 @@
 /// Why a received datagram was dropped; each has its own counter in `ReceiveStatistics`.
 public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomStringConvertible {
-    /// Shorter than the 42-byte header and the 16-byte tag.
+    /// Shorter than a header, signature and tag (version 3: 114 bytes; version 2: 58).
     case tooShort
-    /// The first four bytes are not `BTN1`.
+    /// The first four bytes are neither `BTN3` nor `BTN1`.
     case badMagic
-    /// The kind byte is not 1–5.
+    /// Version 3: the first four bytes are `BTN1`, a version 1 or 2 peer's datagram.
+    case oldProtocol
+    /// The kind byte is not 1–6 (version 2: 1–5).
     case unknownKind
+    /// Version 3: the sender id's tag is not a listed device's, or that device is removed.
+    case unknownDevice
     /// The ciphertext is longer than the largest plaintext allows; dropped before decrypting.
     case tooLarge
     /// ChaCha20-Poly1305 did not verify: another key, or bytes changed on the way.
     case authenticationFailed
+    /// Version 3: the signature inside the sealed part is not the listed device's.
+    case badSignature
     /// The plaintext is not a binary plist within the protocol's limits.
     case malformedPayload
     /// The plaintext plist's root is not a dictionary.
@@ -26,7 +32,8 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
     case replay
     /// `sentAt` is too far from this machine's clock.
     case clockSkew
-    /// The sender id is bound to another source address (see `SenderTable`).
+    /// Version 2 only: the sender id is bound to another source address (see `SenderTable`).
+    /// Version 3 binds no address; this goes when `Handoff` speaks version 3.
     case wrongSource
     /// An ANNOUNCE, OFFER or WITHDRAW for an activity that another sender announced and still owns.
     case notOwner
@@ -35,9 +42,12 @@ public enum RejectionReason: String, Error, Sendable, CaseIterable, CustomString
         switch self {
         case .tooShort: "shorter than a header and tag"
         case .badMagic: "wrong magic"
+        case .oldProtocol: "an older protocol (version 1 or 2)"
         case .unknownKind: "unknown kind"
+        case .unknownDevice: "from a device not listed"
         case .tooLarge: "over the size limit"
         case .authenticationFailed: "failed authentication (wrong key or altered)"
+        case .badSignature: "signature is not the listed device's"
         case .malformedPayload: "payload is not a valid binary plist"
         case .notADictionary: "payload is not a dictionary"
         case .missingKey: "a required key is missing"

@@ -3,7 +3,7 @@
 /// The wire's own error, so that sealing knows nothing of the activity layer's `HandoffError`;
 /// its sentence is the one `HandoffError.payloadTooLarge` gives.
 public enum SealError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The plaintext is over `GroupKeyCipher.maximumPlaintext`.
+    /// The plaintext is over `GroupKeyCipherV2.maximumPlaintext`.
     case payloadTooLarge(bytes: Int, limit: Int)
 
     public var description: String {

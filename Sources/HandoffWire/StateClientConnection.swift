@@ -2,9 +2,10 @@
 /// fetch `request` from byte `offset` on.
 ///
 /// `start()` gives the ClientHello to write; every byte read goes to `receive`, whose outputs
-/// are carried out in order. It checks the server's proof before sending its own, sends one
-/// GET, and hands on the state's bytes frame by frame as they open. A failure ends the attempt:
-/// `.connectionLost` may be resumed on a new connection, the others may not.
+/// are carried out in order. It checks that the ServerHello comes from the offering sender and
+/// is signed by that device before it sends its own proof, sends one GET, and hands on the
+/// state's bytes frame by frame as they open. A failure ends the attempt: `.connectionLost` may
+/// be resumed on a new connection, the others may not.
 public struct StateClientConnection: Sendable {
     public enum Output: Equatable, Sendable {
         /// Write these bytes.
@@ -25,8 +26,10 @@ public struct StateClientConnection: Sendable {
         case done
     }
 
+    private let identity: StreamIdentity
     private let groupKey: GroupKey
-    private let clientNonce: [UInt8]
+    private let source: StreamSource
+    private let ephemeralKey: [UInt8]
     public let request: StateRequest
     /// The offset asked for: bytes held before this connection.
     public let offset: Int
@@ -36,18 +39,22 @@ public struct StateClientConnection: Sendable {
     private var pending: [UInt8] = []
     private var deframer = StreamDeframer(key: [])
 
-    /// An attempt to fetch `request` from byte `offset` (the bytes already held). `nonce` is the
-    /// client nonce: 32 fresh random bytes unless a test fixes it.
+    /// An attempt by `identity` to fetch `request` from byte `offset` (the bytes already held)
+    /// from `source`, the device and sender of the OFFER, which was opened with `groupKey`.
+    /// `ephemeralKey` is the connection's X25519 private key: fresh unless a test fixes it.
     public init(
-        groupKey: GroupKey, request: StateRequest, offset: Int, nonce: [UInt8] = StateStream.randomNonce()
+        identity: StreamIdentity, groupKey: GroupKey, source: StreamSource, request: StateRequest, offset: Int,
+        ephemeralKey: [UInt8] = StateStream.newEphemeralKey()
     ) {
-        precondition(nonce.count == StateStream.nonceLength, "a client nonce is 32 bytes")
+        precondition(ephemeralKey.count == StateStream.ephemeralKeyLength, "an X25519 private key is 32 bytes")
         precondition(offset >= 0 && offset <= request.size, "the offset lies within the state")
+        self.identity = identity
         self.groupKey = groupKey
+        self.source = source
         self.request = request
         self.offset = offset
         self.held = offset
-        self.clientNonce = nonce
+        self.ephemeralKey = ephemeralKey
     }
 
     /// Whether the server answered the GET with START: from then on the wait is for DATA.
@@ -68,7 +75,10 @@ public struct StateClientConnection: Sendable {
     /// The ClientHello, the first bytes to write.
     public mutating func start() -> [UInt8] {
         guard case .ready = phase else { preconditionFailure("start() is called once") }
-        let hello = StateStreamHandshake.clientHello(nonce: clientNonce)
+        let hello = StateStreamHandshake.ClientHello(
+            keyID: StateStreamHandshake.keyID(of: groupKey), senderID: identity.senderID,
+            ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: ephemeralKey)
+        ).bytes
         phase = .awaitingServerHello(clientHello: hello)
         return hello
     }
@@ -96,26 +106,27 @@ public struct StateClientConnection: Sendable {
 
     private mutating func serverHello(_ clientHello: [UInt8], _ outputs: inout [Output]) {
         if StateStreamHandshake.isRefusedHelloStart(pending[...]) {
-            return fail(.badResponse("the ServerHello is not BTNS version 02"), &outputs)
+            return fail(.badResponse("the ServerHello is not BTNS version 03"), &outputs)
         }
         guard pending.count >= StateStream.serverHelloLength else { return }
-        let hello = pending[..<StateStream.serverHelloLength]
-        guard let serverNonce = StateStreamHandshake.nonce(ofHello: hello) else {
-            return fail(.badResponse("the ServerHello is not BTNS version 02"), &outputs)
+        let helloBytes = Array(pending[..<StateStream.serverHelloLength])
+        guard let hello = StateStreamHandshake.ServerHello(helloBytes[...]) else {
+            return fail(.badResponse("the ServerHello is not BTNS version 03"), &outputs)
         }
-        let keys = StateStreamKeys(groupKey: groupKey, clientNonce: clientNonce, serverNonce: serverNonce)
-        let transcript = clientHello + hello.prefix(StateStream.clientHelloLength)
-        let proof = hello[(hello.startIndex + StateStream.clientHelloLength)...]
-        guard StateStreamHandshake.isValidProof(proof, .server, transcript: transcript, authKey: keys.auth) else {
-            return fail(.authenticationFailed, &outputs)
-        }
+        // Another sender, even of the same device, is not the one that offered.
+        guard hello.senderID == source.senderID,
+            source.identity.isValidSignature(
+                hello.signature, of: StateStreamHandshake.serverSigned(clientHello: clientHello, serverHello: hello))
+        else { return fail(.authenticationFailed, &outputs) }
+        guard let secret = StateStreamHandshake.sharedSecret(privateKey: ephemeralKey, publicKey: hello.ephemeralKey)
+        else { return fail(.badResponse("the server's X25519 key is of low order"), &outputs) }
+        let keys = StateStreamKeys(groupKey: groupKey, secret: secret, clientHello: clientHello, serverHello: helloBytes)
+        let proof = identity.device.sign(
+            StateStreamHandshake.clientSigned(clientHello: clientHello, serverHello: helloBytes))
         let rest = Array(pending[StateStream.serverHelloLength...])
         pending = []
         var sealer = StreamFrameSealer(key: keys.client)
-        outputs.append(
-            .write(
-                StateStreamHandshake.proof(.client, transcript: transcript, authKey: keys.auth)
-                    + sealer.seal(.get(request, offset: offset))))
+        outputs.append(.write(proof + sealer.seal(.get(request, offset: offset))))
         deframer = StreamDeframer(key: keys.server)
         phase = .awaitingStart
         // A server never sends before it read the GET; bytes here can only fail as frames.

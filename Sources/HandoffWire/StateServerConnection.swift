@@ -3,8 +3,9 @@
 /// The I/O layer hands it every byte read (split anywhere) and carries out what `receive`
 /// returns, in order. After `.startStreaming` it pulls DATA frames with `nextDataFrame()` only
 /// as fast as the socket takes them, so a 16 MiB state is never sealed ahead of the network.
-/// Nothing after the handshake is read before the client's proof verified, and a connection
-/// that breaks any rule of docs/PROTOCOL.md section 10 is closed.
+/// Nothing after the handshake is read before the client's signature verified with the public
+/// identity of a listed device, and a connection that breaks any rule of docs/PROTOCOL.md
+/// section 10 is closed.
 public struct StateServerConnection: Sendable {
     /// What the I/O layer does next.
     public enum Output: Equatable, Sendable {
@@ -20,7 +21,13 @@ public struct StateServerConnection: Sendable {
     public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         /// The ClientHello had another magic, version or reserved bytes.
         case badHello
-        /// The client's proof did not verify: it does not hold the group key, or replays a capture.
+        /// The ClientHello's key id names neither group key the server holds.
+        case unknownKeyID
+        /// The ClientHello's sender id has the tag of no listed device.
+        case unlistedDevice
+        /// The client's X25519 key gives an all-zero secret (a low-order key).
+        case lowOrderKey
+        /// The client's signature (the ClientProof) did not verify with its device's key.
         case badProof
         /// A frame had a bad length or did not open.
         case badFrame(StreamFrameError)
@@ -31,8 +38,11 @@ public struct StateServerConnection: Sendable {
 
         public var description: String {
             switch self {
-            case .badHello: "the ClientHello is not BTNS version 02"
-            case .badProof: "the client's proof did not verify"
+            case .badHello: "the ClientHello is not BTNS version 03"
+            case .unknownKeyID: "the ClientHello names a group key this side does not hold"
+            case .unlistedDevice: "the client is not a listed device"
+            case .lowOrderKey: "the client's X25519 key is of low order"
+            case .badProof: "the client's signature did not verify"
             case .badFrame(let error): "\(error)"
             case .answeredError(let code): "answered ERROR \(code.rawValue) (\(code))"
             case .clientClosed: "the client closed before its GET"
@@ -42,15 +52,16 @@ public struct StateServerConnection: Sendable {
 
     private enum Phase: Sendable {
         case awaitingHello
-        case awaitingProof(transcript: [UInt8], keys: StateStreamKeys)
+        case awaitingProof(signed: [UInt8], client: PublicIdentity, keys: StateStreamKeys)
         case awaitingGet
         case streaming
         case closed
     }
 
-    private let groupKey: GroupKey
+    private let identity: StreamIdentity
+    private let trust: StreamTrust
     private let shelf: StateShelf
-    private let serverNonce: [UInt8]
+    private let ephemeralKey: [UInt8]
     private var phase = Phase.awaitingHello
     /// Handshake bytes not yet used.
     private var pending: [UInt8] = []
@@ -61,15 +72,20 @@ public struct StateServerConnection: Sendable {
     /// The plaintext of the DATA frame being sealed, its room kept from frame to frame.
     private var plaintext: [UInt8] = []
 
-    /// A connection just accepted. `nonce` is the server nonce: 32 fresh random bytes unless a test fixes it.
-    public init(groupKey: GroupKey, shelf: StateShelf, nonce: [UInt8] = StateStream.randomNonce()) {
-        precondition(nonce.count == StateStream.nonceLength, "a server nonce is 32 bytes")
-        self.groupKey = groupKey
+    /// A connection just accepted by `identity`, serving `shelf` to the devices `trust` lists.
+    /// `ephemeralKey` is the connection's X25519 private key: fresh unless a test fixes it.
+    public init(
+        identity: StreamIdentity, trust: StreamTrust, shelf: StateShelf,
+        ephemeralKey: [UInt8] = StateStream.newEphemeralKey()
+    ) {
+        precondition(ephemeralKey.count == StateStream.ephemeralKeyLength, "an X25519 private key is 32 bytes")
+        self.identity = identity
+        self.trust = trust
         self.shelf = shelf
-        self.serverNonce = nonce
+        self.ephemeralKey = ephemeralKey
     }
 
-    /// Whether the client's proof verified.
+    /// Whether the client's signature verified.
     public var isAuthenticated: Bool {
         switch phase {
         case .awaitingGet, .streaming: true
@@ -148,23 +164,31 @@ public struct StateServerConnection: Sendable {
         if case .awaitingHello = phase {
             if StateStreamHandshake.isRefusedHelloStart(pending[...]) { return close(.badHello, &outputs) }
             guard pending.count >= StateStream.clientHelloLength else { return }
-            let hello = Array(pending[..<StateStream.clientHelloLength])
-            guard let clientNonce = StateStreamHandshake.nonce(ofHello: hello[...]) else {
+            let helloBytes = Array(pending[..<StateStream.clientHelloLength])
+            guard let hello = StateStreamHandshake.ClientHello(helloBytes[...]) else {
                 return close(.badHello, &outputs)
             }
             pending.removeFirst(StateStream.clientHelloLength)
-            let keys = StateStreamKeys(groupKey: groupKey, clientNonce: clientNonce, serverNonce: serverNonce)
-            let serverHello = StateStreamHandshake.serverHello(
-                clientHello: hello, serverNonce: serverNonce, authKey: keys.auth)
-            phase = .awaitingProof(transcript: hello + serverHello.prefix(StateStream.clientHelloLength), keys: keys)
+            guard let groupKey = trust.groupKey(keyID: hello.keyID) else { return close(.unknownKeyID, &outputs) }
+            guard let client = trust.listedDevice(Array(hello.senderID.bytes.prefix(StateStream.deviceTagLength)))
+            else { return close(.unlistedDevice, &outputs) }
+            guard let secret = StateStreamHandshake.sharedSecret(privateKey: ephemeralKey, publicKey: hello.ephemeralKey)
+            else { return close(.lowOrderKey, &outputs) }
+            let serverHello = StateStreamHandshake.ServerHello(
+                answering: helloBytes, identity: identity,
+                ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: ephemeralKey)
+            ).bytes
+            let keys = StateStreamKeys(groupKey: groupKey, secret: secret, clientHello: helloBytes, serverHello: serverHello)
+            phase = .awaitingProof(
+                signed: StateStreamHandshake.clientSigned(clientHello: helloBytes, serverHello: serverHello),
+                client: client, keys: keys)
             outputs.append(.write(serverHello))
         }
-        guard case .awaitingProof(let transcript, let keys) = phase, pending.count >= StateStream.proofLength
+        guard case .awaitingProof(let signed, let client, let keys) = phase, pending.count >= StateStream.proofLength
         else { return }
-        guard
-            StateStreamHandshake.isValidProof(
-                pending[..<StateStream.proofLength], .client, transcript: transcript, authKey: keys.auth)
-        else { return close(.badProof, &outputs) }
+        guard client.isValidSignature(Array(pending[..<StateStream.proofLength]), of: signed) else {
+            return close(.badProof, &outputs)
+        }
         let rest = pending[StateStream.proofLength...]
         pending = []
         deframer = StreamDeframer(key: keys.client)

@@ -1,18 +1,32 @@
+import Crypto
+
 /// The fixed numbers of the state stream: the TCP connection over which a continuing peer
 /// fetches a record too large for a datagram (docs/PROTOCOL.md, "The state stream").
 public enum StateStream {
     /// ASCII `BTNS`, the first four bytes of both hellos.
     public static let magic: [UInt8] = [0x42, 0x54, 0x4E, 0x53]
     /// The version byte after the magic.
-    public static let version: UInt8 = 2
-    /// Bytes of each side's random nonce.
-    public static let nonceLength = 32
-    /// Bytes of a ClientHello: magic, version, three zero bytes, the client nonce.
-    public static let clientHelloLength = 40
-    /// Bytes of a ServerHello: the same layout with the server nonce, then the server proof.
-    public static let serverHelloLength = 72
-    /// Bytes of a proof (HMAC-SHA256).
-    public static let proofLength = 32
+    public static let version: UInt8 = 3
+    /// Bytes of a key id: which group key the client opened the OFFER with.
+    public static let keyIDLength = 4
+    /// Bytes of a sender id: the device's tag (8) and the process's instance (8).
+    public static let senderIDLength = 16
+    /// Bytes of the device tag that begins a sender id.
+    public static let deviceTagLength = 8
+    /// Bytes of an X25519 key, public or private.
+    public static let ephemeralKeyLength = 32
+    /// Bytes of a ClientHello: magic, version, three zero bytes, key id, client sender id,
+    /// client ephemeral public key.
+    public static let clientHelloLength = 60
+    /// Bytes of a ServerHello: magic, version, three zero bytes, server sender id, server
+    /// ephemeral public key, server signature.
+    public static let serverHelloLength = 120
+    /// Bytes of the ServerHello the server's signature covers (all but the signature).
+    public static let serverHelloSignedLength = 56
+    /// Bytes of an Ed25519 signature: the server's in its hello, and the ClientProof.
+    public static let signatureLength = 64
+    /// Bytes of a ClientProof: the client's signature.
+    public static let proofLength = 64
     /// Bytes of the Poly1305 tag that ends every frame.
     public static let tagLength = 16
     /// The smallest frame length L (a one-byte plaintext and its tag).
@@ -30,17 +44,10 @@ public enum StateStream {
     /// SHA-256 digests are 32 bytes.
     public static let digestLength = 32
 
-    /// 32 fresh bytes from the system's random generator, for a hello's nonce.
-    public static func randomNonce() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(nonceLength)
-        // Four draws rather than thirty-two: each draw may be a system call.
-        for _ in 0..<(nonceLength / 8) {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> shift)) }
-        }
-        return bytes
+    /// A fresh X25519 private key from the system's random generator, for one connection's
+    /// handshake (its raw 32 bytes: any 32 bytes are an X25519 private key).
+    public static func newEphemeralKey() -> [UInt8] {
+        Array(Curve25519.KeyAgreement.PrivateKey().rawRepresentation)
     }
 }
 

@@ -5,7 +5,8 @@
 public enum StreamFailure: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
     /// The request cannot be sent (an OFFER with a bad size, digest or activity id).
     case invalidRequest(String)
-    /// The source did not prove that it holds this machine's group key (or the proof was changed on the way).
+    /// The source did not prove that it is the device and sender that offered: another sender
+    /// answered, or its signature did not verify (or the ServerHello was changed on the way).
     case authenticationFailed
     /// The source keeps no state with this activity, revision and digest (ERROR 01).
     case notFound
@@ -36,7 +37,7 @@ public enum StreamFailure: Error, Equatable, Hashable, Sendable, CustomStringCon
         case .invalidRequest(let reason):
             return "The offer cannot be fetched: \(reason)."
         case .authenticationFailed:
-            return "The source did not prove that it has this machine's group key: both machines need the same key: paste what `baton key` prints on one into `baton key --import -` on the other."
+            return "The source did not prove that it is the device that offered the activity (another program answered, or its signature did not verify); if that machine was set up again, pair with it again."
         case .notFound:
             return "The source no longer keeps this revision of the activity (it was saved again since, or stopped being offered); continue it again to fetch the latest."
         case .refused(let code, let message):

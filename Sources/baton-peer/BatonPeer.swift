@@ -41,7 +41,7 @@ func withPeerSession(
         let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
         source.setEventHandler {
             Task { @MainActor in
-                await session.center.shutdown()
+                await session.shutdown()
                 Foundation.exit(signo == SIGINT ? 130 : 143)
             }
         }
@@ -52,10 +52,10 @@ func withPeerSession(
     do {
         try await body(session)
     } catch {
-        await session.center.shutdown()
+        await session.shutdown()
         throw error
     }
-    await session.center.shutdown()
+    await session.shutdown()
 }
 
 /// Waits for `seconds`, or for ever when nil.
@@ -147,6 +147,10 @@ extension BatonPeer {
                             printLine("network: \(status)")
                         case .otherKeyHeard(let sources):
                             printLine("other key: \(KeyAdvice.otherKey(sources))")
+                        case .oldProtocolHeard(let sources):
+                            printLine("protocol 2: \(sources.map(PeerText.visible).joined(separator: ", ")) speaks protocol 2: update it")
+                        case .membershipChanged(let change):
+                            printLine("devices changed\(change.newKey == nil ? "" : ", new group key")")
                         case .nearbyChanged:
                             break
                         }

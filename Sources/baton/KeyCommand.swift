@@ -6,7 +6,7 @@ import HandoffWire
 import BatonFiles
 
 /// `baton key`: show, import or renew the group key.
-struct KeyCommand: ParsableCommand {
+struct KeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "key",
         abstract: "Show the group key; machines that should see each other must share it.",
@@ -17,9 +17,13 @@ struct KeyCommand: ParsableCommand {
 
               baton key                    print this machine's key
               baton key --import -         use another machine's key: paste it, or pipe it
-              baton key --new              make a fresh key (others must import it again)
+              baton key --new              make a fresh key and send it to every listed machine
 
-            --new and --import keep the key they replace as group.key.old (mode 0600).
+            --new seals the new key for each machine `baton devices` lists (not removed) and \
+            sends it to them, as `baton devices remove` does without removing anyone; a machine \
+            that is off now gets it from the first Baton it hears once it is back. --import takes \
+            a key you chose, for this machine only: the others keep theirs. Both keep the key \
+            they replace as group.key.old (mode 0600).
 
             `baton key` prints the key alone on standard output (its hints go to standard \
             error), so one pipe copies it from this machine to another:
@@ -32,27 +36,28 @@ struct KeyCommand: ParsableCommand {
             """)
 
     @Option(name: .customLong("import"), help: ArgumentHelp(
-        "Use another machine's key: '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
+        "Use another machine's key, on this machine only (the others keep theirs): '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
         valueName: "-|key"))
     var importKey: String?
 
-    @Flag(help: "Replace the key with a fresh random one; the old one is kept as group.key.old.")
+    @Flag(help: "Replace the key with a fresh random one and send it, sealed, to every listed machine; the old one is kept as group.key.old.")
     var new = false
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("The key file to use instead of the default.", valueName: "path"))
-    var keyFile: String?
+    @OptionGroup var network: NetworkOptions
+
+    var keyFile: String? { network.keyFile }
 
     func validate() throws {
         if importKey != nil, new { throw ValidationError("Use either --import or --new, not both.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let path = keyFile ?? GroupKey.defaultPath()
         if let importKey {
             let key: GroupKey
             if importKey == "-" {
                 if isatty(STDIN_FILENO) == 1 {
-                    hint("Paste the group key (44 characters of base64) and press Enter:")
+                    Self.hint("Paste the group key (44 characters of base64) and press Enter:")
                 }
                 key = try KeyInput.read()
             } else {
@@ -60,21 +65,25 @@ struct KeyCommand: ParsableCommand {
             }
             let kept = try key.replaceKeepingOld(at: path)
             print("Imported. \(path) now holds the shared key; baton here will see peers that use it.")
-            if let kept { hint(Self.keptOld(kept, path: path)) }
+            if let kept { Self.hint(Self.keptOld(kept, path: path)) }
             return
         }
         if new {
-            let key = GroupKey.random()
-            let kept = try key.replaceKeepingOld(at: path)
-            print(key.base64)
-            hint("A new key is in \(path). On each machine that should see this one, \(KeyInput.howToCopy)")
-            if let kept { hint(Self.keptOld(kept, path: path)) }
+            if let keyFile, !FileManager.default.fileExists(atPath: keyFile) {
+                // A key file that does not exist yet: nothing to replace, nobody to tell.
+                let key = GroupKey.random()
+                try key.write(to: keyFile, replace: false)
+                print(key.base64)
+                Self.hint("A new key is in \(keyFile).")
+                return
+            }
+            try await Self.change(removing: nil, network: network)
             return
         }
         if keyFile == nil, let env = ProcessInfo.processInfo.environment["BATON_KEY"], !env.isEmpty {
             let key = try GroupKey(base64: env, source: "BATON_KEY")
             print(key.base64)
-            hint("(from BATON_KEY, which takes the place of \(path))")
+            Self.hint("(from BATON_KEY, which takes the place of \(path))")
             return
         }
         let (key, source) = try GroupKey.load(keyFile: keyFile)
@@ -86,7 +95,82 @@ struct KeyCommand: ParsableCommand {
         case .environment: origin = "The key in BATON_KEY."
         case .given: origin = "The key given."
         }
-        hint("\(origin)\nTo let another machine see this one, \(KeyInput.howToCopy)")
+        Self.hint("\(origin)\nTo let another machine see this one, \(KeyInput.howToCopy)")
+    }
+
+    /// `baton key --new` (no `removing`) and `baton devices remove` (docs/PROTOCOL.md, section
+    /// 17, "Removing a device"): the statements and the new key, stored, then sent under the old key.
+    static func change(removing target: String?, network: NetworkOptions) async throws {
+        let myName = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name).name
+        let store = MembershipStore(keyFile: network.keyFile, name: myName)
+        let loaded = try store.load()
+        loaded.notices.forEach(hint)
+        let membership = loaded.membership
+        let roster = membership.roster
+        var removing: DeviceRoster.Device?
+        if let target {
+            // The names removed devices had, so that removing one again says so.
+            var removedNames: [[UInt8]: String] = [:]
+            for entry in (try? store.devices.entries()) ?? [] {
+                if let id = entry.publicIdentity?.deviceID.bytes, roster.removed.contains(id) { removedNames[id] = entry.name }
+            }
+            for statement in roster.statements {
+                if case .introduce(let device, let name) = statement.content, roster.removed.contains(device.deviceID.bytes) {
+                    removedNames[device.deviceID.bytes] = removedNames[device.deviceID.bytes] ?? name
+                }
+            }
+            switch DeviceMatch.find(target, in: roster, removedNames: removedNames) {
+            case .found(let device):
+                removing = device
+            case .own:
+                throw CommandFailure("""
+                    \(target) is this machine (fingerprint \(roster.own.deviceID.fingerprint)): a machine cannot remove \
+                    itself. Run `baton devices remove` on another machine of the group.
+                    """)
+            case .alreadyRemoved(let fingerprint):
+                print("\(PeerText.visible(target)) (fingerprint \(fingerprint)) is removed already; nothing was changed.")
+                return
+            case .none:
+                throw CommandFailure("""
+                    No listed machine is called \(target) or has a fingerprint that starts with it; nothing was \
+                    changed. `baton devices` lists them.
+                    """)
+            case .ambiguous(let devices):
+                let lines = devices.map { "  \($0.name)  \($0.identity.deviceID.fingerprint)" }.joined(separator: "\n")
+                throw CommandFailure("""
+                    \(target) fits \(devices.count) machines; nothing was changed:
+                    \(lines)
+                    Name one by its fingerprint: baton devices remove '\(devices[0].identity.deviceID.fingerprint)'
+                    """)
+            }
+        }
+        let oldKey = membership.keys.current
+        let change = KeyChange(roster: roster, identity: membership.identity, keys: membership.keys, removing: removing)
+        let statements = change.statements.map(\.bytes)
+        // A key just made by this very command was known to nobody: there is nothing to keep.
+        var keys = change.keys
+        if case .created = loaded.keySource { keys = GroupKeys(current: change.newKey) }
+        let stored = try store.store(keys: keys, statements: statements)
+        if target == nil { print(change.newKey.base64) }
+        stored.forEach(hint)
+        if keys.previous != nil, let path = network.keyFile ?? (loaded.keySource == .environment ? nil : GroupKey.defaultPath()) {
+            hint(Self.keptOld(path + ".old", path: path))
+        }
+        let message = target == nil ? hint : { print($0) }
+        guard !statements.isEmpty else {
+            message(change.summary)
+            return
+        }
+        let digest = Statement.setDigest(roster.statements.map(\.bytes) + statements)
+        do {
+            let endpoint = try await DevicesSender.send(
+                statements, digest: digest, identity: membership.identity, under: oldKey, options: network)
+            message(change.summary)
+            message("Sent under the old key to \(endpoint); Baton programs running here pass it on.")
+        } catch {
+            message(change.summary.replacingOccurrences(of: "sent to", with: "stored for"))
+            throw error
+        }
     }
 
     /// Where the replaced key went, and how to put it back.
@@ -96,7 +180,7 @@ struct KeyCommand: ParsableCommand {
     }
 
     /// A line for the person, on standard error: standard output is the key alone, to pipe.
-    private func hint(_ text: String) {
+    static func hint(_ text: String) {
         fflush(nil)  // the key first, also where both streams go to one file
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -61,7 +61,12 @@ struct Launch {
         let registry = try network.loadRegistry()
         // A type this baton could never continue fails now, not after --wait seconds of asking.
         if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
-        let (key, keySource) = try network.loadKey()
+        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        let membershipStore = network.membershipStore(peer: peer)
+        let loaded = try membershipStore.load()
+        for notice in loaded.notices { logger.notice("\(notice)") }
+        let keySource = loaded.keySource
+        let membership = loaded.membership
         let multicast = try network.multicastConfiguration()
         logger.info("key from \(keySource)")
 
@@ -83,16 +88,16 @@ struct Launch {
             state = .offline(error.description)
         }
         let online = state == .online
-        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
-        let configuration = try network.centerConfiguration(peer: peer)
+        let configuration = try network.centerConfiguration(peer: peer, membership: membership)
+        let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
-        let stream = online ? try await network.startStateStream(groupKey: key).setup : nil
+        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID).setup : nil
         // The relay beside the LAN, when one is named: it connects in the background, and its
         // state (connecting, up, reconnecting) shows in the status bar.
         let relay = online
             ? try network.startRelay(
-                groupKey: key, senderID: configuration.senderID, shelf: stream!.shelf, logger: logger)
+                membership: membership, senderID: senderID, shelf: stream!.shelf, logger: logger)
             : nil
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
         // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
@@ -101,9 +106,16 @@ struct Launch {
         logger.info("network \(endpoint)")
 
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: combined.transport,
+            registry: registry, membership: membership, transport: combined.transport,
             configuration: configuration, stateStream: combined.stream)
         center.start()
+        // Statements and keys the center takes are stored; what `baton devices remove` or
+        // `baton key --new` change in the files is put in place and sent on.
+        let keeper = membershipStore.keep(
+            membership, reloaded: { Task { @MainActor in center.membershipReplaced() } },
+            notice: { logger.warning("\($0)") }, failed: { logger.warning("devices: \($0)") })
+        // At the end, what was taken since the keeper's last round is stored too.
+        defer { membershipStore.stopKeeping(keeper, membership) }
 
         var session = start
         var opening = startOpening
@@ -157,6 +169,7 @@ struct Launch {
             }
             Task { @MainActor in
                 program.writeRecoveryNow()
+                membershipStore.stopKeeping(keeper, membership)
                 logger.info("signal \(signo): withdrawing and exiting")
                 await center.shutdown()
                 NCursesBackend.raiseWithDefaultAction(signo)

@@ -55,6 +55,6 @@ struct MonitorCommand: AsyncParsableCommand {
         for await _ in stop.stream {}
         signals.forEach { $0.cancel() }
         monitor.stop()
-        await session.center.shutdown()
+        await session.shutdown()
     }
 }

@@ -16,11 +16,11 @@ extension PairCommand {
     }
 
     /// Runs until the session ended: true when paired and the other device listed. `record`
-    /// lists the other device: it returns nil when it was new, a sentence to print when it was
+    /// lists the other device with the statements to keep: it returns nil when it was new, a sentence to print when it was
     /// updated, and "" when it failed (having said why).
     static func converse(
         with session: PairingSession, joined: Bool, keyPath: String, keptOld: @Sendable () -> String? = { nil },
-        record: @Sendable (String, PublicIdentity) -> String?
+        record: @Sendable (String, PublicIdentity, [[UInt8]]) -> String?
     ) async -> Bool {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         Task {
@@ -44,9 +44,9 @@ extension PairCommand {
                 say("Same code on the other screen? [y/N] ", newline: false)
                 prompting = true
                 readAnswer(into: feed)
-            case .event(.paired(let peerName, let peer)):
+            case .event(.paired(let peerName, let peer, let statements)):
                 say("Paired with \(PeerText.visible(peerName)) (fingerprint \(peer.deviceID.fingerprint))")
-                let listed = record(peerName, peer)
+                let listed = record(peerName, peer, statements)
                 if let listed, !listed.isEmpty { say(listed) }
                 if joined {
                     say("\(keyPath) now holds the shared key.")

@@ -64,20 +64,31 @@ struct PairCommand: AsyncParsableCommand {
         if let interface { config.interface = try MulticastConfiguration.parseInterfaceName(interface, source: "--interface") }
         let myName = PeerInfo.local(app: "baton", appVersion: Baton.version, name: name).name
         let keyPath = keyFile ?? GroupKey.defaultPath()
-        let role: PairingMachine.Role = try join ? .joiner : .sharer(GroupKey.load(keyFile: keyFile).key)
-        let identity: DeviceIdentity
         let devices = DeviceList.standard()
-        do {
-            let loaded = try DeviceIdentity.load()
-            identity = loaded.identity
-            if loaded.created {
-                Self.say("This machine had no identity yet: one was made in \(loaded.path) (`baton id` shows it).")
+        let identity: DeviceIdentity
+        let role: PairingMachine.Role
+        var statements: [[UInt8]] = []
+        if join {
+            do {
+                let loaded = try DeviceIdentity.load()
+                identity = loaded.identity
+                if loaded.created {
+                    Self.say("This machine had no identity yet: one was made in \(loaded.path) (`baton id` shows it).")
+                }
+                _ = try devices.entries()  // a device list that cannot be used stops here, before any key moves
+            } catch let error as DeviceIdentity.FileError {
+                throw CommandFailure(error.description)
+            } catch let error as DeviceList.Failure {
+                throw CommandFailure(error.description)
             }
-            _ = try devices.entries()  // a device list that cannot be used stops here, before any key moves
-        } catch let error as DeviceIdentity.FileError {
-            throw CommandFailure(error.description)
-        } catch let error as DeviceList.Failure {
-            throw CommandFailure(error.description)
+            role = .joiner
+        } else {
+            // The sharer hands over the key it uses and every statement it keeps (section 17).
+            let loaded = try MembershipStore(keyFile: keyFile, name: myName).load()
+            loaded.notices.forEach { Self.say($0) }
+            identity = loaded.membership.identity
+            role = .sharer(loaded.membership.keys.current)
+            statements = loaded.membership.roster.statements.map(\.bytes)
         }
         let settings = PairingSession.Settings(
             port: port, group: config.group, interface: config.interface, peer: peer, timeout: timeout)
@@ -86,7 +97,10 @@ struct PairCommand: AsyncParsableCommand {
             // Connecting is part of start(), and takes up to --timeout when nothing answers.
             Self.say("Connecting to `baton pair` at \(peer)…")
         }
-        let session = PairingSession(role: role, name: myName, identity: identity, settings: settings) { key in
+        let session = PairingSession(
+            role: role, name: myName, identity: identity, statements: statements, settings: settings
+        ) { key, _ in
+            // The joiner, on KEY, before STORED; the sharer's entry and the statements are listed on `.paired`.
             do {
                 kept.path = try key.replaceKeepingOld(at: keyPath)
                 return nil
@@ -104,9 +118,9 @@ struct PairCommand: AsyncParsableCommand {
         } else if peer == nil {
             Self.say("Looking for `baton pair` on this network (multicast on \(config.group) port \(port); where multicast does not pass, use --peer HOST).")
         }
-        let record: @Sendable (String, PublicIdentity) -> String? = { peerName, peer in
+        let record: @Sendable (String, PublicIdentity, [[UInt8]]) -> String? = { peerName, peer, statements in
             do {
-                let isNew = try devices.recordPaired(name: peerName, identity: peer, at: Date())
+                let isNew = try devices.recordPaired(name: peerName, identity: peer, at: Date(), statements: statements)
                 return isNew ? nil : "It was listed already: its entry in \(devices.path) is updated."
             } catch {
                 Self.complain("Paired, but the other machine could not be listed: \(error)")

@@ -52,8 +52,15 @@ struct HandoffBench {
             return try await StreamBench.run(
                 megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 9, fetchOnly: arguments.contains("fetch"))
         }
-        let codec = DatagramCodec(groupKey: GroupKey.random())
-        let sender = SenderID.random()
+        // Version 3 is what Baton speaks; version 2's codec (no signature, one key for the group)
+        // is measured beside it in the same run, since the machine is too noisy for figures apart.
+        let groupKey = GroupKey.random()
+        let identity = DeviceIdentity.random()
+        let codec = DatagramCodec(keys: GroupKeys(current: groupKey))
+        let sender = SenderID.random(device: identity.publicIdentity.deviceID)
+        let listed: (DeviceTag) -> PublicIdentity? = { _ in identity.publicIdentity }
+        let codecV2 = DatagramCodecV2(groupKey: groupKey)
+        let senderV2 = SenderID.random()
         var sink = 0
         // `handoff-bench decode [N]`: N opens+decodes of the 1 KB datagram, then N plist reads of
         // its plaintext, and nothing else: short enough to count instructions under
@@ -62,16 +69,20 @@ struct HandoffBench {
             let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
             let message = HandoffMessage.announce(record(userInfoBytes: 1_000))
             let now = Date()
-            let datagram = try codec.encode(message, senderID: sender, sequence: 1, sentAt: now)
+            let datagram = try codec.encode(message, identity: identity, senderID: sender, sequence: 1, sentAt: now)
+            let datagramV2 = try codecV2.encode(message, senderID: senderV2, sequence: 1, sentAt: now)
             let plaintext = DatagramCodec.plaintext(message, sentAt: now)
             let reader = BinaryPropertyListReader()
             let decode = measure(iterations: count, rounds: 1) {
-                if case .announce(let r)? = try? codec.decode(datagram, now: now).message { sink &+= r.revision }
+                if case .announce(let r)? = try? codec.decode(datagram, now: now, identity: listed).message { sink &+= r.revision }
+            }
+            let decodeV2 = measure(iterations: count, rounds: 1) {
+                if case .announce(let r)? = try? codecV2.decode(datagramV2, now: now).message { sink &+= r.revision }
             }
             let read = measure(iterations: count, rounds: 1) {
                 if case .dictionary(let d)? = try? reader.read(plaintext) { sink &+= d.count }
             }
-            print(String(format: "1 KB datagram, %d times: open+decode %.2f µs, plist read alone %.2f µs", count, decode, read))
+            print(String(format: "1 KB datagram, %d times: v3 open+verify+decode %.2f µs, v2 open+decode %.2f µs, plist read alone %.2f µs", count, decode, decodeV2, read))
             if sink == 42 { print("") }
             return
         }
@@ -83,22 +94,35 @@ struct HandoffBench {
         // `handoff-bench large` runs the large-state part only (for profiling it).
         let largeOnly = CommandLine.arguments.dropFirst().first == "large"
         print("Baton datagram codec, \(build), median of 7 rounds")
-        print("userInfo   datagram   seal+encode   open+decode")
+        print("userInfo   datagram   seal+sign+encode   open+verify+decode   (v2: datagram, seal+encode, open+decode)")
         for size in largeOnly ? [] : [100, 1_000, 50_000] {
             let message = HandoffMessage.announce(record(userInfoBytes: size))
             let now = Date()
-            let datagram = try codec.encode(message, senderID: sender, sequence: 1, sentAt: now)
-            let iterations = size > 10_000 ? 2_000 : 50_000
+            let datagram = try codec.encode(message, identity: identity, senderID: sender, sequence: 1, sentAt: now)
+            let datagramV2 = try codecV2.encode(message, senderID: senderV2, sequence: 1, sentAt: now)
+            let iterations = size > 10_000 ? 2_000 : 20_000
             var sequence: UInt64 = 1
-            _ = measure(iterations: iterations / 10, rounds: 1) { _ = try? codec.encode(message, senderID: sender, sequence: 1, sentAt: now) }
+            _ = measure(iterations: iterations / 10, rounds: 1) {
+                _ = try? codec.encode(message, identity: identity, senderID: sender, sequence: 1, sentAt: now)
+            }
             let encode = measure(iterations: iterations) {
                 sequence += 1
-                sink &+= (try? codec.encode(message, senderID: sender, sequence: sequence, sentAt: now))?.count ?? 0
+                sink &+=
+                    (try? codec.encode(message, identity: identity, senderID: sender, sequence: sequence, sentAt: now))?
+                    .count ?? 0
             }
             let decode = measure(iterations: iterations) {
-                if case .announce(let r)? = try? codec.decode(datagram, now: now).message { sink &+= r.revision }
+                if case .announce(let r)? = try? codec.decode(datagram, now: now, identity: listed).message { sink &+= r.revision }
             }
-            print(String(format: "%8d B %8d B %10.2f µs %11.2f µs", size, datagram.count, encode, decode))
+            let encodeV2 = measure(iterations: iterations) {
+                sequence += 1
+                sink &+= (try? codecV2.encode(message, senderID: senderV2, sequence: sequence, sentAt: now))?.count ?? 0
+            }
+            let decodeV2 = measure(iterations: iterations) {
+                if case .announce(let r)? = try? codecV2.decode(datagramV2, now: now).message { sink &+= r.revision }
+            }
+            print(String(format: "%8d B %8d B %14.2f µs %17.2f µs   (v2: %d B, %.2f µs, %.2f µs)",
+                size, datagram.count, encode, decode, datagramV2.count, encodeV2, decodeV2))
         }
         print("")
         print("Large state (mixed-script text), median of 5 rounds")
@@ -114,10 +138,10 @@ struct HandoffBench {
             }
             var record = record(userInfoBytes: 100)
             record.userInfo["text"] = .string(text)
-            let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+            let state = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
             let limits = BinaryPropertyListReader.Limits(maxBytes: 64 << 20)
             let save = measure(iterations: 1, rounds: 5) {
-                let bytes = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
+                let bytes = DatagramCodecV2.plaintext(.announce(record), sentAt: record.savedAt)
                 sink &+= Int(SHA256.hash(data: bytes).first(where: { _ in true }) ?? 0)
             }
             let restore = measure(iterations: 1, rounds: 5) {

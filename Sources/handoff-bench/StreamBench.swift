@@ -20,22 +20,27 @@ enum StreamBench {
         let shelf = StateShelf()
         shelf.put(activityID: "bench", revision: 1, digest: digest, bytes: state)
         let request = StateRequest(activityID: "bench", revision: 1, digest: digest, size: size)
+        let devices = Devices()
         print("State stream, \(megabytes) MiB, median of \(rounds) rounds (MB/s = 10^6 bytes per second)")
 
-        if !fetchOnly { try pieces(state: state, groupKey: groupKey, shelf: shelf, request: request, rounds: rounds) }
+        if !fetchOnly {
+            try pieces(state: state, groupKey: groupKey, shelf: shelf, request: request, devices: devices, rounds: rounds)
+        }
         // A loop for each side, as two programs would have: the source's serving never waits
         // behind the fetcher's reading on one thread.
         let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await TCPStateServer.start(shelf: shelf, groupKey: groupKey, host: "127.0.0.1", group: serverGroup)
+        let server = try await TCPStateServer.start(
+            shelf: shelf, identity: devices.server, trust: devices.trust(groupKey), host: "127.0.0.1", group: serverGroup)
         let dialer = CountingDialer(TCPStreamDialer(group: clientGroup))
-        let fetcher = StateFetcher(groupKey: groupKey, dialer: dialer)
+        let fetcher = StateFetcher(identity: devices.client, groupKey: groupKey, dialer: dialer)
         var timings: [Double] = []
         var before = Usage()
         for round in 0..<(rounds + 1) {
             if round == 1 { before = Usage() }
             let started = ContinuousClock.now
-            let fetched = try await fetcher.fetch(from: "127.0.0.1", port: server.port, request: request)
+            let fetched = try await fetcher.fetch(
+                from: "127.0.0.1", port: server.port, source: devices.server.asSource, request: request)
             timings.append(seconds(ContinuousClock.now - started))
             precondition(fetched.count == size)
         }
@@ -51,7 +56,9 @@ enum StreamBench {
     }
 
     /// The floor: SHA-256, seal and open alone, both machines without a socket, plain TCP.
-    static func pieces(state: [UInt8], groupKey: GroupKey, shelf: StateShelf, request: StateRequest, rounds: Int) throws {
+    static func pieces(
+        state: [UInt8], groupKey: GroupKey, shelf: StateShelf, request: StateRequest, devices: Devices, rounds: Int
+    ) throws {
         let size = state.count
         let key = [UInt8](repeating: 7, count: 32)
         report("SHA-256 alone", size, rounds) { _ = SHA256.hash(data: state) }
@@ -71,7 +78,7 @@ enum StreamBench {
             while let plaintext = try! deframer.next() { precondition(plaintext.count > 1) }
         }
         report("both machines, no socket", size, rounds) {
-            precondition(machinesAlone(groupKey: groupKey, shelf: shelf, request: request) == size)
+            precondition(machinesAlone(groupKey: groupKey, shelf: shelf, request: request, devices: devices) == size)
         }
         let plain = try PlainTCP(bytes: state)
         report("plain TCP (POSIX, one thread a side)", size, rounds) { precondition(plain.fetch() == size) }
@@ -96,9 +103,10 @@ enum StreamBench {
 
     /// Both connection machines on one thread, bytes handed across in 256 KiB chunks as a
     /// socket would: everything the stream costs but the socket. Returns the bytes received.
-    static func machinesAlone(groupKey: GroupKey, shelf: StateShelf, request: StateRequest) -> Int {
-        var server = StateServerConnection(groupKey: groupKey, shelf: shelf)
-        var client = StateClientConnection(groupKey: groupKey, request: request, offset: 0)
+    static func machinesAlone(groupKey: GroupKey, shelf: StateShelf, request: StateRequest, devices: Devices) -> Int {
+        var server = StateServerConnection(identity: devices.server, trust: devices.trust(groupKey), shelf: shelf)
+        var client = StateClientConnection(
+            identity: devices.client, groupKey: groupKey, source: devices.server.asSource, request: request, offset: 0)
         var toServer = client.start()
         var toClient: [UInt8] = []
         var streaming = false
@@ -174,5 +182,17 @@ enum StreamBench {
     static func seconds(_ duration: Duration) -> Double {
         let (s, atto) = duration.components
         return Double(s) + Double(atto) / 1e18
+    }
+}
+
+extension StreamBench {
+    /// Two devices, the fetching one and the serving one, each listing the other.
+    struct Devices {
+        let client = StreamIdentity(device: .random(), instance: Array(repeating: 1, count: 8))
+        let server = StreamIdentity(device: .random(), instance: Array(repeating: 2, count: 8))
+
+        func trust(_ groupKey: GroupKey) -> StreamTrust {
+            StreamTrust(groupKeys: [groupKey], devices: [client.device.publicIdentity])
+        }
     }
 }

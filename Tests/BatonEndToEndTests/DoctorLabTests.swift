@@ -22,6 +22,7 @@ struct DoctorLabTests {
         ]
         if key { environment["BATON_KEY"] = E2E.key }
         environment.merge(extra) { _, new in new }
+        if environment["BATON_KEY"] == E2E.key { try E2E.giveSharedIdentity(config: home + "/config") }
         let started = Date()
         let result = try Command.run(
             lab.command(host: host, [baton, "doctor"] + arguments), environment: environment, check: false, timeout: 15)

@@ -22,9 +22,12 @@ extension EndToEndTests {
         let heard = try listener.waitForEvent("e2e-a announce count 5") { $0.peerName == "e2e-a" && $0.int("count") == 5 }
         #expect(heard.type == "dev.baton.counter")
 
+        // The continuing side is the lab's one device too, in a config folder of its own.
+        let config = tmux.directory.appendingPathComponent("continue-config").path
+        try E2E.giveSharedIdentity(config: config)
         let result = try Command.run(
             lab.command(host: 2, [peer, "continue", "--type", "dev.baton.counter", "--from", "e2e-a", "--wait", "3", "--name", "e2e-b"]),
-            environment: ["BATON_KEY": E2E.key, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+            environment: ["BATON_KEY": E2E.key, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "XDG_CONFIG_HOME": config])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["type"] as? String == "dev.baton.counter")
         #expect((object["userInfo"] as? [String: Any])?["count"] as? Int == 5)

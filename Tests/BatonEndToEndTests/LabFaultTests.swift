@@ -12,11 +12,15 @@ import Testing
 @Suite("Faults and attacks (netlab)", .serialized)
 struct LabFaultTests {
     /// The environment for one-shot commands run in a lab host with `Command.run`.
-    static let commandEnvironment = [
-        "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
-        "BATON_KEY": E2E.key, "XDG_CONFIG_HOME": NSTemporaryDirectory() + "baton-faults-config",
-        "HOME": NSTemporaryDirectory() + "baton-faults-config",
-    ]
+    /// Its config folder holds the lab's shared identity, as every program of `E2E.key` does.
+    static var commandEnvironment: [String: String] {
+        let folder = NSTemporaryDirectory() + "baton-faults-config"
+        try? E2E.giveSharedIdentity(config: folder)
+        return [
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+            "BATON_KEY": E2E.key, "XDG_CONFIG_HOME": folder, "HOME": folder,
+        ]
+    }
 
     /// `baton-peer listen --json` in host `host`, as `name`, with `extra` options.
     static func listener(

@@ -21,10 +21,15 @@ struct PairEndToEndTests {
         return (path, bytes)
     }
 
-    /// `baton ARGUMENTS` on lab host `host`, without BATON_KEY.
-    static func start(_ stage: Stage, _ name: String, on host: Int, _ arguments: [String]) throws -> TmuxSession {
-        try stage.tmux.start(
-            name, namespace: stage.lab.namespace(host: host), command: [stage.baton] + arguments, without: ["BATON_KEY"])
+    /// `baton ARGUMENTS` on lab host `host`, without BATON_KEY; with `machine`, in that session's
+    /// config folder (its identity and device list: the same machine), else in a folder of its own.
+    static func start(
+        _ stage: Stage, _ name: String, on host: Int, _ arguments: [String], as machine: TmuxSession? = nil
+    ) throws -> TmuxSession {
+        let config = machine.map { ["XDG_CONFIG_HOME": $0.directory.appendingPathComponent("config").path] } ?? [:]
+        return try stage.tmux.start(
+            name, namespace: stage.lab.namespace(host: host), command: [stage.baton] + arguments, environment: config,
+            without: ["BATON_KEY"])
     }
 
     /// The `Code: ddd ddd` line on the screen, once it is there.
@@ -117,15 +122,16 @@ struct PairEndToEndTests {
             #expect(try Self.devices(stage, a1).isEmpty)
             #expect(try Self.devices(stage, b1).isEmpty)
 
-            // 3. A counter handoff with the paired key files, BATON_KEY unset on both.
-            let c = try Self.start(stage, "c", on: 1, ["counter", "--key-file", sharerKey, "--name", "e2e-a"])
+            // 3. A counter handoff with the paired key files, BATON_KEY unset on both, each as the
+            // machine that paired (its identity and device list): each hears only the devices it lists.
+            let c = try Self.start(stage, "c", on: 1, ["counter", "--key-file", sharerKey, "--name", "e2e-a"], as: a2)
             try c.waitForScreen("c's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
             for _ in 0..<3 { try c.type("+") }
             try c.waitForScreen("c's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
             let d = try Self.start(stage, "d", on: 2, [
                 "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--key-file", joinerKey,
                 "--name", "e2e-b",
-            ])
+            ], as: b2)
             try d.waitForScreen("d's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
             try c.waitForScreen(containing: "Continued on e2e-b")
             try d.type("q")

@@ -185,7 +185,7 @@ struct DeviceTests {
 
     // MARK: What the commands print
 
-    @Test("baton devices: columns NAME, FINGERPRINT, PAIRED, LAST HEARD; names made visible; empty says how to pair")
+    @Test("baton devices: columns NAME, FINGERPRINT, HOW, SINCE, LAST HEARD; names made visible; empty says how to pair")
     func listText() throws {
         let bob = DeviceIdentity(seed: (0..<32).map { UInt8($0) })!.publicIdentity
         let entry = DeviceEntry(name: "bob\u{1b}[31m", identity: bob, paired: Date(timeIntervalSince1970: 1_800_000_000))
@@ -194,11 +194,12 @@ struct DeviceTests {
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("NAME"))
         #expect(lines[0].contains("FINGERPRINT") && lines[0].hasSuffix("LAST HEARD"))
-        #expect(lines[1].contains("2614 dcb9 6a1b 161f 024a 2186 2434 2e1b  2027-01-15 08:00  -"))
+        #expect(lines[0].contains("HOW") && lines[0].contains("SINCE"))
+        #expect(lines[1].contains("2614 dcb9 6a1b 161f 024a 2186 2434 2e1b  paired  2027-01-15 08:00  -"))
         #expect(!text.contains("\u{1b}"))
-        #expect(DeviceText.list([]) == DeviceText.noDevices)
+        #expect(DeviceText.list([DeviceText.Row]()) == DeviceText.noDevices)
         #expect(DeviceText.noDevices.contains("baton pair --join"))
-        #expect(DeviceText.listJSON([]) == "[]")
+        #expect(DeviceText.listJSON([DeviceText.Row]()) == "[]")
         let json = try JSONSerialization.jsonObject(with: Data(DeviceText.listJSON([entry]).utf8)) as? [[String: Any]]
         #expect(json?.first?["fingerprint"] as? String == "2614 dcb9 6a1b 161f 024a 2186 2434 2e1b")
         #expect(json?.first?["paired"] as? String == "2027-01-15T08:00:00Z")

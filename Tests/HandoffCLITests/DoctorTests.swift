@@ -425,23 +425,27 @@ struct DoctorReportTests {
         #expect(firewall.fix?.contains("nft insert rule inet filter output ip daddr 224.0.0.0/4 accept") == true)
     }
 
-    @Test("Listening counts distinct accepted senders (not itself, not the probe) and datagrams under another key")
+    @Test("Listening counts distinct accepted senders (not itself, not the probe), datagrams under another key, unknown devices and protocol 2 machines")
     func listening() throws {
         let key = GroupKey.random()
-        let codec = DatagramCodec(groupKey: key)
-        let other = DatagramCodec(groupKey: GroupKey.random())
-        let own = SenderID.random()
+        let device = DeviceIdentity.random()
+        let membership = Membership(identity: device, groupKey: key)
+        let codec = DatagramCodec(keys: GroupKeys(current: key))
+        let other = DatagramCodec(keys: GroupKeys(current: GroupKey.random()))
+        let own = SenderID.random(device: device.publicIdentity.deviceID)
         let probe = DoctorProbe()
-        let (a, b) = (SenderID.random(), SenderID.random())
+        let (a, b) = (SenderID.random(device: device.publicIdentity.deviceID), SenderID.random(device: device.publicIdentity.deviceID))
         var tally = ListenTally()
         let now = Date()
         for (sender, sequence) in [(a, 1), (a, 2), (b, 1), (own, 1)] {
             tally.count(
-                try codec.encode(.query(types: nil), senderID: sender, sequence: UInt64(sequence), sentAt: now),
-                codec: codec, own: own, probe: probe, now: now)
+                try codec.encode(.query(types: nil), identity: device, senderID: sender, sequence: UInt64(sequence), sentAt: now),
+                membership: membership, own: own, probe: probe, now: now)
         }
-        tally.count(probe.bytes, codec: codec, own: own, probe: probe, now: now)
-        tally.count(try other.encode(.query(types: nil), senderID: a, sequence: 3, sentAt: now), codec: codec, own: own, probe: probe, now: now)
+        tally.count(probe.bytes, membership: membership, own: own, probe: probe, now: now)
+        tally.count(
+            try other.encode(.query(types: nil), identity: device, senderID: a, sequence: 3, sentAt: now),
+            membership: membership, own: own, probe: probe, now: now)
         #expect(tally.peers == [a, b])
         #expect(tally.otherKey == 1)
         let finding = MulticastCheck.listening(tally, seconds: 3)
@@ -452,6 +456,26 @@ struct DoctorReportTests {
         quiet.peers = [a]
         #expect(MulticastCheck.listening(quiet, seconds: 3) == DoctorFinding(name: "listening", status: .ok, detail: "heard 1 peer in 3 s"))
         #expect(MulticastCheck.listening(ListenTally(), seconds: 1.5).status == .warning)
+
+        // A device this machine does not list, with the same key: named, with pairing as the fix.
+        let stranger = DeviceIdentity.random()
+        var unknown = ListenTally()
+        unknown.count(
+            try codec.encode(
+                .query(types: nil), identity: stranger, senderID: .random(device: stranger.publicIdentity.deviceID),
+                sequence: 1, sentAt: now),
+            membership: membership, own: own, probe: probe, source: "10.0.0.6:47788", now: now)
+        #expect(unknown.unknownDevice == 1 && unknown.peers.isEmpty)
+        let unknownFinding = MulticastCheck.listening(unknown, seconds: 3)
+        #expect(unknownFinding.status == .problem && unknownFinding.detail.contains("(10.0.0.6)"), "\(unknownFinding.detail)")
+        #expect(unknownFinding.fix?.contains("baton pair") == true)
+
+        // A version 2 datagram (magic BTN1), even without a key: "speaks protocol 2: update it".
+        var older = ListenTally()
+        let v2 = try DatagramCodecV2(groupKey: key).encode(.query(types: nil), senderID: .random(), sequence: 1, sentAt: now)
+        older.count(v2, membership: nil, own: own, probe: probe, source: "10.0.0.5:47788", now: now)
+        #expect(older.oldProtocolSources == ["10.0.0.5"] && older.unread == 0)
+        #expect(MulticastCheck.listening(older, seconds: 3).detail == "10.0.0.5 speaks protocol 2: update it")
     }
 
     @Test("Unicast peers: which answered; none listed is a hint only when multicast failed; the source's port is dropped")
@@ -466,21 +490,25 @@ struct DoctorReportTests {
         #expect(MulticastCheck.unicast(peers: ["10.0.0.2"], heard: nil, multicastWorks: false).status == .skipped)
         // The tally keeps where accepted datagrams came from, without the port.
         let key = GroupKey.random()
-        let codec = DatagramCodec(groupKey: key)
+        let device = DeviceIdentity.random()
+        let codec = DatagramCodec(keys: GroupKeys(current: key))
         var tally = ListenTally()
         let now = Date()
         tally.count(
-            try codec.encode(.query(types: nil), senderID: .random(), sequence: 1, sentAt: now),
-            codec: codec, own: .random(), probe: DoctorProbe(), source: "10.0.0.3:47788", now: now)
+            try codec.encode(
+                .query(types: nil), identity: device, senderID: .random(device: device.publicIdentity.deviceID),
+                sequence: 1, sentAt: now),
+            membership: Membership(identity: device, groupKey: key), own: .random(), probe: DoctorProbe(),
+            source: "10.0.0.3:47788", now: now)
         #expect(tally.sources == ["10.0.0.3"])
     }
 
-    @Test("The probe is 58 bytes with magic BTDR, which a Baton peer drops as badMagic")
+    @Test("The probe is 114 bytes with magic BTDR, which a Baton peer drops as badMagic")
     func probe() {
         let probe = DoctorProbe()
-        #expect(probe.bytes.count == 58)
+        #expect(probe.bytes.count == 114)
         #expect(Array(probe.bytes.prefix(4)) == Array("BTDR".utf8))
-        #expect(throws: RejectionReason.badMagic) { try DatagramCodec(groupKey: .random()).decode(probe.bytes) }
+        #expect(throws: RejectionReason.badMagic) { try DatagramHeader(parsing: probe.bytes) }
         #expect(!DoctorProbe().matches(probe.bytes), "another run's probe is not this one")
     }
 

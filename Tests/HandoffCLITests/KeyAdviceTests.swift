@@ -20,8 +20,11 @@ struct KeyAdviceTests {
         let record = ActivityRecord(
             activityID: "0000000A-0000-4000-8000-000000000000", activityType: "dev.baton.counter", revision: 1,
             savedAt: Date(), userInfo: ["count": 5], peer: PeerInfo(name: "alice@a", host: "a", app: "baton", appVersion: "1"))
-        let bytes = try! DatagramCodec(groupKey: otherKey).encode(
-            .announce(record), senderID: SenderID(bytes: Array(repeating: 9, count: 16))!, sequence: sequence, sentAt: Date())
+        // Another group's machine: another key, and a device this one never paired with.
+        let device = DeviceIdentity(seed: Array(repeating: 9, count: 32))!
+        let bytes = try! DatagramCodec(keys: GroupKeys(current: otherKey)).encode(
+            .announce(record), identity: device, senderID: SenderID(tag: DeviceTag(device.publicIdentity.deviceID), instance: Array(repeating: 9, count: 8))!,
+            sequence: sequence, sentAt: Date())
         return ReceivedDatagram(bytes: bytes, source: source)
     }
 
@@ -61,7 +64,7 @@ struct KeyAdviceTests {
     /// A monitor over a center that hears `sources` send under another key, `repeats` times each.
     static func monitor(_ format: NearbyMonitor.Format, sources: [[String]], repeats: Int = 20) async -> [String] {
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: InMemoryNetwork().makeTransport(name: "bob"),
+            registry: registry, membership: .sharedDevice(of: key), transport: InMemoryNetwork().makeTransport(name: "bob"),
             configuration: .init(peer: PeerInfo(name: "bob@b", host: "b", app: "baton", appVersion: "1")), clock: ManualClock())
         var lines: [String] = []
         let monitor = NearbyMonitor(center: center, format: format) { lines.append($0) }

@@ -101,45 +101,63 @@ struct MonitorHostileTextTests {
 @Suite("Monitor: look-alike peer names")
 struct MonitorLookAlikeTests {
     static let key = GroupKey(bytes: Array(0..<32))!
-    static let alice = SenderID(bytes: [0x3F, 0xA2] + Array(repeating: 0x11, count: 14))!
-    static let eve = SenderID(bytes: [0x91, 0xC0] + Array(repeating: 0x22, count: 14))!
+    /// Two devices the monitor lists: a look-alike name is told apart by the start of its device's tag.
+    static let aliceDevice = DeviceIdentity(seed: Array(repeating: 0x11, count: 32))!
+    static let eveDevice = DeviceIdentity(seed: Array(repeating: 0x22, count: 32))!
+    static let alice = SenderID.random(device: aliceDevice.publicIdentity.deviceID)
+    static let eve = SenderID.random(device: eveDevice.publicIdentity.deviceID)
 
     final class Lines {
         var all: [String] = []
     }
 
-    static func announce(_ center: ActivityCenter, name: String, sender: SenderID, id: String, revision: Int) throws {
+    static func announce(
+        _ center: ActivityCenter, name: String, sender: SenderID, device: DeviceIdentity, id: String, revision: Int
+    ) throws {
         let record = ActivityRecord(
             activityID: id, activityType: "dev.baton.counter", revision: revision, savedAt: Date(),
             userInfo: ["count": .integer(revision)],
             peer: PeerInfo(name: name, host: "laptop", app: "baton", appVersion: "1.0.0"))
-        let bytes = try DatagramCodec(groupKey: key).encode(
-            .announce(record), senderID: sender, sequence: UInt64(revision), sentAt: Date())
+        let bytes = try DatagramCodec(keys: GroupKeys(current: key)).encode(
+            .announce(record), identity: device, senderID: sender, sequence: UInt64(revision), sentAt: Date())
         center.receive(ReceivedDatagram(bytes: bytes, source: "10.0.0.9:47788"))
     }
 
     @Test("A name that imitates another sender's, and then the imitated one, show the start of their sender IDs")
     func lookAlike() throws {
         let center = ActivityCenter(
-            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"], schemas: [:]), groupKey: Self.key,
+            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"], schemas: [:]),
+            membership: Membership(
+                identity: DeviceIdentity(seed: Array(repeating: 0x33, count: 32))!, keys: GroupKeys(current: Self.key),
+                roster: DeviceRoster(
+                    own: DeviceIdentity(seed: Array(repeating: 0x33, count: 32))!.publicIdentity, name: "monitor",
+                    paired: [(Self.aliceDevice.publicIdentity, "alice"), (Self.eveDevice.publicIdentity, "eve")])),
             transport: InMemoryNetwork().makeTransport(),
             configuration: .init(peer: PeerInfo(name: "monitor", host: "m", app: "baton", appVersion: "1.0.0")))
         let lines = Lines()
         let monitor = NearbyMonitor(center: center, format: .text) { lines.all.append($0) }
 
-        try Self.announce(center, name: "alice@laptop", sender: Self.alice, id: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", revision: 1)
+        let (aliceMark, eveMark) = ("#" + Self.alice.description.prefix(4), "#" + Self.eve.description.prefix(4))
+        try #require(aliceMark != eveMark, "two devices whose tags start alike")
+        try Self.announce(
+            center, name: "alice@laptop", sender: Self.alice, device: Self.aliceDevice, id: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11",
+            revision: 1)
         monitor.refresh()
         #expect(lines.all.count == 1)
         #expect(lines.all.last?.contains("+ dev.baton.counter from alice@laptop rev 1") == true, "\(lines.all)")
 
-        try Self.announce(center, name: "Al\u{200B}ice@laptop", sender: Self.eve, id: "0A6C2F0E-8A5B-4B8E-9C1D-3E2F4A5B6C7D", revision: 1)
+        try Self.announce(
+            center, name: "Al\u{200B}ice@laptop", sender: Self.eve, device: Self.eveDevice, id: "0A6C2F0E-8A5B-4B8E-9C1D-3E2F4A5B6C7D",
+            revision: 1)
         monitor.refresh()
         #expect(lines.all.count == 2)
-        #expect(lines.all.last?.contains("+ dev.baton.counter from Al<U+200B>ice@laptop #91c0 rev 1") == true, "\(lines.all)")
+        #expect(lines.all.last?.contains("+ dev.baton.counter from Al<U+200B>ice@laptop \(eveMark) rev 1") == true, "\(lines.all)")
 
-        try Self.announce(center, name: "alice@laptop", sender: Self.alice, id: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", revision: 2)
+        try Self.announce(
+            center, name: "alice@laptop", sender: Self.alice, device: Self.aliceDevice, id: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11",
+            revision: 2)
         monitor.refresh()
         #expect(lines.all.count == 3)
-        #expect(lines.all.last?.contains("~ dev.baton.counter from alice@laptop #3fa2 rev 2") == true, "\(lines.all)")
+        #expect(lines.all.last?.contains("~ dev.baton.counter from alice@laptop \(aliceMark) rev 2") == true, "\(lines.all)")
     }
 }

@@ -6,7 +6,7 @@ struct VersionTextTests {
     @Test("--version: the bare version first, then the protocols and how the Swift runtime is linked")
     func version() {
         let text = VersionText.text(version: "1.0.0", protocols: VersionText.protocols(pairing: true), runtime: .dynamic)
-        #expect(text == "1.0.0\nprotocols: datagram 2, state stream 2, pairing 2\nbuild: dynamic Swift runtime")
+        #expect(text == "1.0.0\nprotocols: datagram 3, state stream 3, pairing 2\nbuild: dynamic Swift runtime")
         #expect(VersionText.protocols(pairing: false).map(\.name) == ["datagram", "state stream"])
         #expect(VersionText.text(version: "1.0.0", protocols: [], runtime: .static).hasSuffix("build: static Swift runtime"))
         let dynamicMaps = """

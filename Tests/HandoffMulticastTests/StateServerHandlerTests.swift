@@ -20,7 +20,7 @@ struct StateServerHandlerTests {
             let (shelf, request) = StreamTest.shelf(StateServerHandlerTests.state)
             self.request = request
             let handler = StateServerHandler(
-                machine: StateServerConnection(groupKey: StreamTest.key, shelf: shelf), limits: .init(), events: events)
+                machine: StateServerConnection(identity: StreamTest.server, trust: StreamTest.trust, shelf: shelf), limits: .init(), events: events)
             channel = EmbeddedChannel(handler: handler, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
@@ -38,7 +38,7 @@ struct StateServerHandlerTests {
 
         /// A client whose ClientHello went out and whose ServerHello came back: it holds its proof and GET.
         func handshake() throws -> (StateClientConnection, proofAndGet: [UInt8]) {
-            var client = StateClientConnection(groupKey: StreamTest.key, request: request, offset: 0)
+            var client = StreamTest.clientMachine(request)
             try send(client.start())
             let outputs = client.receive(try written())
             guard case .write(let proofAndGet) = outputs.first else { throw HarnessError.noServerHello }
@@ -62,7 +62,7 @@ struct StateServerHandlerTests {
     @Test("A client trickling its hello one byte every 900 ms is still closed at 1 s")
     func slowloris() throws {
         let harness = try Harness()
-        let hello = StateStreamHandshake.clientHello(nonce: Array(repeating: 5, count: 32))
+        let hello = StreamTest.clientHello()
         try harness.send([hello[0]])
         harness.loop.advanceTime(by: .milliseconds(900))
         try harness.send([hello[1]])

@@ -2,13 +2,40 @@ import Crypto
 import Foundation
 import Handoff
 import Synchronization
-import HandoffWire
+@testable import HandoffWire
 
 /// Shared values and helpers for the state-stream tests over NIO.
 enum StreamTest {
     static let key = GroupKey(bytes: Array(0..<32))!
     static let otherKey = GroupKey(bytes: Array(100..<132))!
     static let activityID = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"
+    /// The fetching device and the serving one; the server lists the client.
+    static let client = StreamIdentity(device: DeviceIdentity(seed: Array(0x00...0x1F))!, instance: Array(0xB0...0xB7))
+    static let server = StreamIdentity(device: DeviceIdentity(seed: Array(0x20...0x3F))!, instance: Array(0xB8...0xBF))
+    static let trust = StreamTrust(groupKeys: [key], devices: [client.device.publicIdentity])
+
+    /// A client machine of `client` fetching `request` from `server`.
+    static func clientMachine(_ request: StateRequest) -> StateClientConnection {
+        StateClientConnection(identity: client, groupKey: key, source: server.asSource, request: request, offset: 0)
+    }
+
+    /// A ClientHello of `client` with the key id of `key` and a fresh ephemeral key.
+    static func clientHello() -> [UInt8] {
+        StateStreamHandshake.ClientHello(
+            keyID: StateStreamHandshake.keyID(of: key), senderID: client.senderID,
+            ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: StateStream.newEphemeralKey())
+        ).bytes
+    }
+
+    /// `StateFetcher.fetch` as `client` from `server`, following an OFFER opened with `groupKey`.
+    static func fetch(
+        from host: String, port: Int, request: StateRequest, groupKey: GroupKey = key, dialer: any StreamDialer,
+        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async throws(StreamFailure) -> [UInt8] {
+        try await StateFetcher.fetch(
+            from: host, port: port, source: server.asSource, request: request, identity: client, groupKey: groupKey,
+            dialer: dialer, progress: progress)
+    }
 
     /// Bytes that are not all alike, so a cut, shifted or swapped range cannot compare equal.
     static func state(_ count: Int, seed: UInt64 = 1) -> [UInt8] {

@@ -46,7 +46,7 @@ struct PairingSessionTests {
         PairingSession(
             role: .joiner, name: "joiner", identity: joinerIdentity,
             settings: .init(port: port, group: "239.255.77.88", interface: "lo", peer: peer, timeout: timeout)
-        ) { key in
+        ) { key, _ in
             stored?.keep(key)
             return nil
         }
@@ -60,6 +60,11 @@ struct PairingSessionTests {
             if case .code = event, let yes { session.answer(yes) }
         }
         return seen
+    }
+
+    /// Whether `event` says paired with `name` and `peer`, whatever statements come with it.
+    static func paired(_ event: PairingEvent?, _ name: String, _ peer: PublicIdentity) -> Bool {
+        if case .paired(name, peer, _) = event { true } else { false }
     }
 
     static func code(_ events: [PairingEvent]) -> String? {
@@ -78,8 +83,17 @@ struct PairingSessionTests {
         async let sharerEvents = Self.events(sharer, answering: true)
         let joinerEvents = await Self.events(joiner, answering: true)
         let sharerSaw = await sharerEvents
-        #expect(sharerSaw.last == .paired(peerName: "joiner", peer: Self.joinerID))
-        #expect(joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
+        #expect(Self.paired(sharerSaw.last, "joiner", Self.joinerID))
+        #expect(Self.paired(joinerEvents.last, "sharer", Self.sharerID))
+        // Each side keeps the introductions (docs/PROTOCOL.md, section 17, "Introductions").
+        guard case .paired(_, _, let atJoiner) = joinerEvents.last, case .paired(_, _, let atSharer) = sharerSaw.last else {
+            return
+        }
+        let introduceJoiner = StatementContent.introduce(identity: Self.joinerID, name: "joiner")
+        let joinerKeeps = atJoiner.compactMap { try? Statement(parsing: $0) }
+        #expect(joinerKeeps.map(\.content) == [introduceJoiner, .introduce(identity: Self.sharerID, name: "sharer")])
+        #expect(joinerKeeps.map(\.by) == [Self.sharerID.deviceID.bytes, Self.joinerID.deviceID.bytes])
+        #expect(atSharer == [atJoiner[0]])
         #expect(Self.code(sharerSaw) != nil && Self.code(sharerSaw) == Self.code(joinerEvents))
         #expect(stored.key == Self.key)
     }
@@ -94,8 +108,8 @@ struct PairingSessionTests {
         try await sharer.start()
         async let sharerEvents = Self.events(sharer, answering: true)
         let joinerEvents = await Self.events(joiner, answering: true)
-        #expect(await sharerEvents.last == .paired(peerName: "joiner", peer: Self.joinerID))
-        #expect(joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
+        #expect(Self.paired(await sharerEvents.last, "joiner", Self.joinerID))
+        #expect(Self.paired(joinerEvents.last, "sharer", Self.sharerID))
         // The host is the HELLO's source address: on loopback, whichever address the kernel gave it.
         guard case .found(let host, port) = joinerEvents.first else {
             Issue.record("the joiner did not say whom it found before the code: \(joinerEvents)")
@@ -240,8 +254,8 @@ struct PairingSessionTests {
         let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
         try await joiner.start()
         async let firstEvents = Self.events(first, answering: true)
-        #expect(await Self.events(joiner, answering: true).last == .paired(peerName: "first", peer: Self.sharerID))
-        #expect(await firstEvents.last == .paired(peerName: "joiner", peer: Self.joinerID))
+        #expect(Self.paired(await Self.events(joiner, answering: true).last, "first", Self.sharerID))
+        #expect(Self.paired(await firstEvents.last, "joiner", Self.joinerID))
     }
 
     @Test("HOST[:PORT]: the port after the last colon, else the default; an unknown host is named")
@@ -292,8 +306,8 @@ extension PairingSessionTests {
         async let joinerEvents = Self.events(joiner, answering: true)
         #expect(await events.next().map { if case .code = $0 { true } else { false } } == true)
         sharer.answer(true)
-        #expect(await events.next() == .paired(peerName: "joiner", peer: Self.joinerID))
-        #expect(await joinerEvents.last == .paired(peerName: "sharer", peer: Self.sharerID))
+        #expect(Self.paired(await events.next(), "joiner", Self.joinerID))
+        #expect(Self.paired(await joinerEvents.last, "sharer", Self.sharerID))
     }
 
     @Test("A second pairing id while a HELLO pairing runs ends both ends, with ABORT 02 between them")

@@ -60,6 +60,8 @@ final class Collector<Item: Sendable>: Sendable {
 struct RelayPeer: Sendable {
     let transport: RelayTransport
     let sender: SenderID
+    /// The device this peer's sender id names: the group key's one device, as in the other tests.
+    let device: DeviceIdentity
     let heard = Collector<ReceivedDatagram>()
     let statuses = Collector<TransportStatus.Path.State>()
 
@@ -70,7 +72,8 @@ struct RelayPeer: Sendable {
     }
 
     init(configuration: RelayConfiguration, key: GroupKey, shelf: StateShelf? = nil) throws {
-        sender = SenderID.random()
+        device = StreamIdentity.sharedByGroupKey(key).device
+        sender = SenderID.random(device: device.publicIdentity.deviceID)
         transport = try RelayTransport(configuration: configuration, groupKey: key, senderID: sender, shelf: shelf)
         let (heard, statuses) = (heard, statuses)
         transport.start(
@@ -91,9 +94,9 @@ struct RelayPeer: Sendable {
     }
 
     /// A datagram from this peer as the transport needs it: a real header, then `body` bytes
-    /// standing for the ciphertext and tag.
-    func datagram(_ kind: DatagramKind, sequence: UInt64, body: [UInt8] = Array(repeating: 0x5A, count: 40)) -> [UInt8] {
-        DatagramHeader(kind: kind, senderID: sender, sequence: sequence, nonce: Array(repeating: 7, count: 12)).bytes + body
+    /// standing for the sealed signature, payload and tag.
+    func datagram(_ kind: DatagramKind, sequence: UInt64, body: [UInt8] = Array(repeating: 0x5A, count: 100)) -> [UInt8] {
+        DatagramHeader(kind: kind, keyID: KeyID(bytes: [7, 7, 7, 7])!, senderID: sender, sequence: sequence).bytes + body
     }
 
     func heardBytes(_ bytes: [UInt8]) async -> Bool {

@@ -17,14 +17,19 @@ struct RelayCenterTests {
     static let key = GroupKey.random()
 
     static func center(_ broker: Broker, name: String) throws -> (ActivityCenter, RelayTransport) {
-        var config = ActivityCenter.Configuration(peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"))
+        // Both centers are one device (the group key's), each a sender of its own.
+        let membership = Membership(identity: StreamIdentity.sharedByGroupKey(key).device, groupKey: key)
+        var config = ActivityCenter.Configuration(
+            peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"),
+            senderID: .random(device: membership.identity.publicIdentity.deviceID))
         config.repeatInterval = .milliseconds(200)
         let shelf = StateShelf()
         let relay = try RelayTransport(
-            configuration: RelayConfiguration(broker.url), groupKey: key, senderID: config.senderID, shelf: shelf)
+            configuration: RelayConfiguration(broker.url), groupKey: key, senderID: config.senderID, shelf: shelf,
+            streamIdentity: membership.streamIdentity(senderID: config.senderID), trust: membership.streamTrust)
         let dialer = RoutingStreamDialer(direct: RoutingStreamDialerTests.Refusing(name: "no TCP path"), relay: relay.streamDialer)
         let center = ActivityCenter(
-            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), groupKey: key,
+            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
             transport: TransportSet([relay]), configuration: config,
             stateStream: StateStreamSetup(shelf: shelf, port: 47_800, dialer: dialer))
         center.start()

@@ -76,8 +76,10 @@ struct RelayConfigurationTests {
         #expect(topics.parse(topics.activity("e0fad7")) == nil)
         #expect(topics.parse(topics.root + "/x") == nil)
         #expect(topics.parse("baton/00000000000000000000000000000000/d") == nil)
-        let datagram = DatagramHeader(kind: .query, senderID: SenderID(bytes: Array(0xA0...0xAF))!, sequence: 1, nonce: Array(repeating: 0, count: 12)).bytes
-        #expect(topics.senderTopic(ofDatagram: datagram + Array(repeating: 0, count: 16)) == server)
-        #expect(topics.senderTopic(ofDatagram: datagram) == nil)  // shorter than header and tag
+        let header = DatagramHeader(
+            kind: .query, keyID: KeyID(bytes: [1, 2, 3, 4])!, senderID: SenderID(bytes: Array(0xA0...0xAF))!, sequence: 1
+        ).bytes
+        #expect(topics.senderTopic(ofDatagram: header + Array(repeating: 0, count: 64 + 16)) == server)
+        #expect(topics.senderTopic(ofDatagram: header + Array(repeating: 0, count: 64 + 15)) == nil)  // shorter than header, signature and tag
     }
 }

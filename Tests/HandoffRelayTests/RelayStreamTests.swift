@@ -23,6 +23,12 @@ struct RelayStreamTests {
         return (0..<count).map { UInt8(truncatingIfNeeded: (UInt64($0) &* 0x9E37_79B9_7F4A_7C15 &+ seed) >> 29) }
     }
 
+    /// A fetcher as the one device of `key` that `RelayTransport` serves as until it is given
+    /// device identities (`StreamIdentity.sharedByGroupKey`).
+    static func fetcher(dialer: any StreamDialer, limits: StateFetcher.Limits = .init()) -> StateFetcher {
+        StateFetcher(identity: .sharedByGroupKey(key), groupKey: key, dialer: dialer, limits: limits)
+    }
+
     static func shelve(_ state: [UInt8], on shelf: StateShelf, id: String = UUID().uuidString) -> StateRequest {
         let digest = Array(SHA256.hash(data: state))
         shelf.put(activityID: id, revision: 1, digest: digest, bytes: state)
@@ -42,7 +48,7 @@ struct RelayStreamTests {
             let state = Self.pattern(size)
             let request = Self.shelve(state, on: shelf)
             let started = ContinuousClock.now
-            let fetched = try await StateFetcher(groupKey: Self.key, dialer: dialer).fetch(from: host, port: 1, request: request)
+            let fetched = try await Self.fetcher(dialer: dialer).fetch(from: host, port: 1, source: .sharedByGroupKey(Self.key), request: request)
             print("HandoffRelayTests: fetched \(size) bytes through the broker in \(ContinuousClock.now - started)")
             #expect(fetched == state)
         }
@@ -50,7 +56,7 @@ struct RelayStreamTests {
         var missing = Self.shelve([1, 2, 3], on: StateShelf())
         missing.revision = 2
         await #expect(throws: StreamFailure.notFound) {
-            try await StateFetcher(groupKey: Self.key, dialer: dialer).fetch(from: host, port: 1, request: missing)
+            try await Self.fetcher(dialer: dialer).fetch(from: host, port: 1, source: .sharedByGroupKey(Self.key), request: missing)
         }
         // Another group's key cannot fetch: its topics lead nowhere, so the fetch gives up.
         var limits = StateFetcher.Limits()
@@ -59,8 +65,8 @@ struct RelayStreamTests {
         let stranger = try await RelayPeer.connected(broker, key: GroupKey.random())
         let request = Self.shelve([9, 9, 9], on: shelf)
         await #expect(throws: StreamFailure.self) {
-            try await StateFetcher(groupKey: Self.key, dialer: stranger.transport.streamDialer, limits: limits)
-                .fetch(from: host, port: 1, request: request)
+            try await Self.fetcher(dialer: stranger.transport.streamDialer, limits: limits)
+                .fetch(from: host, port: 1, source: .sharedByGroupKey(Self.key), request: request)
         }
         let counts = try #require(source.transport.streamStatistics)
         #expect(counts.finished == 2 && counts.refusedByProtocol == 1)
@@ -113,14 +119,15 @@ struct RelayStreamTests {
             activityID: UUID().uuidString, activityType: secrets[0], revision: 1, savedAt: Date(),
             userInfo: ["text": .string(secrets[2] + String(repeating: " and more", count: 200)), "cursorLine": 0, "cursorColumn": 0],
             title: secrets[1], peer: peer)
-        let codec = DatagramCodec(groupKey: Self.key)
-        let announce = try codec.encode(.announce(record), senderID: source.sender, sequence: 1, sentAt: Date())
+        let codec = DatagramCodec(keys: GroupKeys(current: Self.key))
+        let announce = try codec.encode(
+            .announce(record), identity: source.device, senderID: source.sender, sequence: 1, sentAt: Date())
         source.transport.send(announce)
         #expect(await client.heardBytes(announce))
         let state = DatagramCodec.plaintext(.announce(record), sentAt: record.savedAt)
         let request = Self.shelve(state, on: shelf, id: record.activityID)
-        let fetched = try await StateFetcher(groupKey: Self.key, dialer: client.transport.streamDialer)
-            .fetch(from: "relay:\(source.transport.senderTopic)", port: 1, request: request)
+        let fetched = try await Self.fetcher(dialer: client.transport.streamDialer)
+            .fetch(from: "relay:\(source.transport.senderTopic)", port: 1, source: .sharedByGroupKey(Self.key), request: request)
         #expect(fetched == state)
         #expect(String(decoding: state, as: UTF8.self).contains(secrets[2]), "the state does hold the text in the clear")
 

@@ -16,7 +16,7 @@ struct ActivityLifeTests {
 
     func center() -> ActivityCenter {
         ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(),
             configuration: .init(peer: Fixtures.peer))
     }
 
@@ -72,7 +72,7 @@ struct ActivityLifeTests {
     @Test("A repeat taken in after later news never moves when an activity was last heard back in time")
     func lastHeardNeverGoesBack() {
         var directory = PeerDirectory()
-        let sender = SenderID(bytes: Array(repeating: 2, count: 16))!
+        let sender = Fixtures.sender(2)
         let start = Date()
         let record = Fixtures.counterRecord(count: 1, id: "A")
         _ = directory.announce(record, from: sender, at: start.addingTimeInterval(2))
@@ -83,7 +83,7 @@ struct ActivityLifeTests {
     @Test("A peer heard again and again survives a flood of one-shot activities")
     func repeatingPeerSurvivesFlood() {
         var directory = PeerDirectory(limits: .init(maxSenders: 64, maxActivities: 16))
-        let genuine = SenderID(bytes: Array(repeating: 1, count: 16))!
+        let genuine = Fixtures.sender(1)
         let start = Date()
         _ = directory.announce(Fixtures.counterRecord(count: 1, id: "genuine"), from: genuine, at: start)
         _ = directory.announce(Fixtures.counterRecord(count: 1, id: "genuine"), from: genuine, at: start.addingTimeInterval(1))

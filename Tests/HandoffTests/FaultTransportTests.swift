@@ -17,7 +17,7 @@ struct FaultTransportTests {
         arguments: [UInt64(1), 2, 3, 4, 5])
     func tripledAndShuffled(seed: UInt64) throws {
         let center = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(name: "b"),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(name: "b"),
             configuration: ActivityCenter.Configuration(
                 peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0")))
         let id = Fixtures.counterRecord(count: 0).activityID
@@ -64,7 +64,7 @@ struct FaultTransportTests {
         var configuration = ActivityCenter.Configuration(
             peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0"))
         configuration.repeatInterval = .milliseconds(50)
-        let b = ActivityCenter(registry: Fixtures.registry, groupKey: Fixtures.key, transport: transport, configuration: configuration)
+        let b = ActivityCenter(registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: transport, configuration: configuration)
         b.start()
 
         let result = try await tickCounter(on: a, watchedBy: b)

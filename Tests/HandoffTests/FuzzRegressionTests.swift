@@ -52,31 +52,35 @@ struct FuzzRegressionTests {
     static func datagramOutcome(_ input: [UInt8]) async -> Outcome {
         guard let mode = input.first else { return .refused("empty input") }
         let body = Array(input.dropFirst())
-        let codec = DatagramCodec(groupKey: Fixtures.key)
         func kind(_ byte: UInt8) -> DatagramKind {
             DatagramKind(rawValue: byte) ?? DatagramKind.allCases[Int(byte) % DatagramKind.allCases.count]
         }
         func seal(_ kind: DatagramKind, _ plaintext: [UInt8], sender: SenderID = Fixtures.sender) -> [UInt8]? {
-            let header = DatagramHeader(kind: kind, senderID: sender, sequence: 1, nonce: Fixtures.nonce)
-            return try? codec.cipher.seal(header: header, plaintext: plaintext)
+            try? Fixtures.codec().seal(
+                kind: kind, payload: plaintext, identity: Fixtures.device, senderID: sender, sequence: 1)
+        }
+        // The shared device is the one listed: another tag is `unknownDevice` (a DEVICES goes on unsigned).
+        let tag = DeviceTag(Fixtures.device.publicIdentity.deviceID)
+        func decode(_ datagram: [UInt8]) throws(RejectionReason) {
+            _ = try Fixtures.codec().decode(datagram, now: Fixtures.sentAt) { $0 == tag ? Fixtures.device.publicIdentity : nil }
         }
         do {
             switch mode % 4 {
             case 0:
-                _ = try codec.decode(body, now: Fixtures.sentAt)
+                try decode(body)
             case 1:
                 guard let first = body.first else { return .refused("no kind byte") }
                 guard let datagram = seal(kind(first), Array(body.dropFirst())) else { return .refused("too large to seal") }
-                _ = try codec.decode(datagram, now: Fixtures.sentAt)
+                try decode(datagram)
             case 2:
                 _ = try BinaryPropertyListReader().read(body)
             default:
                 guard body.count >= 2 else { return .refused("no kind or sender byte") }
                 let center = ActivityCenter(
-                    registry: Fixtures.registry, groupKey: Fixtures.key, transport: OfflineTransport(reason: "fuzzing"),
-                    configuration: .init(peer: Fixtures.peer, senderID: SenderID(bytes: Array(repeating: 0x5A, count: 16))!))
+                    registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: OfflineTransport(reason: "fuzzing"),
+                    configuration: .init(peer: Fixtures.peer, senderID: Fixtures.sender(0x5A)))
                 let sender = body[1] == 0xFF
-                    ? center.configuration.senderID : SenderID(bytes: Fixtures.sender.bytes.dropLast() + [body[1] & 0x0F])!
+                    ? center.senderID : SenderID(tag: tag, instance: Fixtures.sender.instance.dropLast() + [body[1] & 0x0F])!
                 guard let datagram = seal(kind(body[0]), Array(body.dropFirst(2)), sender: sender) else {
                     return .refused("too large to seal")
                 }

@@ -149,7 +149,7 @@ struct HandoffCoreOfferTests {
     @Test("An OFFER enters the directory with what to fetch and where from; ANNOUNCE and OFFER share revisions")
     func offerArrives() throws {
         var core = Self.core()
-        let other = SenderID(bytes: Array(repeating: 7, count: 16))!
+        let other = Fixtures.sender(7)
         let state = StateOffer(size: 30_000, digest: Array(repeating: 1, count: 32), port: 40_001)
         var described = Self.editing(characters: 0, revision: 4)
         described.userInfo = ["fileName": "big.txt"]
@@ -176,7 +176,6 @@ struct HandoffCoreOfferTests {
 
     @Test("An OFFER with a size, digest or port out of range is refused as invalidValue")
     func offerValues() {
-        let codec = DatagramCodec(groupKey: Fixtures.key)
         let described = Self.editing(characters: 0, revision: 1)
         let bad = [
             StateOffer(size: 0, digest: Array(repeating: 1, count: 32), port: 1),
@@ -186,12 +185,12 @@ struct HandoffCoreOfferTests {
         ]
         for (n, state) in bad.enumerated() {
             let datagram = Fixtures.seal(.offer(described, state: state), sequence: UInt64(n + 1), sentAt: Self.t0)
-            #expect(throws: RejectionReason.invalidValue) { try codec.decode(datagram, now: Self.t0) }
+            #expect(throws: RejectionReason.invalidValue) { try Fixtures.decode(datagram, now: Self.t0) }
         }
         let good = Fixtures.seal(
             .offer(described, state: StateOffer(size: 1, digest: Array(repeating: 1, count: 32), port: 65_535)),
             sequence: 9, sentAt: Self.t0)
-        #expect(throws: Never.self) { try codec.decode(good, now: Self.t0) }
+        #expect(throws: Never.self) { try Fixtures.decode(good, now: Self.t0) }
     }
 }
 

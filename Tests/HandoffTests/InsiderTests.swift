@@ -4,12 +4,12 @@ import Testing
 @testable import HandoffWire
 
 /// What a peer that holds the group key can do to others, and where it stops
-/// (docs/PROTOCOL.md section 7, "What a key holder can still do").
+/// (docs/PROTOCOL.md section 7, "What a listed device can do, and what a key alone can do").
 @Suite("Hostile insiders: forged senders, hijacked activities, future dates, QUERY floods")
 struct InsiderTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    static let victim = SenderID(bytes: Array(repeating: 0x11, count: 16))!
-    static let forger = SenderID(bytes: Array(repeating: 0x66, count: 16))!
+    static let victim = Fixtures.sender(0x11)
+    static let forger = Fixtures.sender(0x66)
     static let victimAddress = "192.0.2.7:47788"
     static let forgerAddress = "192.0.2.66:47788"
     static let id = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"
@@ -17,16 +17,14 @@ struct InsiderTests {
     static func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
 
     static func gate() -> ReceiveGate {
-        ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
-            limits: .init())
+        Fixtures.gate(own: Fixtures.sender(1), limits: .init())
     }
 
     static func datagram(
         _ message: HandoffMessage, sequence: UInt64, from sender: SenderID = victim, address: String = victimAddress,
         at seconds: Double
     ) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: at(seconds))
+        let bytes = Fixtures.seal(message, sender: sender, sequence: sequence, sentAt: at(seconds))
         return ReceivedDatagram(bytes: bytes, source: address)
     }
 
@@ -42,52 +40,59 @@ struct InsiderTests {
 
     // MARK: Forged sender ids
 
-    @Test("A victim's sender id used from another address is refused; the victim is still heard")
-    func forgedSenderFromAnotherAddress() {
+    /// Someone who holds the group key but not the victim's identity: its datagrams carry the
+    /// victim's sender id and are signed with an identity of its own.
+    static let outsider = DeviceIdentity(seed: Array(repeating: 0x66, count: 32))!
+
+    static func forged(_ message: HandoffMessage, sequence: UInt64, at seconds: Double) -> ReceivedDatagram {
+        let bytes = Fixtures.seal(message, sender: victim, sequence: sequence, sentAt: at(seconds), identity: outsider)
+        return ReceivedDatagram(bytes: bytes, source: forgerAddress)
+    }
+
+    @Test("A victim's sender id under another identity's signature is refused; the victim is still heard")
+    func forgedSenderIsRefused() {
         let gate = Self.gate()
         #expect(Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 5, at: 0), at: 0).statistics.accepted == 1)
-        let forged = Self.datagram(.withdraw(activityID: Self.id), sequence: .max, address: Self.forgerAddress, at: 0.1)
-        let refused = Self.offer(gate, forged, at: 0.1)
-        #expect(refused.statistics[.wrongSource] == 1 && refused.statistics.accepted == 0)
+        let refused = Self.offer(gate, Self.forged(.withdraw(activityID: Self.id), sequence: 6, at: 0.1), at: 0.1)
+        #expect(refused.statistics[.badSignature] == 1 && refused.statistics.accepted == 0)
         #expect(refused.arrivals.isEmpty, "the forged WITHDRAW changes nothing")
         let next = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 2)), sequence: 6, at: 1), at: 1)
         #expect(next.statistics.accepted == 1 && next.arrivals.count == 1, "the victim's next datagram is accepted")
     }
 
-    @Test("A forgery heard first silences its sender id only until the replay state expires")
-    func forgeryHeardFirstExpires() {
+    @Test("A forgery with sequence 2⁶⁴−1 silences no one, heard first or not: the window moves only on a verified datagram")
+    func forgeryCannotSilence() {
         let gate = Self.gate()
-        let lifetime = gate.memoryLifetime
-        #expect(lifetime == 120)
-        let forged = Self.datagram(.query(types: []), sequence: .max, address: Self.forgerAddress, at: 0)
-        #expect(Self.offer(gate, forged, at: 0).statistics.accepted == 1)
-        // The real sender, from its own address: the id is bound to the forger's address for now.
-        let early = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 1, at: 1), at: 1)
-        #expect(early.statistics[.wrongSource] == 1)
-        // The forger cannot keep it: sequence 2⁶⁴−1 cannot be followed, every repeat is dropped
-        // (the accepted sequence again: a duplicate; any lower one: a replay).
-        let again = Self.datagram(.query(types: []), sequence: .max, address: Self.forgerAddress, at: lifetime - 1)
-        #expect(Self.offer(gate, again, at: lifetime - 1).statistics.duplicate == 1)
-        let lower = Self.datagram(.query(types: []), sequence: .max - 100, address: Self.forgerAddress, at: lifetime - 1)
-        #expect(Self.offer(gate, lower, at: lifetime - 1).statistics[.replay] == 1)
-        let late = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 2, at: lifetime), at: lifetime)
-        #expect(late.statistics.accepted == 1 && late.arrivals.count == 1, "heard again once the forgery's state expired")
+        let forged = Self.offer(gate, Self.forged(.query(types: []), sequence: .max, at: 0), at: 0)
+        #expect(forged.statistics[.badSignature] == 1)
+        let real = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 1, at: 1), at: 1)
+        #expect(real.statistics.accepted == 1 && real.arrivals.count == 1)
+        let after = Self.offer(gate, Self.forged(.query(types: []), sequence: .max, at: 2), at: 2)
+        #expect(after.statistics[.badSignature] == 1)
+        let still = Self.offer(gate, Self.datagram(.announce(Self.record(revision: 2)), sequence: 2, at: 3), at: 3)
+        #expect(still.statistics.accepted == 1 && still.arrivals.count == 1)
+    }
+
+    @Test("A device that changes address is heard at once from the new one")
+    func roaming() {
+        let gate = Self.gate()
+        #expect(Self.offer(gate, Self.datagram(.announce(Self.record(revision: 1)), sequence: 1, at: 0), at: 0).statistics.accepted == 1)
+        let moved = Self.datagram(.announce(Self.record(revision: 2)), sequence: 2, address: "198.51.100.9:47788", at: 0.5)
+        let heard = Self.offer(gate, moved, at: 0.5)
+        #expect(heard.statistics.accepted == 1 && heard.arrivals.first?.source == "198.51.100.9:47788")
     }
 
     @Test("Replay state expires after twice the clock skew, when a replay fails the skew check anyway")
     func replayStateExpires() throws {
         var table = SenderTable(limit: 8, lifetime: 120)
         table.accept(sender: Self.victim, sequence: 100, source: Self.victimAddress, at: Self.t0)
-        #expect(table.verdict(sender: Self.victim, sequence: 100, source: Self.victimAddress, at: Self.at(119.9)) == .duplicate)
-        #expect(table.verdict(sender: Self.victim, sequence: 36, source: Self.victimAddress, at: Self.at(119.9)) == .replay)
-        #expect(table.verdict(sender: Self.victim, sequence: 101, source: Self.forgerAddress, at: Self.at(119.9)) == .wrongSource)
-        #expect(table.verdict(sender: Self.victim, sequence: 100, source: Self.victimAddress, at: Self.at(120)) == .fresh)
-        #expect(table.verdict(sender: Self.victim, sequence: 1, source: Self.forgerAddress, at: Self.at(120)) == .fresh)
-        #expect(table.verdict(sender: Self.victim, sequence: 1, source: nil, at: Self.at(1)) == .replay, "no address, no binding")
+        #expect(table.verdict(sender: Self.victim, sequence: 100, at: Self.at(119.9)) == .duplicate)
+        #expect(table.verdict(sender: Self.victim, sequence: 36, at: Self.at(119.9)) == .replay)
+        #expect(table.verdict(sender: Self.victim, sequence: 101, at: Self.at(119.9)) == .fresh)
+        #expect(table.verdict(sender: Self.victim, sequence: 100, at: Self.at(120)) == .fresh)
         // A datagram replayed after the lifetime is refused by the skew check instead.
-        let codec = DatagramCodec(groupKey: Fixtures.key)
         let old = Self.datagram(.withdraw(activityID: Self.id), sequence: 3, at: 0)
-        #expect(throws: RejectionReason.clockSkew) { try codec.decode(old.bytes, now: Self.at(120.001)) }
+        #expect(throws: RejectionReason.clockSkew) { try Fixtures.decode(old.bytes, now: Self.at(120.001)) }
     }
 
     // MARK: Hijacked activities

@@ -22,8 +22,12 @@ struct LargeStateTests {
 
         init() {
             let shelfA = StateShelf()
-            server = streams.serve(host: "alice@a", port: 40_001, groupKey: Fixtures.key, shelf: shelfA)
-            a = Self.center(network, "alice@a", StateStreamSetup(shelf: shelfA, port: 40_001, dialer: streams))
+            let centerA = Self.center(network, "alice@a", StateStreamSetup(shelf: shelfA, port: 40_001, dialer: streams))
+            // Served as alice's center is: its device and sender id, to the devices it lists.
+            server = streams.serve(
+                host: "alice@a", port: 40_001, identity: centerA.membership.streamIdentity(senderID: centerA.senderID),
+                trust: centerA.membership.streamTrust, shelf: shelfA)
+            a = centerA
             b = Self.center(network, "bob@b", StateStreamSetup(shelf: StateShelf(), port: 40_002, dialer: streams))
             a.applicationDelegate = appA
             b.applicationDelegate = appB
@@ -34,7 +38,7 @@ struct LargeStateTests {
                 peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"))
             config.repeatInterval = .milliseconds(50)
             let center = ActivityCenter(
-                registry: Fixtures.registry, groupKey: Fixtures.key,
+                registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key),
                 transport: network.makeTransport(name: name), configuration: config, stateStream: stream)
             center.start()
             return center

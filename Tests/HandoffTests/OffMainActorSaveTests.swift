@@ -63,11 +63,10 @@ struct OffMainActorSaveTests {
 
         @MainActor
         init() {
-            let codec = DatagramCodec(groupKey: Fixtures.key)
             let heard = heard
             let clock = clock
             network.makeTransport(name: "listener").start(TransportHandler(receive: { datagram in
-                guard let decoded = try? codec.decode(datagram.bytes, now: clock.now) else { return }
+                guard let decoded = try? Fixtures.decode(datagram.bytes, now: clock.now) else { return }
                 var offer = false
                 if case .offer = decoded.message { offer = true }
                 heard.add((decoded.header.sequence, offer, decoded.message.published?.record.revision))
@@ -79,7 +78,7 @@ struct OffMainActorSaveTests {
             config.saveWindow = .milliseconds(20)
             config.offMainActorStateSize = 1000
             center = ActivityCenter(
-                registry: Fixtures.registry, groupKey: Fixtures.key, transport: network.makeTransport(name: "alice@a"),
+                registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: network.makeTransport(name: "alice@a"),
                 configuration: config, clock: clock,
                 stateStream: StateStreamSetup(shelf: shelf, port: 40_001, dialer: InMemoryStreams()))
             let gate = gate

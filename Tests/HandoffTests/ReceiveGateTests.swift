@@ -9,17 +9,14 @@ import HandoffTesting
 @Suite("Receive gate")
 struct ReceiveGateTests {
     let now = Date()
-    let sender = SenderID(bytes: Array(repeating: 7, count: 16))!
+    let sender = Fixtures.sender(7)
 
     func gate(limits: PeerDirectory.Limits = .init()) -> ReceiveGate {
-        ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
-            limits: limits)
+        Fixtures.gate(own: Fixtures.sender(1), limits: limits)
     }
 
     func datagram(_ message: HandoffMessage, sequence: UInt64, from sender: SenderID? = nil) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(
-            message, senderID: sender ?? self.sender, sequence: sequence, sentAt: now)
+        let bytes = Fixtures.seal(message, sender: sender ?? self.sender, sequence: sequence, sentAt: now)
         return ReceivedDatagram(bytes: bytes, source: "192.0.2.7:47788")
     }
 
@@ -68,7 +65,7 @@ struct ReceiveGateTests {
         var flipped = datagram(.announce(record), sequence: 6).bytes
         flipped[50] ^= 1
         #expect(gate.offer(ReceivedDatagram(bytes: flipped), now: now) == nil)
-        let own = datagram(.announce(record), sequence: 1, from: SenderID(bytes: Array(repeating: 1, count: 16))!)
+        let own = datagram(.announce(record), sequence: 1, from: Fixtures.sender(1))
         #expect(gate.offer(own, now: now) == nil)
         let batch = gate.take()
         #expect(batch.arrivals.isEmpty && batch.refreshes.isEmpty)
@@ -97,7 +94,7 @@ struct ReceiveGateTests {
         let gate = gate(limits: .init(maxSenders: 8, maxActivities: 4))
         var random = SplitMix64(seed: 3)
         for i in 0..<200 {
-            let id = SenderID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
+            let id = SenderID(tag: DeviceTag(Fixtures.device.publicIdentity.deviceID), instance: (0..<8).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
             _ = gate.offer(datagram(.announce(Fixtures.counterRecord(count: i, id: String(format: "%08X-0000-4000-8000-000000000000", i))), sequence: 1, from: id), now: now)
         }
         let batch = gate.take()
@@ -159,7 +156,7 @@ struct BurstRepeatTests {
         let heard = Mutex<[Date]>([])
         listener.start(
             TransportHandler(receive: { datagram in
-                if let decoded = try? DatagramCodec(groupKey: Fixtures.key).decode(datagram.bytes, now: clock.now) {
+                if let decoded = try? Fixtures.decode(datagram.bytes, now: clock.now) {
                     heard.withLock { $0.append(decoded.sentAt) }
                 }
             }))
@@ -190,17 +187,15 @@ struct BurstRepeatTests {
 @Suite("Duplicates: the same datagram by multicast and by unicast")
 struct DuplicateTests {
     let now = Date()
-    let sender = SenderID(bytes: Array(repeating: 7, count: 16))!
+    let sender = Fixtures.sender(7)
     let address = "192.0.2.7:47788"
 
     func gate() -> ReceiveGate {
-        ReceiveGate(
-            codec: DatagramCodec(groupKey: Fixtures.key), ownSender: SenderID(bytes: Array(repeating: 1, count: 16))!,
-            limits: .init())
+        Fixtures.gate(own: Fixtures.sender(1), limits: .init())
     }
 
     func datagram(_ message: HandoffMessage, sequence: UInt64, source: String? = nil) -> ReceivedDatagram {
-        let bytes = try! DatagramCodec(groupKey: Fixtures.key).encode(message, senderID: sender, sequence: sequence, sentAt: now)
+        let bytes = Fixtures.seal(message, sender: sender, sequence: sequence, sentAt: now)
         return ReceivedDatagram(bytes: bytes, source: source ?? address)
     }
 
@@ -255,7 +250,7 @@ struct DuplicateTests {
         #expect(batch.statistics.duplicate == 1)
     }
 
-    @Test("A copy from another address is still wrongSource: the binding is checked first")
+    @Test("A copy from another address is a duplicate: no address is bound, the window decides")
     func otherAddress() {
         let gate = gate()
         let first = datagram(.query(types: nil), sequence: 1)
@@ -263,8 +258,8 @@ struct DuplicateTests {
         _ = gate.offer(ReceivedDatagram(bytes: first.bytes, source: "198.51.100.9:47788"), now: now)
         let batch = gate.take()
         #expect(batch.statistics.accepted == 1)
-        #expect(batch.statistics[.wrongSource] == 1)
-        #expect(batch.statistics.duplicate == 0)
+        #expect(batch.statistics.duplicate == 1)
+        #expect(batch.statistics.totalRejected == 0)
     }
 
     @Test("A datagram the gate refused (notOwner) is refused again, not counted as a duplicate")
@@ -272,9 +267,9 @@ struct DuplicateTests {
         let gate = gate()
         let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         _ = gate.offer(datagram(.announce(record), sequence: 1), now: now)
-        let other = SenderID(bytes: Array(repeating: 9, count: 16))!
+        let other = Fixtures.sender(9)
         let hijack = ReceivedDatagram(
-            bytes: try! DatagramCodec(groupKey: Fixtures.key).encode(.announce(record), senderID: other, sequence: 1, sentAt: now),
+            bytes: Fixtures.seal(.announce(record), sender: other, sequence: 1, sentAt: now),
             source: "192.0.2.9:47788")
         _ = gate.offer(hijack, now: now)
         _ = gate.offer(hijack, now: now)

@@ -12,7 +12,7 @@ struct ReceivingRulesTests {
 
     func receiver() -> ActivityCenter {
         ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(),
             configuration: .init(peer: Fixtures.peer))
     }
 
@@ -22,8 +22,8 @@ struct ReceivingRulesTests {
 
     /// Seals arbitrary plaintext under a valid header, to reach the rules behind authentication.
     func sealRaw(_ plaintext: [UInt8], kind: DatagramKind = .announce, sequence: UInt64 = 1) -> [UInt8] {
-        let header = DatagramHeader(kind: kind, senderID: Fixtures.sender, sequence: sequence, nonce: Fixtures.nonce)
-        return try! GroupKeyCipher(groupKey: Fixtures.key).seal(header: header, plaintext: plaintext)
+        try! Fixtures.codec().seal(
+            kind: kind, payload: plaintext, identity: Fixtures.device, senderID: Fixtures.sender, sequence: sequence)
     }
 
     func payload(without key: String? = nil, replacing: (String, PropertyListValue)? = nil) -> [UInt8] {
@@ -57,19 +57,22 @@ struct ReceivingRulesTests {
     @Test("Each malformed envelope is dropped for its own reason")
     func envelopeRules() {
         let good = announce()
-        #expect(verdict(Array(good.prefix(57))) == "tooShort")
+        #expect(verdict(Array(good.prefix(113))) == "tooShort")
         #expect(verdict([]) == "tooShort")
         var magic = good
         magic[0] = UInt8(ascii: "X")
         #expect(verdict(magic) == "badMagic")
+        var older = good
+        older[3] = UInt8(ascii: "1")
+        #expect(verdict(older) == "oldProtocol", "BTN1: a version 1 or 2 peer")
         var kind = good
         kind[4] = 9
         #expect(verdict(kind) == "unknownKind")
         var kindZero = good
         kindZero[4] = 0
         #expect(verdict(kindZero) == "unknownKind")
-        let huge = DatagramHeader(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce).bytes
-            + [UInt8](repeating: 0, count: 60_001 + 16)
+        let huge = DatagramHeader(kind: .announce, keyID: Fixtures.key.keyID, senderID: Fixtures.sender, sequence: 1).bytes
+            + [UInt8](repeating: 0, count: 64 + 60_001 + 16)
         #expect(verdict(huge) == "tooLarge")
     }
 
@@ -77,12 +80,53 @@ struct ReceivingRulesTests {
     func authentication() {
         #expect(verdict(Fixtures.seal(.query(types: nil), key: Fixtures.otherKey, sequence: 1, sentAt: now)) == "authenticationFailed")
         let good = announce()
-        for index in [5, 6, 21, 29, 30, 41, 42, good.count / 2, good.count - 1] {
+        // Flags, key id, instance, sequence, the sealed signature and payload, the tag; the
+        // device tag (bytes 10–17) names a device this peer does not list once a bit flips.
+        for index in [5, 6, 9, 18, 25, 26, 33, 34, 97, good.count / 2, good.count - 1] {
             var flipped = good
             flipped[index] ^= 0x01
             #expect(verdict(flipped) == "authenticationFailed", "bit flipped at \(index)")
         }
+        for index in [10, 17] {
+            var flipped = good
+            flipped[index] ^= 0x01
+            #expect(verdict(flipped) == "unknownDevice", "bit flipped at \(index)")
+        }
         #expect(verdict(Array(good.dropLast(1))) == "authenticationFailed")
+    }
+
+    @Test("A running center that hears only a device it does not list shows it counted (unknownDevice), with nothing else to take in")
+    func unlistedAloneIsCounted() async {
+        let network = InMemoryNetwork()
+        let center = ActivityCenter(
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: network.makeTransport(),
+            configuration: .init(peer: Fixtures.peer))
+        center.start()
+        defer { Task { await center.shutdown() } }
+        let stranger = DeviceIdentity(seed: Array(repeating: 0x42, count: 32))!
+        let sender = SenderID.random(device: stranger.publicIdentity.deviceID)
+        let wire = network.makeTransport(name: "stranger")
+        for sequence in UInt64(1)...3 {
+            wire.send(Fixtures.seal(
+                .announce(Fixtures.counterRecord(count: 5)), sender: sender, sequence: sequence, sentAt: Date(), identity: stranger))
+        }
+        #expect(await waitUntil(timeout: .seconds(5)) { center.statistics[.unknownDevice] == 3 }, "\(center.statistics)")
+        #expect(center.statistics.accepted == 0 && center.nearby.isEmpty)
+    }
+
+    @Test("The group key alone is not enough: an unlisted device is unknownDevice, a listed tag signed by another identity badSignature")
+    func identity() {
+        let stranger = DeviceIdentity(seed: Array(repeating: 0x42, count: 32))!
+        let strangerSender = SenderID.random(device: stranger.publicIdentity.deviceID)
+        let unlisted = Fixtures.seal(
+            .announce(Fixtures.counterRecord(count: 5)), sender: strangerSender, sequence: 1, sentAt: now, identity: stranger)
+        #expect(verdict(unlisted) == "unknownDevice")
+        // The shared device's tag, but the stranger's signature: the tag opens, the signature fails.
+        let forged = Fixtures.seal(.announce(Fixtures.counterRecord(count: 5)), sequence: 1, sentAt: now, identity: stranger)
+        #expect(verdict(forged) == "badSignature")
+        let center = receiver()
+        center.receive(ReceivedDatagram(bytes: forged), now: now)
+        #expect(center.nearby.isEmpty, "nothing shown")
     }
 
     @Test("Plaintext that is not a plist dictionary with the right keys is dropped")
@@ -151,7 +195,7 @@ struct ReceivingRulesTests {
         var config = ActivityCenter.Configuration(peer: Fixtures.peer, senderID: Fixtures.sender)
         config.repeatInterval = .seconds(60)
         let center = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(),
             configuration: config)
         center.receive(ReceivedDatagram(bytes: announce()), now: now)
         #expect(center.statistics.own == 1)
@@ -162,12 +206,11 @@ struct ReceivingRulesTests {
     @Test("Random bytes and mutated valid datagrams never crash and are never accepted")
     func fuzzedDatagrams() {
         var random = SplitMix64(seed: 42)
-        let codec = DatagramCodec(groupKey: Fixtures.key)
         let good = announce()
         for _ in 0..<3000 {
             let length = Int(random.next() % 400)
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            #expect(throws: RejectionReason.self) { try codec.decode(bytes, now: now) }
+            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
         }
         for _ in 0..<3000 {
             var bytes = good
@@ -175,7 +218,7 @@ struct ReceivingRulesTests {
                 bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
             }
             if bytes == good { continue }  // two flips of one bit cancelled out
-            #expect(throws: RejectionReason.self) { try codec.decode(bytes, now: now) }
+            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
         }
     }
 
@@ -268,7 +311,7 @@ struct ReceivingRulesTests {
             sealed(.announce(record), 3),
         ])
         #expect(again.directory[record.activityID]?.record.revision == 1)
-        let other = SenderID(bytes: Array(repeating: 0x42, count: 16))!
+        let other = Fixtures.sender(0x42)
         let taken = received([
             sealed(.announce(record), 1),
             sealed(.withdraw(activityID: record.activityID), 2),

@@ -72,7 +72,7 @@ struct ReorderingTests {
         let a = makeCenter(on: network, name: "alice@a", clock: clock) { $0.repeatInterval = .seconds(1) }
         let receiverTransport = network.makeTransport(faults: .reordering(rate: 0.4, depth: 8, seed: seed), name: "bob@b")
         let b = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: receiverTransport,
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: receiverTransport,
             configuration: .init(peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0")),
             clock: receiverClock)
         b.start()

@@ -157,7 +157,7 @@ struct SavePipelineTests {
     @Test("webpageURL takes http and https only")
     func webpageURL() throws {
         let center = ActivityCenter(
-            registry: Fixtures.registry, groupKey: Fixtures.key, transport: InMemoryNetwork().makeTransport(),
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: InMemoryNetwork().makeTransport(),
             configuration: .init(peer: Fixtures.peer))
         let activity = UserActivity(activityType: "dev.baton.counter", center: center)
         try activity.setWebpageURL(URL(string: "https://example.com/notes"))

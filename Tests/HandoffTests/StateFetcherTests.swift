@@ -10,12 +10,18 @@ import HandoffTesting
 struct StateFetcherTests {
     static let state = StreamFixtures.state(300_000, seed: 5)
 
-    /// A network with a source serving `state` at source:7000.
+    /// A network with a source, the fixed server device, serving `state` at source:7000.
     func network(_ state: [UInt8] = Self.state) -> (FetchDriver, InMemoryStreamServer, StateRequest) {
         let streams = InMemoryStreams()
         let (shelf, request) = StreamFixtures.shelf(state)
-        let server = streams.serve(host: "source", port: 7000, groupKey: Fixtures.key, shelf: shelf)
+        let server = Self.serve(streams, shelf)
         return (FetchDriver(streams: streams), server, request)
+    }
+
+    /// Serves `shelf` at source:7000 as the fixed server device, to the fixed client device.
+    @discardableResult
+    static func serve(_ streams: InMemoryStreams, _ shelf: StateShelf) -> InMemoryStreamServer {
+        streams.serve(host: "source", port: 7000, identity: StreamFixtures.server, trust: StreamFixtures.trust(), shelf: shelf)
     }
 
     @Test("A whole state arrives byte-exact on one connection, with progress after every frame")
@@ -60,19 +66,19 @@ struct StateFetcherTests {
 
     @Test("A flipped byte never yields wrong bytes: the fetch resumes past it, or fails")
     func flippedBytes() async {
-        for offset in [0, 5, 40, 71, 72, 90, 200, 70_000, 299_000] {
+        for offset in [0, 5, 8, 40, 71, 119, 120, 200, 70_000, 299_000] {
             let (driver, server, request) = network()
             server.setFaults { $0 == 1 ? StreamFaults(flipAt: offset) : .none }
             let outcome = await driver.run(request)
             switch outcome.result {
             case .success(let bytes):
                 #expect(bytes == Self.state, "flip at \(offset)")
-                #expect(offset >= 72, "a changed ServerHello must fail the handshake")
+                #expect(offset >= 120, "a changed ServerHello must fail the handshake")
                 #expect(server.connectionCount == 2, "flip at \(offset): the damaged connection was dropped")
             case .failure(let failure):
                 // Only the handshake's bytes are not frames: a changed ServerHello fails it.
-                #expect(offset < 72, "flip at \(offset): \(failure)")
-                #expect([.authenticationFailed, .badResponse("the ServerHello is not BTNS version 02")].contains(failure))
+                #expect(offset < 120, "flip at \(offset): \(failure)")
+                #expect(failure == (offset < 8 ? .badResponse("the ServerHello is not BTNS version 03") : .authenticationFailed))
             }
         }
     }
@@ -84,13 +90,13 @@ struct StateFetcherTests {
         var digest = StreamFixtures.digest(Self.state)
         digest[0] ^= 1
         shelf.put(activityID: "A", revision: 1, digest: digest, bytes: Self.state)
-        streams.serve(host: "source", port: 7000, groupKey: Fixtures.key, shelf: shelf)
+        Self.serve(streams, shelf)
         let outcome = await FetchDriver(streams: streams).run(StateRequest(activityID: "A", revision: 1, digest: digest, size: Self.state.count))
         #expect(outcome.failure == .digestMismatch)
         #expect(outcome.progress.last?.received == Self.state.count, "it all arrived, and was still refused")
     }
 
-    @Test("Not found, a wrong key and an invalid request end the fetch on the first connection")
+    @Test("Not found, another sender, another device's signature and an invalid request end the fetch on the first connection")
     func finalFailures() async {
         let (driver, server, request) = network()
         var unknown = request
@@ -99,20 +105,41 @@ struct StateFetcherTests {
         #expect(server.connectionCount == 1)
         #expect(server.closeReasons == [.answeredError(.notFound)])
 
-        let wrongKey = await driver.run(request, key: Fixtures.otherKey)
-        #expect(wrongKey.failure == .authenticationFailed)
-        #expect(wrongKey.progress.isEmpty)
+        // The OFFER came from another process of the same device: the server's sender id differs.
+        let otherSender = StreamSource(
+            senderID: StreamIdentity(device: StreamFixtures.server.device, instance: Array(repeating: 9, count: 8)).senderID,
+            identity: StreamFixtures.server.device.publicIdentity)
+        let wrongSender = await driver.run(request, source: otherSender)
+        #expect(wrongSender.failure == .authenticationFailed)
+        #expect(wrongSender.progress.isEmpty)
         #expect(server.connectionCount == 2)
+
+        // The right sender id, but the list holds another key for that device: the signature fails.
+        let otherKeyOfDevice = StreamSource(
+            senderID: StreamFixtures.server.senderID, identity: StreamFixtures.client.device.publicIdentity)
+        #expect(await driver.run(request, source: otherKeyOfDevice).failure == .authenticationFailed)
+        #expect(server.connectionCount == 3)
 
         var invalid = request
         invalid.digest = [1, 2, 3]
         #expect(await driver.run(invalid).failure == .invalidRequest("the digest is 3 bytes; SHA-256 gives 32"))
-        #expect(server.connectionCount == 2, "nothing was dialled")
+        #expect(server.connectionCount == 3, "nothing was dialled")
 
         var huge = request
         huge.size = Int.max
         #expect(await driver.run(huge).failure == .invalidRequest("the state is \(HandoffError.size(Int.max)), over the \(HandoffError.size(ActivityCenter.Configuration.defaultStateLimit)) this side fetches"))
-        #expect(server.connectionCount == 2, "nothing was dialled, nothing reserved")
+        #expect(server.connectionCount == 3, "nothing was dialled, nothing reserved")
+    }
+
+    @Test("A group key the source does not hold is closed without a word: the client sees drops and gives up")
+    func unknownGroupKey() async {
+        let (driver, server, request) = network()
+        let outcome = await driver.run(request, key: Fixtures.otherKey)
+        guard case .gaveUp(6, 0, _, _) = outcome.failure else {
+            Issue.record("expected to give up after 6 connections, got \(String(describing: outcome.failure))")
+            return
+        }
+        #expect(server.closeReasons == Array(repeating: .unknownKeyID, count: 6))
     }
 
     @Test("Refused connections are retried at once, then after 100, 200, 400 and 800 ms, then given up")
@@ -178,7 +205,7 @@ struct StateFetcherTests {
         let fetcher = driver.fetcher()
         let task = Task { () -> StreamFailure? in
             do throws(StreamFailure) {
-                _ = try await fetcher.fetch(from: "source", port: 7000, request: request)
+                _ = try await fetcher.fetch(from: "source", port: 7000, source: StreamFixtures.server.asSource, request: request)
                 return nil
             } catch {
                 return error
@@ -195,7 +222,7 @@ struct StateFetcherTests {
     func newRevisionsMidFetch() async {
         let streams = InMemoryStreams()
         let (shelf, request) = StreamFixtures.shelf(Self.state)
-        streams.serve(host: "source", port: 7000, groupKey: Fixtures.key, shelf: shelf).setFaults { connection in
+        Self.serve(streams, shelf).setFaults { connection in
             // The source saves again before the second connection, and again before the fourth.
             if connection == 2 { shelf.put(activityID: request.activityID, revision: 4, digest: [4], bytes: [4]) }
             if connection == 4 { shelf.put(activityID: request.activityID, revision: 5, digest: [5], bytes: [5]) }

@@ -150,7 +150,7 @@ struct StateStreamMachineTests {
         let state = StreamFixtures.state(140_000)
         let whole = StreamFixtures.session(state)
         let (_, request) = StreamFixtures.shelf(state)
-        var client = StateClientConnection(groupKey: Fixtures.key, request: request, offset: 0, nonce: StreamFixtures.clientNonce)
+        var client = StreamFixtures.clientMachine(request)
         _ = client.start()
         var data: [UInt8] = []
         var finishedAt: Int?

@@ -18,9 +18,9 @@ struct DatagramBudgetTests {
     @Test func aDatagramThatUnfoldsIsAMalformedPayload() {
         // A sealed ANNOUNCE-sized plaintext of shared references never reaches the message decoder.
         let plaintext = Self.sharedString(length: 20_000, uses: 100)
-        let datagram = try! GroupKeyCipher(groupKey: Fixtures.key).seal(
-            header: DatagramHeader(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce),
+        let datagram = try! GroupKeyCipherV2(groupKey: Fixtures.key).seal(
+            header: DatagramHeaderV2(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce),
             plaintext: plaintext)
-        #expect(throws: RejectionReason.malformedPayload) { try DatagramCodec(groupKey: Fixtures.key).decode(datagram) }
+        #expect(throws: RejectionReason.malformedPayload) { try DatagramCodecV2(groupKey: Fixtures.key).decode(datagram) }
     }
 }

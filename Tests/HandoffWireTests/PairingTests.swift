@@ -16,16 +16,23 @@ struct PairingTests {
     static let joinerIdentity = DeviceIdentity(seed: Array(0xe0..<0x100).map(UInt8.init))!
     static var alice: PublicIdentity { sharerIdentity.publicIdentity }
     static var bob: PublicIdentity { joinerIdentity.publicIdentity }
+    /// A device the sharer introduced before this pairing.
+    static let carolIdentity = DeviceIdentity(seed: Array(0x20..<0x40).map(UInt8.init))!
+    static let statementTime = Date(timeIntervalSince1970: 1_800_000_000)
+    /// What the sharer keeps before the pairing: its introduction of carol.
+    static var sharerStatements: [[UInt8]] {
+        [Statement(.introduce(identity: carolIdentity.publicIdentity, name: "carol@vm"), by: sharerIdentity, at: statementTime).bytes]
+    }
 
     static func machines(fixed: Bool = true) -> (sharer: PairingMachine, joiner: PairingMachine) {
         if fixed {
             return (
                 PairingMachine(
-                    role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity,
-                    privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce),
+                    role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity, statements: sharerStatements,
+                    privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce, clock: { statementTime }),
                 PairingMachine(
                     role: .joiner, name: "bob@desk", identity: joinerIdentity, privateKey: Array(joinerPrivate.rawRepresentation),
-                    nonce: joinerNonce))
+                    nonce: joinerNonce, clock: { statementTime }))
         }
         return (
             PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity),
@@ -39,6 +46,21 @@ struct PairingTests {
 
     static func code(_ actions: [PairingAction]) -> String? {
         actions.lazy.compactMap { if case .showCode(let code, _, _) = $0 { code } else { nil } }.first
+    }
+
+    /// The key of a `.storeKey` in `actions`.
+    static func storedKey(_ actions: [PairingAction]) -> GroupKey? {
+        actions.lazy.compactMap { if case .storeKey(let key, _) = $0 { key } else { nil } }.first
+    }
+
+    /// The statements of a `.storeKey` in `actions`.
+    static func storedStatements(_ actions: [PairingAction]) -> [[UInt8]]? {
+        actions.lazy.compactMap { if case .storeKey(_, let statements) = $0 { statements } else { nil } }.first
+    }
+
+    /// Who a `.paired` in `actions` names.
+    static func paired(_ actions: [PairingAction]) -> (name: String, peer: PublicIdentity)? {
+        actions.lazy.compactMap { if case .paired(let name, let peer, _) = $0 { (name, peer) } else { nil } }.first
     }
 
     static func failure(_ actions: [PairingAction]) -> PairingFailure? {
@@ -67,10 +89,11 @@ struct PairingTests {
             let confirm = j.answered(true)
             let key = s.received(Self.sent(confirm))
             let atJoiner = j.received(Self.sent(key))
-            #expect(atJoiner == [.storeKey(Fixtures.key)])
+            #expect(atJoiner.count == 1 && Self.storedKey(atJoiner) == Fixtures.key)
             let done = j.stored()
-            #expect(done.last == .paired(peerName: "alice@laptop", peer: Self.alice))
-            #expect(s.received(Self.sent(done)) == [.paired(peerName: "bob@desk", peer: Self.bob)])
+            #expect(Self.paired(done)?.name == "alice@laptop" && Self.paired(done)?.peer == Self.alice)
+            let atSharer = s.received(Self.sent(done))
+            #expect(atSharer.count == 1 && Self.paired(atSharer)?.name == "bob@desk" && Self.paired(atSharer)?.peer == Self.bob)
             #expect(s.isDone && j.isDone)
         }
     }
@@ -83,7 +106,7 @@ struct PairingTests {
         #expect(afterConfirm.isEmpty)
         let key = s.answered(true)
         #expect(Self.sent(key).first == Pairing.FrameType.sealed.rawValue)
-        #expect(j.received(Self.sent(key)) == [.storeKey(Fixtures.key)])
+        #expect(Self.storedKey(j.received(Self.sent(key))) == Fixtures.key)
     }
 
     @Test("A no on either side ends both, and no key is handed over", arguments: [true, false])
@@ -106,7 +129,7 @@ struct PairingTests {
             #expect(Self.failure(atSharer) == .declinedThere)
             everything = no + atSharer
         }
-        #expect(!everything.contains { if case .storeKey = $0 { true } else { false } })
+        #expect(Self.storedKey(everything) == nil)
         #expect(s.isDone && j.isDone)
     }
 
@@ -238,7 +261,7 @@ struct PairingTests {
         let actions = j.received(forged)
         #expect(Self.failure(actions) == .identityNotProved)
         #expect(Self.sent(actions) == Pairing.frame(.abort, [3]))
-        #expect(!actions.contains { if case .storeKey = $0 { true } else { false } })
+        #expect(Self.storedKey(actions) == nil)
     }
 
     @Test("A version-1 COMMIT or PUBLIC aborts with ABORT 03, naming the version; a COMMIT answered with ABORT 03 says an older sharer may be why")
@@ -281,6 +304,25 @@ struct PairingTests {
         var hello, commitment, commit, publicFrame, reveal, sharedSecret, transcriptHash: String
         var codeBytes, code, sharerKey, joinerKey: String
         var confirmSignature, keySignature, confirm, key, stored: String
+        /// Section 17, "Introductions": the statements the sharer sends (what it kept, then its
+        /// introduction of the joiner), their SEALED STATEMENT frames, and when they were made.
+        var carolIdentitySeed, carolName: String
+        var statementAt: Double
+        var statements, statementFrames: [String]
+        /// The joiner's introduction of the sharer, which it keeps (not sent).
+        var joinerStatement: String
+    }
+
+    /// The frames in `bytes`, one after the other.
+    static func frames(_ bytes: [UInt8]) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        var rest = bytes[...]
+        while rest.count >= 3 {
+            let length = Int(rest[rest.startIndex + 1]) << 8 | Int(rest[rest.startIndex + 2])
+            out.append(Array(rest.prefix(3 + length)))
+            rest = rest.dropFirst(3 + length)
+        }
+        return out
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -295,9 +337,13 @@ struct PairingTests {
         _ = s.received(reveal)
         _ = s.answered(true)
         let confirm = sent(j.answered(true))
-        let key = sent(s.received(confirm))
-        _ = j.received(key)
+        let last = frames(sent(s.received(confirm)))
+        let key = last.last!
+        let atJoiner = j.received(last.flatMap { $0 })
         let stored = sent(j.stored())
+        let sentStatements = sharerStatements + [
+            Statement(.introduce(identity: bob, name: "bob@desk"), by: sharerIdentity, at: statementTime).bytes
+        ]
         let secret = try! sharerPrivate.sharedSecretFromKeyAgreement(with: joinerPrivate.publicKey).withUnsafeBytes { Array($0) }
         let transcript = commit + publicFrame + reveal
         let keys = Pairing.Keys(sharedSecret: secret, transcript: transcript)
@@ -320,7 +366,93 @@ struct PairingTests {
             sharerKey: hex(keys.sharer), joinerKey: hex(keys.joiner),
             confirmSignature: hex(joinerIdentity.sign(Pairing.signed(Pairing.confirmLabel, transcript: transcript))),
             keySignature: hex(sharerIdentity.sign(Pairing.signed(Pairing.keyLabel, transcript: transcript))),
-            confirm: hex(confirm), key: hex(key), stored: hex(stored))
+            confirm: hex(confirm), key: hex(key), stored: hex(stored),
+            carolIdentitySeed: hex(carolIdentity.seed), carolName: "carol@vm",
+            statementAt: statementTime.timeIntervalSince1970, statements: sentStatements.map(hex),
+            statementFrames: last.dropLast().map(hex), joinerStatement: hex(storedStatements(atJoiner)!.last!))
+    }
+
+    // MARK: - Statements (section 17, "Introductions")
+
+    /// Runs both machines to the sharer's last frames: (sharer, joiner, those frames).
+    static func toKey(sharerStatements statements: [[UInt8]]? = nil) -> (PairingMachine, PairingMachine, [[UInt8]]) {
+        var (s, j) = machines()
+        if let statements {
+            s = PairingMachine(
+                role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity, statements: statements,
+                privateKey: Array(sharerPrivate.rawRepresentation), nonce: sharerNonce, clock: { statementTime })
+        }
+        _ = toCodes(&s, &j)
+        _ = s.answered(true)
+        let last = frames(sent(s.received(sent(j.answered(true)))))
+        return (s, j, last)
+    }
+
+    @Test("The sharer sends what it keeps and its introduction of the joiner, one STATEMENT each, before KEY; both keep the introductions")
+    func statementsBeforeKey() throws {
+        var (s, j, last) = Self.toKey()
+        #expect(last.count == 3)
+        let carol = Self.sharerStatements[0]
+        let introduceBob = try Statement(parsing: try #require(Self.storedStatements(j.received(last.flatMap { $0 }))?[1]))
+        #expect(introduceBob.content == .introduce(identity: Self.bob, name: "bob@desk"))
+        #expect(introduceBob.isSigned(by: Self.alice) && introduceBob.at == Self.statementTime)
+        var (_, j2, _) = Self.toKey()
+        let kept = try #require(Self.storedStatements(j2.received(last.flatMap { $0 })))
+        #expect(kept.count == 3 && kept[0] == carol && kept[1] == introduceBob.bytes)
+        let own = try Statement(parsing: kept[2])
+        #expect(own.content == .introduce(identity: Self.alice, name: "alice@laptop") && own.isSigned(by: Self.bob))
+        // The joiner, with the sharer as root, now lists carol, introduced by the sharer.
+        var roster = DeviceRoster(own: Self.bob, name: "bob@desk", paired: [(Self.alice, "alice@laptop")])
+        roster.take(all: kept)
+        #expect(roster.listed[Self.carolIdentity.publicIdentity.deviceID.bytes]?.introducedBy == Self.alice.deviceID.bytes)
+        // The sharer keeps its introduction of the joiner once STORED came.
+        let done = s.received(Self.sent(j2.stored()))
+        guard case .paired(_, _, let atSharer) = done.last else { Issue.record("not paired: \(done)"); return }
+        #expect(atSharer == [introduceBob.bytes])
+    }
+
+    @Test("A STATEMENT after KEY aborts (ABORT 03) and no key is handed to the driver")
+    func statementAfterKey() {
+        var (s, j, last) = Self.toKey()
+        let extra = Pairing.sealedFrame([4] + Self.sharerStatements[0], key: s.keys!.sharer, counter: UInt64(last.count))
+        let actions = j.received(last.flatMap { $0 } + extra)
+        #expect(Self.storedKey(actions) == nil)
+        if case .protocolError = Self.failure(actions) {} else { Issue.record("expected a protocol error, got \(actions)") }
+        #expect(Self.sent(actions) == Pairing.frame(.abort, [3]))
+        // Half a frame after KEY is no better.
+        var (_, j2, last2) = Self.toKey()
+        let halves = j2.received(last2.flatMap { $0 } + Array(extra.prefix(10)))
+        #expect(Self.storedKey(halves) == nil && Self.failure(halves) != nil)
+    }
+
+    @Test("A STATEMENT before the joiner said yes aborts; one over 1,024 bytes aborts")
+    func statementOutOfTurn() {
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        let early = Pairing.sealedFrame([4] + Self.sharerStatements[0], key: s.keys!.sharer, counter: 0)
+        if case .protocolError = Self.failure(j.received(early)) {} else { Issue.record("a STATEMENT before CONFIRM must abort") }
+        var (s2, j2) = Self.machines()
+        _ = Self.toCodes(&s2, &j2)
+        _ = j2.answered(true)
+        let large = Pairing.sealedFrame([4] + Array(repeating: 7, count: 1_025), key: s2.keys!.sharer, counter: 0)
+        #expect(large.count == 3 + 1 + 1_025 + 16)
+        if case .protocolError = Self.failure(j2.received(large)) {} else { Issue.record("a statement of 1,025 bytes must abort") }
+        // The frame limit takes a whole statement of 1,024 bytes.
+        #expect(Pairing.maximumBody == 1 + 1_024 + 16)
+    }
+
+    @Test("A statement that does not verify, or whose issuer the joiner cannot list, is not kept; the pairing goes on")
+    func badStatementNotKept() throws {
+        var forged = Self.sharerStatements[0]
+        forged[5] ^= 0x01  // the signature no longer verifies
+        let stranger = DeviceIdentity.random()
+        let unknownIssuer = Statement(.remove(device: Array(repeating: 9, count: 16)), by: stranger, at: Self.statementTime).bytes
+        var (_, j, last) = Self.toKey(sharerStatements: [forged, unknownIssuer])
+        #expect(last.count == 4)
+        let kept = try #require(Self.storedStatements(j.received(last.flatMap { $0 })))
+        #expect(!kept.contains(forged) && !kept.contains(unknownIssuer))
+        #expect(kept.count == 2)  // the sharer's introduction of the joiner, and the joiner's of the sharer
+        #expect(Self.paired(j.stored()) != nil)
     }
 
     @Test("The fixed pairing gives the committed bytes (Vectors/golden/pair.json)")

@@ -28,7 +28,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from .lab import COUNTER, Proc
 
 BATON_PORT = 47788
-HEADER = 42  # magic "BTN1", kind, flags, sender id (16), sequence (8), nonce (12)
+HEADER = 34  # magic "BTN3", kind, flags, key id (4), sender id (16), sequence (8)
+SIGNATURE = 64  # the Ed25519 signature sealed before the payload
 ANNOUNCE = 1
 
 
@@ -130,19 +131,46 @@ class Listener(Proc):
             return dict(self.first), list(self.gone), self.statistics
 
 
+class SenderKeys:
+    """PROTOCOL.md section 3: the key id of a group key, and each sender's key,
+    HKDF-SHA256(ikm: groupKey, salt: "baton-handoff", info: "v3 datagram" ‖ sender id, length: 32)."""
+
+    def __init__(self, group_key):
+        self.group_key = group_key
+        self.key_id = self._hkdf(b"v3 key id")[:4]
+        self._keys = {}
+
+    def _hkdf(self, info):
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=info).derive(self.group_key)
+
+    def sender_key(self, sender):
+        key = self._keys.get(sender)
+        if key is None:
+            if len(self._keys) > 4096:
+                self._keys.clear()
+            key = self._keys[sender] = self._hkdf(b"v3 datagram" + sender)
+        return key
+
+
 def aead_key(group_key):
-    """PROTOCOL.md: HKDF-SHA256(ikm: groupKey, salt: "baton-handoff", info: "v1 datagram", length: 32)."""
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"baton-handoff", info=b"v1 datagram").derive(group_key)
+    """What `open_datagram` opens with: the group key's key id and sender keys."""
+    return SenderKeys(group_key)
 
 
-def open_datagram(key, datagram):
-    """The plaintext of a Baton datagram: ChaCha20-Poly1305 with the header as associated data.
+def open_datagram(keys, datagram):
+    """The payload of a Baton datagram: ChaCha20-Poly1305 under the sender's key, nonce 00000000 ‖
+    sequence, the header as associated data; the signature before the payload is dropped unchecked
+    (a bench reads its own lab's datagrams: the receivers count bad signatures).
 
-    Raises ValueError when it is not a Baton datagram, InvalidTag when it was not sealed with `key`."""
-    if len(datagram) < HEADER + 16 or datagram[:4] != b"BTN1":
+    Raises ValueError when it is not a version 3 Baton datagram of this group key, InvalidTag when
+    it was not sealed with it."""
+    if len(datagram) < HEADER + SIGNATURE + 16 or datagram[:4] != b"BTN3":
         raise ValueError("not a Baton datagram")
     header = datagram[:HEADER]
-    return ChaCha20Poly1305(key).decrypt(header[30:42], datagram[HEADER:], header)
+    if header[6:10] != keys.key_id:
+        raise ValueError("sealed under another group key")
+    nonce = bytes(4) + header[26:34]
+    return ChaCha20Poly1305(keys.sender_key(header[10:26])).decrypt(nonce, datagram[HEADER:], header)[SIGNATURE:]
 
 
 def capture(port, seconds, udp_port):
@@ -165,7 +193,7 @@ def capture(port, seconds, udp_port):
         if address[2] == 4 or len(data) < 72 or data[12:14] != b"\x08\x00" or data[23] != 17:
             continue  # sent out of the port (to the host), or not IPv4 UDP
         udp = 14 + (data[14] & 15) * 4
-        if data[udp + 2:udp + 4] != struct.pack(">H", udp_port) or data[udp + 8:udp + 12] != b"BTN1":
+        if data[udp + 2:udp + 4] != struct.pack(">H", udp_port) or data[udp + 8:udp + 12] != b"BTN3":
             continue
         stamp = time.time()
         for level, kind, value in ancillary:
@@ -199,7 +227,7 @@ class Sniffer(Proc):
                     count = plistlib.loads(open_datagram(key, datagram))["userInfo"]["count"]
                 except Exception:  # noqa: BLE001 — not ours to judge here; the listeners count rejections
                     continue
-                frames.append((float(parts[0]), int.from_bytes(datagram[22:30], "big"), count))
+                frames.append((float(parts[0]), int.from_bytes(datagram[26:34], "big"), count))
         return frames
 
 

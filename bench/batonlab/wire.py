@@ -50,7 +50,8 @@ SNAP = 96  # Ethernet 14 + IP 20..60 + UDP 8 + Baton's magic and kind
 # The largest UDP payload that fits one 1,500-byte frame (1,500 − 20 IP − 8 UDP), and Baton's own limit.
 ONE_FRAME = 1472
 BATON_LIMIT = 1200
-MAGICS = {b"BTN1"}
+# Version 3 datagrams, and version 1 and 2 ones (BTN1) from older peers.
+MAGICS = {b"BTN3", b"BTN1"}
 
 
 def bpf_program():

@@ -106,7 +106,14 @@ public final class DoctorContext {
     /// `--interface` or `BATON_INTERFACE` when one named the interface.
     public let interfaceSource: String?
     /// The group key, once the key check found a usable one.
-    public var key: GroupKey?
+    public var key: GroupKey? {
+        didSet { membership = key.flatMap { loadMembership($0) } }
+    }
+    /// This machine's identity and list of devices with `key`, once there is a key: what listening
+    /// reads datagrams with, and what doctor's QUERY is signed with.
+    public private(set) var membership: Membership?
+    /// Builds the membership for a key: this machine's identity and devices (set by the program).
+    public var loadMembership: @Sendable (GroupKey) -> Membership? = { _ in nil }
     /// What the checks so far found, in order.
     public internal(set) var findings: [DoctorFinding] = []
     /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
@@ -146,7 +153,8 @@ public final class DoctorContext {
     public func multicast() async -> MulticastRun {
         if let multicastRun { return multicastRun }
         let run = await MulticastRun.perform(
-            configuration: configuration, key: key, listenSeconds: listenSeconds, probeTimeout: probeTimeout)
+            configuration: configuration, membership: membership, listenSeconds: listenSeconds,
+            probeTimeout: probeTimeout)
         multicastRun = run
         return run
     }
@@ -182,7 +190,11 @@ public struct MulticastRun: Sendable {
     /// What got through the firewall: the probe, or any datagram from another machine.
     public var evidence: FirewallCheck.Evidence {
         let returned = if case .returned = selfTest { true } else { false }
-        let heard = tally.map { !$0.peers.isEmpty || $0.otherKey + $0.otherRejections + $0.unread > 0 } ?? false
+        let heard =
+            tally.map {
+                !$0.peers.isEmpty || !$0.oldProtocolSources.isEmpty
+                    || $0.otherKey + $0.unknownDevice + $0.otherRejections + $0.unread > 0
+            } ?? false
         return FirewallCheck.Evidence(probeReturned: returned, heardOthers: heard)
     }
 
@@ -201,7 +213,7 @@ public struct MulticastRun: Sendable {
     }
 
     static func perform(
-        configuration: MulticastConfiguration, key: GroupKey?, listenSeconds: Double, probeTimeout: Double
+        configuration: MulticastConfiguration, membership: Membership?, listenSeconds: Double, probeTimeout: Double
     ) async -> MulticastRun {
         let transport: MulticastTransport
         do {
@@ -218,8 +230,7 @@ public struct MulticastRun: Sendable {
                 if case .sendFailed(_, let reason) = error { sink.yield(.sendFailed(reason)) } else { sink.yield(.sendFailed(error.description)) }
             }))
         let probe = DoctorProbe()
-        let own = SenderID.random()
-        let codec = key.map { DatagramCodec(groupKey: $0) }
+        let own = membership.map { SenderID.random(device: $0.identity.publicIdentity.deviceID) } ?? SenderID.random()
         let started = ContinuousClock.now
         let timers = [
             Task { try? await Task.sleep(for: .seconds(probeTimeout)); sink.yield(.probeDeadline) },
@@ -227,7 +238,10 @@ public struct MulticastRun: Sendable {
         ]
         transport.send(probe.bytes)
         // A QUERY with no types: every peer that offers something answers at once, instead of at its next repeat.
-        if let codec, let query = try? codec.encode(.query(types: nil), senderID: own, sequence: 1, sentAt: Date()) {
+        if let membership,
+            let query = try? DatagramCodec(keys: membership.keys).encode(
+                .query(types: nil), identity: membership.identity, senderID: own, sequence: 1, sentAt: Date())
+        {
             transport.send(query)
         }
         // Started without multicast: the probe cannot come back, but listening by unicast goes on.
@@ -241,7 +255,7 @@ public struct MulticastRun: Sendable {
                     let elapsed = ContinuousClock.now - started
                     outcome = .returned(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 }
-                tally.count(bytes, codec: codec, own: own, probe: probe, source: source)
+                tally.count(bytes, membership: membership, own: own, probe: probe, source: source)
             case .sendFailed(let reason):
                 if outcome == nil { outcome = .sendFailed(reason) }
             case .probeDeadline:

@@ -4,7 +4,7 @@ import HandoffMulticast
 import HandoffWire
 
 /// The probe `baton doctor` sends to the group to see it come back through the kernel
-/// (docs/PROTOCOL.md, section 7): 58 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
+/// (docs/PROTOCOL.md, section 7): 114 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
 /// magic is not `BTN1`, so a Baton peer drops it as `badMagic` and nothing else happens.
 public struct DoctorProbe: Equatable, Sendable {
     public static let magic: [UInt8] = Array("BTDR".utf8)
@@ -30,6 +30,12 @@ public struct ListenTally: Equatable, Sendable {
     public var peers: Set<SenderID> = []
     /// Datagrams sealed with another key (or altered).
     public var otherKey = 0
+    /// Datagrams from devices this machine does not list.
+    public var unknownDevice = 0
+    /// The addresses (without port) they came from.
+    public var unknownDeviceSources: Set<String> = []
+    /// The addresses (without port) that version 1 or 2 datagrams came from.
+    public var oldProtocolSources: Set<String> = []
     /// Datagrams dropped for any other reason.
     public var otherRejections = 0
     /// Datagrams that could not be read because doctor has no key.
@@ -41,21 +47,34 @@ public struct ListenTally: Equatable, Sendable {
 
     /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
     public mutating func count(
-        _ datagram: [UInt8], codec: DatagramCodec?, own: SenderID, probe: DoctorProbe, source: String? = nil, now: Date = Date()
+        _ datagram: [UInt8], membership: Membership?, own: SenderID, probe: DoctorProbe, source: String? = nil,
+        now: Date = Date()
     ) {
         if probe.matches(datagram) { return }
-        guard let codec else {
+        // The magic is in the clear: an older Baton is named even without a key.
+        do {
+            _ = try DatagramHeader(parsing: datagram)
+        } catch .oldProtocol {
+            if let source { oldProtocolSources.insert(Self.host(of: source)) }
+            return
+        } catch {}
+        guard let membership else {
             unread += 1
             return
         }
         do {
-            let decoded = try codec.decode(datagram, now: now)
+            let decoded = try DatagramCodec(keys: membership.keys).decode(datagram, now: now) {
+                membership.device(for: $0)
+            }
             if decoded.header.senderID != own {
                 peers.insert(decoded.header.senderID)
                 if let source { sources.insert(Self.host(of: source)) }
             }
         } catch .authenticationFailed {
             otherKey += 1
+        } catch .unknownDevice {
+            unknownDevice += 1
+            if let source { unknownDeviceSources.insert(Self.host(of: source)) }
         } catch {
             otherRejections += 1
         }
@@ -142,6 +161,22 @@ public enum MulticastCheck {
             return DoctorFinding(name: listenName, status: .skipped, detail: reason ?? "not run")
         }
         let span = "\(trimmed(seconds)) s"
+        if !tally.oldProtocolSources.isEmpty {
+            let speakers = tally.oldProtocolSources.sorted().map { "\($0) speaks protocol 2: update it" }
+            return DoctorFinding(name: listenName, status: .problem,
+                detail: speakers.joined(separator: "; "),
+                fix: "install this Baton's version there, then pair it once with a machine that has it: "
+                    + "`baton pair` on one and `baton pair --join` on the other")
+        }
+        if tally.unknownDevice > 0 {
+            let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)), and "
+            let from = tally.unknownDeviceSources.sorted().joined(separator: ", ")
+            return DoctorFinding(name: listenName, status: .problem,
+                detail: "\(heard)\(tally.unknownDevice) datagram\(tally.unknownDevice == 1 ? "" : "s") in \(span) "
+                    + "came from devices this machine does not list\(from.isEmpty ? "" : " (\(from))")",
+                fix: "pair with that machine once (`baton pair` here, `baton pair --join` there), "
+                    + "or with any machine that is paired with it; `baton devices` lists what this one knows")
+        }
         if tally.otherKey > 0 {
             let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)) with this key, and "
             return DoctorFinding(name: listenName, status: .problem,

@@ -26,7 +26,11 @@ public enum RelayCheck {
     @MainActor
     public static func probe(_ configuration: RelayConfiguration, key: GroupKey?, timeout: Double = 3) async -> Outcome {
         let key = key ?? GroupKey.random()
-        let (sender, receiver) = (SenderID.random(), SenderID.random())
+        // An identity of the check's own: the probe is read by nobody but the other probe.
+        let identity = DeviceIdentity.random()
+        let (sender, receiver) = (
+            SenderID.random(device: identity.publicIdentity.deviceID), SenderID.random(device: identity.publicIdentity.deviceID)
+        )
         let a: RelayTransport
         let b: RelayTransport
         do {
@@ -45,7 +49,9 @@ public enum RelayCheck {
             sink.yield(.deadline)
         }
         // A QUERY under the key: what any peer would send, and read by nobody but the other probe.
-        let probe = (try? DatagramCodec(groupKey: key).encode(.query(types: []), senderID: sender, sequence: 1, sentAt: Date())) ?? []
+        let probe =
+            (try? DatagramCodec(keys: GroupKeys(current: key)).encode(
+                .query(types: []), identity: identity, senderID: sender, sequence: 1, sentAt: Date())) ?? []
         var connected: Duration?
         var sentAt: ContinuousClock.Instant?
         var lastReason: String?

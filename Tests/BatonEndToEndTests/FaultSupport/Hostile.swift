@@ -33,17 +33,20 @@ enum Hostile {
     }
 
     /// Starts `hostile.py KIND --count COUNT --rate RATE` in host `host`; `key` nil sends
-    /// without `--key` (and without `BATON_KEY`): what a stranger can do.
+    /// without `--key` (and without `BATON_KEY`): what a stranger can do. `identity` is the seed
+    /// hostile.py signs with: by default the lab's one device (`E2E.identity`, listed: an insider);
+    /// nil gives it a new random identity that nobody lists (an outsider, `unknownDevice`).
     ///
     /// With `prepared`, hostile.py seals every datagram first and this returns once it starts
     /// sending: a fast flood then holds its rate while the machine is busy with the receivers.
     /// `extra` are more options (`--victim-name e2e-a`, `--senders 1`, …).
     static func start(
-        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, prepared: Bool = false,
-        extra: [String] = [], lab: Lab, host: Int
+        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, identity: String? = E2E.identity,
+        seed: Int? = nil, prepared: Bool = false, extra: [String] = [], lab: Lab, host: Int
     ) throws -> LabProcess {
         var arguments = ["python3", script, kind, "--count", String(count), "--rate", String(rate), "--quiet"]
         if let key { arguments += ["--key", key] }
+        if let identity { arguments += ["--identity", identity] }
         if let seed { arguments += ["--seed", String(seed)] }
         if prepared { arguments.append("--prepare") }
         arguments += extra
@@ -76,10 +79,11 @@ enum Hostile {
 
     /// Runs hostile.py to the end and returns its summary.
     static func run(
-        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, seed: Int? = nil, extra: [String] = [],
-        lab: Lab, host: Int
+        _ kind: String, count: Int, rate: Double, key: String? = E2E.key, identity: String? = E2E.identity,
+        seed: Int? = nil, extra: [String] = [], lab: Lab, host: Int
     ) throws -> Summary {
-        let process = try start(kind, count: count, rate: rate, key: key, seed: seed, extra: extra, lab: lab, host: host)
+        let process = try start(
+            kind, count: count, rate: rate, key: key, identity: identity, seed: seed, extra: extra, lab: lab, host: host)
         defer { process.stop() }
         return try finish(process, timeout: Double(count) / rate * 2 + 20)
     }

@@ -24,14 +24,21 @@ final class LabProcess: @unchecked Sendable {
     private var outputClosedAt: Date?
 
     /// Starts `arguments` in host `host` of `lab` with only `PATH`, `LANG`, `HOME`,
-    /// `XDG_CONFIG_HOME` (a fresh folder), `BATON_KEY` (`E2E.key`) and `environment` set.
-    convenience init(_ name: String, lab: Lab, host: Int, _ arguments: [String], environment: [String: String] = [:]) throws {
-        try self.init(name, namespace: lab.namespace(host: host), arguments, environment: environment)
+    /// `XDG_CONFIG_HOME` (a fresh folder), `BATON_KEY` (`E2E.key`) and `environment` set, less the
+    /// variables named in `without` (`["BATON_KEY"]`: the program finds its key elsewhere).
+    convenience init(
+        _ name: String, lab: Lab, host: Int, _ arguments: [String], environment: [String: String] = [:],
+        without: Set<String> = []
+    ) throws {
+        try self.init(name, namespace: lab.namespace(host: host), arguments, environment: environment, without: without)
     }
 
     /// Starts `arguments` in network namespace `namespace` (a lab host, or the lab's bridge),
     /// with the environment described above.
-    init(_ name: String, namespace: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    init(
+        _ name: String, namespace: String, _ arguments: [String], environment: [String: String] = [:],
+        without: Set<String> = []
+    ) throws {
         self.name = name
         let home = NSTemporaryDirectory() + "baton-faults-\(name)-\(UInt32.random(in: 0...UInt32.max))"
         var variables = [
@@ -39,6 +46,10 @@ final class LabProcess: @unchecked Sendable {
             "HOME": home, "XDG_CONFIG_HOME": home + "/config", "BATON_KEY": E2E.key,
         ]
         variables.merge(environment) { _, new in new }
+        for name in without { variables[name] = nil }
+        if variables["BATON_KEY"] == E2E.key, let config = variables["XDG_CONFIG_HOME"] {
+            try E2E.giveSharedIdentity(config: config)
+        }
         let out = try PipeDescriptors()
         let err: PipeDescriptors
         do {

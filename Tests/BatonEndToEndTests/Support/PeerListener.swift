@@ -24,8 +24,13 @@ final class PeerListener: @unchecked Sendable {
     private var lines: [String] = []
     private var ended = false
 
+    /// Its config folder, its own (the lab's shared identity in it), removed by `stop()`: a folder
+    /// shared between runs could hold another identity or key, and its listener would hear nobody.
+    private let config = NSTemporaryDirectory() + "baton-e2e-listener-\(UInt64.random(in: 0...UInt64(UInt32.max) << 8))"
+
     /// Starts listening in host `host` of `lab`, as `--name e2e-listener`.
     init(lab: Lab, host: Int, peer: String) throws {
+        try E2E.giveSharedIdentity(config: config)
         let pipe = try PipeDescriptors()
         defer { close(pipe.write) }
         do {
@@ -33,7 +38,7 @@ final class PeerListener: @unchecked Sendable {
                 lab.command(host: host, [peer, "listen", "--json", "--name", "e2e-listener"]),
                 environment: [
                     "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "BATON_KEY": E2E.key, "LANG": "C.UTF-8",
-                    "XDG_CONFIG_HOME": NSTemporaryDirectory() + "baton-e2e-listener-config",
+                    "XDG_CONFIG_HOME": config,
                 ],
                 output: pipe.write, error: pipe.write)
         } catch {
@@ -116,5 +121,6 @@ final class PeerListener: @unchecked Sendable {
     /// Stops the listener (SIGTERM, then SIGKILL if it has not ended within 3 s). Safe to call again.
     func stop() {
         child.stop()
+        try? FileManager.default.removeItem(atPath: config)
     }
 }

@@ -39,6 +39,7 @@ final class TmuxHost {
     ///
     /// The program's environment is only: `PATH`, `HOME` and `XDG_CONFIG_HOME` (in the session's
     /// folder), `TERM=xterm-256color`, `LANG=C.UTF-8`, `BATON_KEY` (`E2E.key`), then `environment`.
+    /// With `E2E.key`, the config folder holds the lab's shared identity (`E2E.identity`).
     /// Before the program the pane shows one banner line, `e2e: NAME`. With `workingDirectory`
     /// the program starts there (where the editor saves a name without a path), else in tmux's.
     /// Variables named in `without` are left out (`["BATON_KEY"]`: the program finds its key elsewhere).
@@ -60,6 +61,10 @@ final class TmuxHost {
         ]
         variables.merge(environment) { _, new in new }
         for name in without { variables[name] = nil }
+        // Programs of the lab's group key are the lab's one device (see `E2E.identity`).
+        if variables["BATON_KEY"] == E2E.key, let config = variables["XDG_CONFIG_HOME"] {
+            try E2E.giveSharedIdentity(config: config)
+        }
         var paneCommand = namespace.map { ["ip", "netns", "exec", $0] } ?? []
         paneCommand += ["env", "-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         paneCommand += ["/bin/sh", runnerURL.path, folder.path] + command

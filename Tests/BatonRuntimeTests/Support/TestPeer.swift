@@ -22,7 +22,7 @@ struct TestPeer {
     static func center(_ network: InMemoryNetwork, _ name: String) -> ActivityCenter {
         let peer = PeerInfo(name: name, host: "\(name).test", app: "baton", appVersion: "test")
         let center = ActivityCenter(
-            registry: registry, groupKey: key, transport: network.makeTransport(name: name),
+            registry: registry, membership: .sharedDevice(of: key), transport: network.makeTransport(name: name),
             configuration: ActivityCenter.Configuration(peer: peer))
         center.start()
         return center

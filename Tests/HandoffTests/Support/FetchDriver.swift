@@ -29,21 +29,21 @@ struct FetchDriver {
         var elapsed: TimeInterval { waits.reduce(0, +) }
     }
 
+    /// A fetcher as the fixed client device (`StreamFixtures.client`) following an OFFER opened with `key`.
     func fetcher(key: GroupKey = Fixtures.key) -> StateFetcher {
-        StateFetcher(groupKey: key, dialer: streams, clock: clock)
+        StateFetcher(identity: StreamFixtures.client, groupKey: key, dialer: streams, clock: clock)
     }
 
-    /// Fetches `request` from `host:port`; `during` runs once the fetch has started, with the
-    /// task, so a test can cancel it.
+    /// Fetches `request` from `source` (the fixed server device) at `host:port`.
     func run(
         _ request: StateRequest, host: String = "source", port: Int = 7000, key: GroupKey = Fixtures.key,
-        realTimeLimit: Duration = .seconds(60)
+        source: StreamSource = StreamFixtures.server.asSource, realTimeLimit: Duration = .seconds(60)
     ) async -> Outcome {
         let reports = Mutex<[(received: Int, resumes: Int)]>([])
         let fetcher = fetcher(key: key)
         let task = Task { () -> Result<[UInt8], StreamFailure> in
             do throws(StreamFailure) {
-                return .success(try await fetcher.fetch(from: host, port: port, request: request) { received, resumes in
+                return .success(try await fetcher.fetch(from: host, port: port, source: source, request: request) { received, resumes in
                     reports.withLock { $0.append((received, resumes)) }
                 })
             } catch {

@@ -61,7 +61,7 @@ func makeCenter(
     config.repeatInterval = .milliseconds(50)
     configure(&config)
     let center = ActivityCenter(
-        registry: registry, groupKey: Fixtures.key, transport: network.makeTransport(faults: faults, name: name),
+        registry: registry, membership: .sharedDevice(of: Fixtures.key), transport: network.makeTransport(faults: faults, name: name),
         configuration: config, clock: clock)
     center.start()
     return center

@@ -2,10 +2,14 @@ import Crypto
 @testable import Handoff
 @testable import HandoffWire
 
-/// Fixed inputs for the state-stream tests, and a way to run both machines against each other in memory.
+/// Fixed inputs for the state-stream tests, and a way to run both machines against each other in
+/// memory: two devices (seeds `00…1f` and `20…3f`), their instances and fixed X25519 keys, as
+/// `Vectors/golden/stream.json` has them.
 enum StreamFixtures {
-    static let clientNonce: [UInt8] = Array(0xD0...0xEF)
-    static let serverNonce: [UInt8] = Array(0x10...0x2F)
+    static let clientEphemeral: [UInt8] = Array(0xD0...0xEF)
+    static let serverEphemeral: [UInt8] = Array(0x10...0x2F)
+    static let client = StreamIdentity(device: DeviceIdentity(seed: Array(0x00...0x1F))!, instance: Array(0xB0...0xB7))
+    static let server = StreamIdentity(device: DeviceIdentity(seed: Array(0x20...0x3F))!, instance: Array(0xB8...0xBF))
     static let activityID = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"
 
     /// Bytes that are not all alike, so a cut, shifted or swapped range cannot compare equal.
@@ -66,27 +70,74 @@ enum StreamFixtures {
         return session
     }
 
-    /// A whole session for `state` with the fixed nonces and the golden group key.
+    /// The server's trust: `keys` (the golden group key by default) and the client's device listed.
+    static func trust(_ keys: [GroupKey] = [Fixtures.key], listing devices: [PublicIdentity] = [client.device.publicIdentity])
+        -> StreamTrust
+    {
+        StreamTrust(groupKeys: keys, devices: devices)
+    }
+
+    /// The client machine with the fixed inputs, fetching from the fixed server.
+    static func clientMachine(
+        _ request: StateRequest, offset: Int = 0, key: GroupKey = Fixtures.key, identity: StreamIdentity = client,
+        source: StreamSource = server.asSource
+    ) -> StateClientConnection {
+        StateClientConnection(
+            identity: identity, groupKey: key, source: source, request: request, offset: offset,
+            ephemeralKey: clientEphemeral)
+    }
+
+    /// The server machine with the fixed inputs.
+    static func serverMachine(
+        _ shelf: StateShelf, trust: StreamTrust = trust(), identity: StreamIdentity = server,
+        ephemeralKey: [UInt8] = serverEphemeral
+    ) -> StateServerConnection {
+        StateServerConnection(identity: identity, trust: trust, shelf: shelf, ephemeralKey: ephemeralKey)
+    }
+
+    /// A whole session for `state` with the fixed inputs; `clientKey` is the group key the
+    /// client opened the OFFER with, `serverKeys` those the server holds.
     static func session(
-        _ state: [UInt8], offset: Int = 0, clientKey: GroupKey = Fixtures.key, serverKey: GroupKey = Fixtures.key
+        _ state: [UInt8], offset: Int = 0, clientKey: GroupKey = Fixtures.key, serverKeys: [GroupKey] = [Fixtures.key]
     ) -> Session {
         let (shelf, request) = shelf(state)
-        var client = StateClientConnection(groupKey: clientKey, request: request, offset: offset, nonce: clientNonce)
-        var server = StateServerConnection(groupKey: serverKey, shelf: shelf, nonce: serverNonce)
+        var client = clientMachine(request, offset: offset, key: clientKey)
+        var server = serverMachine(shelf, trust: trust(serverKeys))
         return run(client: &client, server: &server)
     }
 
-    /// The keys of a session with the fixed nonces.
-    static var keys: StateStreamKeys {
-        StateStreamKeys(groupKey: Fixtures.key, clientNonce: clientNonce, serverNonce: serverNonce)
+    /// The fixed session's ClientHello.
+    static var clientHello: [UInt8] {
+        StateStreamHandshake.ClientHello(
+            keyID: StateStreamHandshake.keyID(of: Fixtures.key), senderID: client.senderID,
+            ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: clientEphemeral)
+        ).bytes
     }
 
-    /// A client for `request` that has completed the handshake against a server with the fixed
-    /// nonces, so a test can feed it frames it seals itself with `serverSealer`.
+    /// The fixed session's ServerHello.
+    static var serverHello: [UInt8] {
+        StateStreamHandshake.ServerHello(
+            answering: clientHello, identity: server, ephemeralKey: StateStreamHandshake.publicKey(ofEphemeral: serverEphemeral)
+        ).bytes
+    }
+
+    /// The fixed session's ClientProof.
+    static var clientProof: [UInt8] {
+        client.device.sign(StateStreamHandshake.clientSigned(clientHello: clientHello, serverHello: serverHello))
+    }
+
+    /// The keys of the fixed session.
+    static var keys: StateStreamKeys {
+        let secret = StateStreamHandshake.sharedSecret(
+            privateKey: clientEphemeral, publicKey: StateStreamHandshake.publicKey(ofEphemeral: serverEphemeral))!
+        return StateStreamKeys(groupKey: Fixtures.key, secret: secret, clientHello: clientHello, serverHello: serverHello)
+    }
+
+    /// A client for `request` that has completed the handshake against the fixed server, so a
+    /// test can feed it frames it seals itself with `serverSealer`.
     static func handshakenClient(_ request: StateRequest, offset: Int = 0) -> StateClientConnection {
-        var client = StateClientConnection(groupKey: Fixtures.key, request: request, offset: offset, nonce: clientNonce)
-        let hello = client.start()
-        let serverHello = StateStreamHandshake.serverHello(clientHello: hello, serverNonce: serverNonce, authKey: keys.auth)
+        var client = clientMachine(request, offset: offset)
+        precondition(client.start() == clientHello)
         let outputs = client.receive(serverHello)
         precondition(outputs.count == 1, "the client answers a good ServerHello with its proof and GET")
         return client
@@ -95,14 +146,11 @@ enum StreamFixtures {
     static var serverSealer: StreamFrameSealer { StreamFrameSealer(key: keys.server) }
     static var clientSealer: StreamFrameSealer { StreamFrameSealer(key: keys.client) }
 
-    /// A server that has read a good ClientHello and ClientProof with the fixed nonces, waiting for a GET.
+    /// A server that has read the fixed ClientHello and ClientProof, waiting for a GET.
     static func authenticatedServer(_ shelf: StateShelf) -> StateServerConnection {
-        var server = StateServerConnection(groupKey: Fixtures.key, shelf: shelf, nonce: serverNonce)
-        let hello = StateStreamHandshake.clientHello(nonce: clientNonce)
-        _ = server.receive(hello)
-        let serverHello = StateStreamHandshake.serverHello(clientHello: hello, serverNonce: serverNonce, authKey: keys.auth)
-        let transcript = hello + serverHello.prefix(StateStream.clientHelloLength)
-        _ = server.receive(StateStreamHandshake.proof(.client, transcript: transcript, authKey: keys.auth))
+        var server = serverMachine(shelf)
+        _ = server.receive(clientHello)
+        _ = server.receive(clientProof)
         precondition(server.isAuthenticated)
         return server
     }

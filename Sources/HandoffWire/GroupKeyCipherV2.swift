@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 
-/// Seals and opens datagram payloads with the key derived from the group key.
+/// Version 2: seals and opens datagram payloads with the one key derived from the group key.
 ///
 /// `HKDF-SHA256(ikm: groupKey, salt: "baton-handoff", info: "v1 datagram", 32 bytes)` keys
 /// ChaCha20-Poly1305; the whole 42-byte header is the associated data (docs/PROTOCOL.md).
-public struct GroupKeyCipher: Sendable {
+public struct GroupKeyCipherV2: Sendable {
     /// The largest plaintext payload in bytes.
     public static let maximumPlaintext = 60_000
 
@@ -24,7 +24,7 @@ public struct GroupKeyCipher: Sendable {
     }
 
     /// Builds a whole datagram: the header, then the sealed payload and its tag.
-    public func seal(header: DatagramHeader, plaintext: [UInt8]) throws(SealError) -> [UInt8] {
+    public func seal(header: DatagramHeaderV2, plaintext: [UInt8]) throws(SealError) -> [UInt8] {
         guard plaintext.count <= Self.maximumPlaintext else {
             throw .payloadTooLarge(bytes: plaintext.count, limit: Self.maximumPlaintext)
         }
@@ -33,23 +33,23 @@ public struct GroupKeyCipher: Sendable {
         let nonce = try! ChaChaPoly.Nonce(data: header.nonce)
         let box = try! ChaChaPoly.seal(plaintext, using: key, nonce: nonce, authenticating: headerBytes)
         var out = headerBytes
-        out.reserveCapacity(headerBytes.count + plaintext.count + DatagramHeader.tagLength)
+        out.reserveCapacity(headerBytes.count + plaintext.count + DatagramHeaderV2.tagLength)
         out.append(contentsOf: box.ciphertext)
         out.append(contentsOf: box.tag)
         return out
     }
 
     /// Checks a datagram's header, size and tag, and returns the header and plaintext.
-    public func open(_ datagram: [UInt8]) throws(RejectionReason) -> (header: DatagramHeader, plaintext: [UInt8]) {
-        let header = try DatagramHeader(parsing: datagram)
-        let sealedCount = datagram.count - DatagramHeader.length
-        guard sealedCount - DatagramHeader.tagLength <= Self.maximumPlaintext else { throw .tooLarge }
-        let ciphertext = datagram[DatagramHeader.length..<(datagram.count - DatagramHeader.tagLength)]
-        let tag = datagram[(datagram.count - DatagramHeader.tagLength)...]
+    public func open(_ datagram: [UInt8]) throws(RejectionReason) -> (header: DatagramHeaderV2, plaintext: [UInt8]) {
+        let header = try DatagramHeaderV2(parsing: datagram)
+        let sealedCount = datagram.count - DatagramHeaderV2.length
+        guard sealedCount - DatagramHeaderV2.tagLength <= Self.maximumPlaintext else { throw .tooLarge }
+        let ciphertext = datagram[DatagramHeaderV2.length..<(datagram.count - DatagramHeaderV2.tagLength)]
+        let tag = datagram[(datagram.count - DatagramHeaderV2.tagLength)...]
         do {
             let box = try ChaChaPoly.SealedBox(
                 nonce: ChaChaPoly.Nonce(data: header.nonce), ciphertext: ciphertext, tag: tag)
-            let plaintext = try ChaChaPoly.open(box, using: key, authenticating: datagram[0..<DatagramHeader.length])
+            let plaintext = try ChaChaPoly.open(box, using: key, authenticating: datagram[0..<DatagramHeaderV2.length])
             return (header, Array(plaintext))
         } catch {
             throw .authenticationFailed
