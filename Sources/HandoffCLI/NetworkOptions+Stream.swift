@@ -24,15 +24,6 @@ extension NetworkOptions {
     }
 
     /// `ActivityCenter.Configuration` for `peer` with this command line's datagram limit.
-    /// This machine's identity and devices with `key`, from its files; errors say what to fix.
-    public func loadMembership(key: GroupKey, peer: PeerInfo) throws -> Membership {
-        do {
-            return try InterimMembership.load(groupKey: key, name: peer.name)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-    }
-
     public func centerConfiguration(peer: PeerInfo, membership: Membership) throws -> ActivityCenter.Configuration {
         var config = ActivityCenter.Configuration(
             peer: peer, senderID: .random(device: membership.identity.publicIdentity.deviceID))

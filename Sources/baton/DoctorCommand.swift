@@ -68,7 +68,7 @@ struct DoctorCommand: AsyncParsableCommand {
             streamPort: try network.stateStreamPort(environment: environment))
         context.relay = try network.relayConfiguration(environment: environment)
         context.loadMembership = { key in
-            try? InterimMembership.load(groupKey: key, name: "doctor", environment: environment)
+            try? DoctorMembership.load(groupKey: key, name: "doctor", environment: environment)
         }
         let report = await context.run(DoctorCheck.standard + (context.relay == nil ? [] : [DoctorCheck.relay]))
         let output = json ? report.json() : report.text(unicode: Self.unicodeTerminal(environment))

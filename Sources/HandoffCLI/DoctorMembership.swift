@@ -7,7 +7,7 @@ import HandoffWire
 /// the identity (made on first use), the devices it paired with as the list's roots, and the
 /// statements kept. For `baton doctor`, which listens with the key it checked; a program that
 /// runs a center uses `MembershipStore`, which also stores and reloads.
-public enum InterimMembership {
+public enum DoctorMembership {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
