@@ -21,29 +21,23 @@ machine (the lab's bridge has no way out), and the lab is removed whatever happe
 import argparse
 import os
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NETLAB = os.path.join(ROOT, "scripts", "netlab")
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from batonlab import lab  # noqa: E402
+from batonlab.lab import netlab  # noqa: E402
+
 SHARER_ADDRESS = "10.77.0.11"  # host 1 of a netlab lab
-
-
-def netlab(*args, check=True):
-    subprocess.run([NETLAB, *args], check=check, stdout=subprocess.DEVNULL)
 
 
 def side(namespace, baton, home, argv, out):
     """One side of the pairing in `namespace`, its answers from `yes y`, output to `out`."""
-    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-           "HOME": home, "XDG_CONFIG_HOME": os.path.join(home, "config"), "LANG": "C.UTF-8"}
     command = "yes y | exec " + " ".join([baton, *argv])
     return subprocess.Popen(["ip", "netns", "exec", namespace, "sh", "-c", command], stdin=subprocess.DEVNULL,
-                            stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                            stdout=out, stderr=subprocess.STDOUT, env=lab.home_env(home), start_new_session=True)
 
 
 def one_run(baton, index, join_by, timeout):
@@ -89,17 +83,14 @@ def one_run(baton, index, join_by, timeout):
                 "sharer_s": ended[0] and ended[0] - sharer_spawned, "joiner_s": ended[1] and ended[1] - started,
                 "head_start_s": started - sharer_spawned}
     finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-                p.wait()
+        lab.end_groups(procs)
         netlab("down", name, check=False)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build", "release"),
+    parser.add_argument("--bin-dir", default=lab.RELEASE,
                         help="folder with baton (default: .build/release)")
     parser.add_argument("--runs", type=int, default=10, help="pairings, each in a fresh lab (10)")
     parser.add_argument("--join-by", choices=["peer", "multicast"], default="multicast",
@@ -107,17 +98,13 @@ def main():
                              "by --peer (spawned once the sharer says it is waiting)")
     parser.add_argument("--timeout", type=int, default=20, help="each side's --timeout, seconds (20)")
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("pair_bench.py: needs root (network namespaces)")
+    lab.check_host("pair_bench.py")
     baton = os.path.abspath(os.path.join(args.bin_dir, "baton"))
     if not os.access(baton, os.X_OK):
         sys.exit(f"pair_bench.py: no {baton}")
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signo, _: sys.exit(128 + signo))
+    lab.end_through_finally()
 
-    version = subprocess.run([baton, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} CPUs, load average "
-          + " ".join("%.2f" % x for x in os.getloadavg()) + f"; {baton}: {version}")
+    print(lab.run_header(baton))
     runs = [one_run(baton, i, args.join_by, args.timeout) for i in range(args.runs)]
     good = [r for r in runs if r["ok"]]
     print(f"paired {len(good)} of {len(runs)} (joiner by {args.join_by})")
@@ -125,8 +112,7 @@ def main():
         sys.exit(1)
 
     def line(label, key):
-        xs = sorted(r[key] * 1000 for r in good)
-        print(f"| {label} | {statistics.median(xs):.0f} ms | {xs[0]:.0f} ms | {xs[-1]:.0f} ms |")
+        print(lab.median_row(label, [r[key] for r in good]))
 
     print("| measure | median | min | max |\n| --- | --- | --- | --- |")
     line("both started (the joiner spawned) → both exited `Paired`", "both_s")

@@ -28,32 +28,27 @@ import datetime
 import json
 import os
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NETLAB = os.path.join(ROOT, "scripts", "netlab")
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from batonlab import lab  # noqa: E402
+from batonlab.lab import netlab  # noqa: E402
+
 A_ADDRESS = "10.77.0.11"  # host 1 of a netlab lab
-
-
-def netlab(*args, check=True):
-    subprocess.run([NETLAB, *args], check=check, stdout=subprocess.DEVNULL)
 
 
 class Host:
     """A lab host with a home and config folder of its own."""
 
-    def __init__(self, lab, index, scratch, baton, peer):
-        self.namespace = f"{lab}-h{index}"
+    def __init__(self, lab_name, index, scratch, baton, peer):
+        self.namespace = f"{lab_name}-h{index}"
         self.home = os.path.join(scratch, f"h{index}")
         os.makedirs(self.home)
         self.baton, self.peer = baton, peer
-        self.env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": self.home,
-                    "XDG_CONFIG_HOME": os.path.join(self.home, "config"), "LANG": "C.UTF-8"}
+        self.env = lab.home_env(self.home)
 
     def start(self, argv, out, shell=False):
         command = ["sh", "-c", argv] if shell else argv
@@ -147,38 +142,23 @@ def one_run(baton, peer, index, every):
                 result["ok"] = False
         return result
     finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+        lab.end_groups(procs)
         netlab("down", name, check=False)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build", "release"),
+    parser.add_argument("--bin-dir", default=lab.RELEASE,
                         help="folder with baton and baton-peer (default: .build/release)")
     parser.add_argument("--runs", type=int, default=5, help="removals, each in a fresh lab (5)")
     parser.add_argument("--every", type=float, default=0.1, help="C's tick, seconds (0.1)")
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("revoke_bench.py: needs root (network namespaces)")
-    baton, peer = (os.path.abspath(os.path.join(args.bin_dir, p)) for p in ("baton", "baton-peer"))
-    for p in (baton, peer):
-        if not os.access(p, os.X_OK):
-            sys.exit(f"revoke_bench.py: no {p}")
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signo, _: sys.exit(128 + signo))
+    lab.check_host("revoke_bench.py")
+    baton, peer = (os.path.abspath(p) for p in lab.programs("revoke_bench.py", args.bin_dir))
+    lab.end_through_finally()
 
-    version = subprocess.run([baton, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
-    print(f"{time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} CPUs, load average "
-          + " ".join("%.2f" % x for x in os.getloadavg()) + f"; {baton}: {version}")
+    print(lab.run_header(baton))
     runs = []
     for i in range(args.runs):
         try:
@@ -193,8 +173,7 @@ def main():
         sys.exit(1)
 
     def row(label, values):
-        xs = sorted(v * 1000 for v in values)
-        print(f"| {label} | {statistics.median(xs):.0f} ms | {xs[0]:.0f} ms | {xs[-1]:.0f} ms |")
+        print(lab.median_row(label, values))
 
     print("| from `baton devices remove bench-c` spawned on A | median | min | max |\n| --- | --- | --- | --- |")
     row("the command's exit", [r["remove_s"] for r in good])

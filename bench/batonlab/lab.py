@@ -14,6 +14,7 @@ import pty
 import select
 import shutil
 import signal
+import statistics
 import struct
 import subprocess
 import sys
@@ -70,6 +71,44 @@ def baton_env(scratch, group_key):
         "TERM": "xterm-256color", "LANG": "C.UTF-8",
         "BATON_KEY": base64.b64encode(group_key).decode(),
     }
+
+
+def netlab(*args, check=True):
+    """`scripts/netlab ARGS…`, quietly."""
+    subprocess.run([NETLAB, *args], check=check, stdout=subprocess.DEVNULL, preexec_fn=clean_child_signals)
+
+
+def home_env(home):
+    """The environment of a program that is a machine of its own: its home and config folder
+    (so its identity and key files), and no group key from the environment."""
+    return {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "HOME": home, "XDG_CONFIG_HOME": os.path.join(home, "config"), "LANG": "C.UTF-8"}
+
+
+def end_groups(procs, grace=5):
+    """SIGTERM to each process group still running, then SIGKILL to those not gone after `grace` s."""
+    for p in procs:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def run_header(baton):
+    """The line a run starts with: when, the CPUs, the load, and what `baton --version` says."""
+    version = subprocess.run([baton, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
+    return (f"{time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} CPUs, load average "
+            + " ".join("%.2f" % x for x in os.getloadavg()) + f"; {baton}: {version}")
+
+
+def median_row(label, seconds):
+    """A Markdown row: `label`, then the median, min and max of `seconds`, in milliseconds."""
+    xs = sorted(v * 1000 for v in seconds)
+    return f"| {label} | {statistics.median(xs):.0f} ms | {xs[0]:.0f} ms | {xs[-1]:.0f} ms |"
 
 
 def clean_child_signals():
