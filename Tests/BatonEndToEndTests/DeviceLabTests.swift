@@ -274,7 +274,6 @@ struct DeviceLabTests {
             ]
         for _, datagram in plan:
             sock.sendto(datagram, (GROUP, PORT))
-            time.sleep(0.02)  # paced, as a sender would
         print(json.dumps({"own": sum(kind == "own" for kind, _ in plan), "victim": sum(kind == "victim" for kind, _ in plan),
                           "activity": activity, "victimSender": victim_sender.hex()}))
         """

@@ -22,10 +22,11 @@ struct ProgramLargeTextTests {
             session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
         try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(20))
         let typed = "typed quickly"
-        for character in typed {
+        for (count, character) in typed.enumerated() {
             p.backend.send(.character(character))
-            // Keys closer than a join interval, so saves come while the newest text is not joined.
-            try await Task.sleep(for: .milliseconds(20))
+            // Each key once the one before it shows: keys closer than a join interval, so saves
+            // come while the newest text is not joined.
+            try await p.backend.waitForScreen(containing: String(typed.prefix(count + 1)) + "Привет", timeout: .seconds(20))
         }
         let expected = typed + text
         // Whatever a save published, its text and cursor belong together: the cursor is just
