@@ -35,7 +35,11 @@ public struct BinaryPropertyListWriter: Sendable {
         _ = Self.flatten(value, into: &objects)
 
         let referenceSize = Self.byteWidth(UInt64(objects.count))
-        var output: [UInt8] = Array("bplist00".utf8)
+        var output: [UInt8] = []
+        // Room for all of it at once: a 28 MB state grown by doubling would be copied again
+        // (and its pages touched again) by the offset table's few bytes.
+        output.reserveCapacity(Self.estimatedSize(of: objects))
+        output.append(contentsOf: "bplist00".utf8)
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
         for object in objects {
@@ -93,6 +97,22 @@ extension BinaryPropertyListWriter {
         return index
     }
 
+    /// At least the bytes `objects` take when written: UTF-16 never takes more than twice a
+    /// text's UTF-8, and no marker, length, reference or offset entry more than 9 bytes each.
+    private static func estimatedSize(of objects: [FlatObject]) -> Int {
+        var size = 8 + 32 + 9 * objects.count
+        for object in objects {
+            switch object {
+            case .scalar(.string(let string)): size += 9 + 2 * string.utf8.count
+            case .scalar(.data(let data)): size += 9 + data.count
+            case .scalar: size += 9
+            case .array(let children): size += 9 + 8 * children.count
+            case .dictionary(let keys, let values): size += 9 + 8 * (keys.count + values.count)
+            }
+        }
+        return size
+    }
+
     private static func append(_ object: FlatObject, referenceSize: Int, to output: inout [UInt8]) {
         switch object {
         case .array(let children):
@@ -127,12 +147,13 @@ extension BinaryPropertyListWriter {
             output.append(contentsOf: data)
         case .string(var string):
             string.withUTF8 { utf8 in
-                if utf8.allSatisfy({ $0 < 0x80 }) {
+                if UTF16BigEndian.isASCII(utf8) {
                     appendMarker(0x50, count: utf8.count, to: &output)
                     output.append(contentsOf: utf8)
                 } else {
-                    appendMarker(0x60, count: UTF16BigEndian.unitCount(utf8), to: &output)
-                    UTF16BigEndian.append(utf8, to: &output)
+                    let units = UTF16BigEndian.unitCount(utf8)
+                    appendMarker(0x60, count: units, to: &output)
+                    UTF16BigEndian.append(utf8, units: units, to: &output)
                 }
             }
         case .array, .dictionary:
