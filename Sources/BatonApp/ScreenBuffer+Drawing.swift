@@ -28,7 +28,10 @@ extension ScreenBuffer {
         var cutLeft = false
         for character in characters {
             let before = column
-            let next = TextBuffer.advance(from: before, over: character)
+            // A plain character is measured once, for its place and its cell; the rest (tabs,
+            // controls shown as pictures, zero-width ones) as the buffer measures them.
+            let cell = character == "\t" ? nil : Cell.plain(character, style: style)
+            let next = cell.map { before + $0.width } ?? TextBuffer.advance(from: before, over: character)
             column = next
             let start = before - left
             let end = next - left
@@ -42,7 +45,11 @@ extension ScreenBuffer {
                 if end > width { return (cutLeft, true) }
                 continue
             }
-            put(String(character), x: x + start, y: y, style: style, maxWidth: end - start)
+            if let cell {
+                put(cell, x: x + start, y: y)
+            } else {
+                put(String(character), x: x + start, y: y, style: style, maxWidth: end - start)
+            }
         }
         return (cutLeft, false)
     }

@@ -18,6 +18,11 @@ public struct Cell: Hashable, Sendable {
 
     /// A cell showing `character`, sanitized. A zero-width character becomes a blank.
     public init(_ character: Character, style: Style = .plain) {
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F {
+            // Printable ASCII is safe as it is and one column wide.
+            self.init(uncheckedGrapheme: String(character), width: 1, style: style)
+            return
+        }
         let safe = String(character).sanitizedForTerminal
         var first = safe.first ?? " "
         if first.unicodeScalars.count > Cell.maximumScalars {
@@ -31,6 +36,24 @@ public struct Cell: Hashable, Sendable {
         } else {
             self.init(uncheckedGrapheme: String(first), width: columns, style: style)
         }
+    }
+
+    /// The cell showing `character` as it is, measured once: nil when the sanitizer would
+    /// change it, when it holds more than `maximumScalars` scalars, or when it takes no column
+    /// (`init(_:style:)` makes those a replacement or a blank). For drawing text a character
+    /// at a time, where most characters are plain and each would otherwise be measured again.
+    public static func plain(_ character: Character, style: Style = .plain) -> Cell? {
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F {
+            return Cell(uncheckedGrapheme: String(character), width: 1, style: style)
+        }
+        var count = 0
+        for scalar in character.unicodeScalars {
+            count += 1
+            if count > maximumScalars || TerminalSanitizer.isUnsafe(scalar) { return nil }
+        }
+        let columns = CharacterWidth.columns(of: character)
+        guard columns > 0 else { return nil }
+        return Cell(uncheckedGrapheme: String(character), width: columns, style: style)
     }
 
     /// The right half of a wide grapheme.

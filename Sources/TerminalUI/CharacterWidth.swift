@@ -36,8 +36,11 @@ public enum CharacterWidth {
         guard let base else { return 0 }
 
         if isEastAsianWide(base) { return 2 }
-        let properties = base.properties
         if wantsText { return 1 }
+        // No scalar below U+231A WATCH has default emoji presentation: Latin, Cyrillic and the
+        // like are answered without a lookup in the Unicode tables.
+        if base.value < 0x231A && !wantsEmoji { return 1 }
+        let properties = base.properties
         if properties.isEmojiPresentation { return 2 }
         if wantsEmoji && properties.isEmoji { return 2 }
         return 1
@@ -50,12 +53,20 @@ public enum CharacterWidth {
 
     /// Whether `scalar` takes no column of its own (combining marks, format
     /// characters, variation selectors, Hangul medial and final jamo).
+    ///
+    /// The variation selectors are nonspacing marks, so the general category covers them. The
+    /// ranges answered first hold no marks or format characters (below U+0300 only U+00AD SOFT
+    /// HYPHEN is one), so the commonest text skips the lookup in the Unicode tables.
     public static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
+        case 0..<0x300:
+            return scalar.value == 0xAD
         case 0x1160...0x11FF, 0xD7B0...0xD7FF: // Hangul jungseong / jongseong
             return true
         case 0x200B: // ZERO WIDTH SPACE (category Cf)
             return true
+        case 0x3400...0x9FFF, 0xAC00...0xD7A3: // CJK ideographs, Yijing symbols, Hangul syllables
+            return false
         default:
             break
         }
@@ -63,7 +74,7 @@ public enum CharacterWidth {
         case .nonspacingMark, .enclosingMark, .format:
             return true
         default:
-            return scalar.properties.isVariationSelector
+            return false
         }
     }
 

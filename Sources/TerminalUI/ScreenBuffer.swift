@@ -119,6 +119,15 @@ public struct ScreenBuffer: Hashable, Sendable {
 
     /// Puts `cell` at (`x`, `y`), blanking any wide grapheme it cuts in half.
     /// The caller guarantees the cell fits.
+    /// Writes `cell` at (`x`, `y`) when it fits inside the buffer there (both columns of a wide
+    /// one); returns whether it was written.
+    @discardableResult
+    public mutating func put(_ cell: Cell, x: Int, y: Int) -> Bool {
+        guard !cell.isContinuation, contains(x: x, y: y), x + cell.width <= width else { return false }
+        store(cell, x: x, y: y)
+        return true
+    }
+
     mutating func store(_ cell: Cell, x: Int, y: Int) {
         precondition(contains(x: x, y: y) && x + max(cell.width, 1) <= width)
         releaseColumn(x: x, y: y)

@@ -24,6 +24,12 @@ public enum TerminalSanitizer {
             return "\u{2421}"
         case 0x20..<0x7F:
             return nil
+        case 0x80...0x9F:  // C1: category Cc
+            return "\u{FFFD}"
+        case 0xA0..<0x61C, 0x3000...0x9FFF, 0xAC00...0xD7A3:
+            // No control and no bidi control lies here (U+061C ARABIC LETTER MARK is the first
+            // bidi control): the commonest text skips the lookup in the Unicode tables.
+            return nil
         default:
             let properties = scalar.properties
             return properties.generalCategory == .control || properties.isBidiControl ? "\u{FFFD}" : nil

@@ -62,3 +62,55 @@ struct CharacterWidthTests {
         #expect(!CharacterWidth.isEastAsianWide("A"))
     }
 }
+
+/// The ranges the width and the sanitizer answer without the Unicode tables agree with the
+/// tables, for every scalar of the first four planes.
+@Suite("Character width shortcuts")
+struct CharacterWidthShortcutTests {
+    static func everyScalar() -> [Unicode.Scalar] {
+        (0...0x3FFFF).compactMap { Unicode.Scalar(UInt32($0)) }
+    }
+
+    @Test("Zero width: the shortcut ranges give what the general category and variation selectors give")
+    func zeroWidth() {
+        let scalars = Self.everyScalar()
+        #expect(scalars.count > 250_000)
+        var differing: [UInt32] = []
+        for scalar in scalars {
+            let byTables: Bool
+            switch scalar.value {
+            case 0x1160...0x11FF, 0xD7B0...0xD7FF, 0x200B: byTables = true
+            default:
+                switch scalar.properties.generalCategory {
+                case .nonspacingMark, .enclosingMark, .format: byTables = true
+                default: byTables = scalar.properties.isVariationSelector
+                }
+            }
+            if CharacterWidth.isZeroWidth(scalar) != byTables { differing.append(scalar.value) }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(10).map { String($0, radix: 16) })")
+    }
+
+    @Test("Width of one scalar: no scalar below U+231A has emoji presentation")
+    func emojiPresentation() {
+        let below = Self.everyScalar().filter { $0.value < 0x231A && $0.properties.isEmojiPresentation }
+        #expect(below.isEmpty)
+        #expect(Character("\u{231A}").terminalColumns == 2)
+        #expect(Character("a").terminalColumns == 1)
+        #expect(Character("#\u{FE0F}").terminalColumns == 2, "a keycap base with VS16 still asks the tables")
+    }
+
+    @Test("Sanitizer: the shortcut ranges give what the control and bidi-control properties give")
+    func sanitizer() {
+        var differing: [UInt32] = []
+        for scalar in Self.everyScalar() {
+            let byTables: Bool
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F: byTables = true
+            default: byTables = scalar.properties.generalCategory == .control || scalar.properties.isBidiControl
+            }
+            if TerminalSanitizer.isUnsafe(scalar) != byTables { differing.append(scalar.value) }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(10).map { String($0, radix: 16) })")
+    }
+}
