@@ -7,6 +7,11 @@ import Foundation
 /// `AtomicFile`. A copy is named after the file's absolute path (a digest of it, so two files
 /// never share one); a buffer with no file yet gets one named after the process. Copies stay
 /// on this machine: nothing here is ever published.
+///
+/// A copy is one line of JSON (`path`, `name`, `savedAt` in seconds since 1970, and `bytes`,
+/// the text's length in UTF-8), a line break, then the text's bytes as they are: writing one
+/// for 16 MB is a copy of the text, not a JSON escape of every character. A copy written as
+/// one JSON object with the text inside (before this format) is still read.
 public struct RecoveryStore: Sendable {
     /// One recovery copy.
     public struct Copy: Codable, Equatable, Sendable {
@@ -55,9 +60,7 @@ public struct RecoveryStore: Sendable {
     public func write(_ copy: Copy) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         _ = chmod(folder, 0o700)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        let bytes = Array(try encoder.encode(copy))
+        let bytes = try Self.encode(copy)
         do {
             try AtomicFile.write(bytes, to: location(for: copy.path), mode: 0o600)
         } catch {
@@ -86,9 +89,43 @@ public struct RecoveryStore: Sendable {
 
     private func read(_ location: String) -> Copy? {
         guard let data = FileManager.default.contents(atPath: location) else { return nil }
+        return Self.decode(Array(data))
+    }
+
+    /// What a copy's first line holds.
+    private struct Header: Codable {
+        var path: String?
+        var name: String?
+        var savedAt: Date
+        var bytes: Int
+    }
+
+    /// The bytes of a copy: its header line, then its text.
+    static func encode(_ copy: Copy) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        var text = copy.text
+        let header = try encoder.encode(Header(path: copy.path, name: copy.name, savedAt: copy.savedAt, bytes: text.utf8.count))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(header.count + 1 + text.utf8.count)
+        bytes.append(contentsOf: header)
+        bytes.append(0x0A)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// The copy in `bytes`, or nil when they are not one (cut short, not UTF-8, not JSON).
+    static func decode(_ bytes: [UInt8]) -> Copy? {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        return try? decoder.decode(Copy.self, from: data)
+        guard let newline = bytes.firstIndex(of: 0x0A) else {
+            // The earlier format: one JSON object, the text inside, no line break outside strings.
+            return try? decoder.decode(Copy.self, from: Data(bytes))
+        }
+        guard let header = try? decoder.decode(Header.self, from: Data(bytes[..<newline])),
+              header.bytes == bytes.count - newline - 1,
+              let text = String(validating: bytes[(newline + 1)...], as: UTF8.self) else { return nil }
+        return Copy(path: header.path, name: header.name, savedAt: header.savedAt, text: text)
     }
 
     /// The question asked before the UI: "Recover unsaved changes from 14:02 (312 bytes more

@@ -40,6 +40,29 @@ struct RecoveryTests {
         #expect(RecoveryStore.standard(environment: ["HOME": "/home/x"]).folder == "/home/x/.local/state/baton/recovery")
     }
 
+    @Test("A copy is its header line and its text's bytes as they are; the earlier JSON form still reads; a cut one does not")
+    func format() throws {
+        let text = "line one\n\"quoted\" — नमस्ते 👨‍👩‍👧\r\n\tend"
+        let copy = RecoveryStore.Copy(path: "/w/n.txt", name: "n.txt", savedAt: Date(timeIntervalSince1970: 1_700_000_000), text: text)
+        let bytes = try RecoveryStore.encode(copy)
+        let newline = try #require(bytes.firstIndex(of: 0x0A))
+        #expect(Array(bytes[(newline + 1)...]) == Array(text.utf8), "the text follows its header untouched")
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(bytes[..<newline])) as? [String: Any])
+        #expect(header["bytes"] as? Int == text.utf8.count)
+        #expect(header["text"] == nil)
+        #expect(RecoveryStore.decode(bytes) == copy)
+
+        #expect(RecoveryStore.decode(Array(bytes.dropLast())) == nil, "a copy cut short is not taken")
+        #expect(RecoveryStore.decode(bytes + [0x41]) == nil)
+        #expect(RecoveryStore.decode(Array(bytes[..<newline]) + [0x0A, 0xFF]) == nil)
+
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let earlier = Array(try encoder.encode(copy))
+        #expect(!earlier.contains(0x0A))
+        #expect(RecoveryStore.decode(earlier) == copy)
+    }
+
     @Test("The question says when and how much larger the copy is")
     func question() {
         let copy = RecoveryStore.Copy(path: "/f", name: "f", savedAt: Date(), text: String(repeating: "x", count: 412))
