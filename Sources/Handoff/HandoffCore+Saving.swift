@@ -52,12 +52,13 @@ extension HandoffCore {
         saveDue = max(now, earliest)
     }
 
-    /// The window between saves: `saveWindow`, stretched for a large state by 1 ms per 100 KB
-    /// (a 28 MB state waits 0.3 s), at most 1 s, so that typing into a big file does not spend
-    /// the main actor encoding and hashing it 50 times a second.
+    /// The window between saves: `saveWindow`, stretched for a large state by 1 ms per 25 KB
+    /// (a 28 MB state waits 1.1 s), at most 2 s, so that typing into a big file does not share
+    /// the machine with its encoding and hashing (about 45 ms of CPU for 28 MB) more than a
+    /// few percent of the time.
     var saveWindow: Duration {
-        let stretch = Duration.milliseconds(lastStateSize / 100_000)
-        return min(max(configuration.saveWindow, stretch), max(configuration.saveWindow, .seconds(1)))
+        let stretch = Duration.milliseconds(lastStateSize / 25_000)
+        return min(max(configuration.saveWindow, stretch), max(configuration.saveWindow, .seconds(2)))
     }
 
     /// The hooks have run and `record` is the activity as they left it (its revision still

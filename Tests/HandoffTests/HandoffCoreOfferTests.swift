@@ -195,7 +195,7 @@ struct HandoffCoreOfferTests {
 }
 
 extension HandoffCoreOfferTests {
-    @Test("Saves of a large state are spaced 1 ms per 100 KB of state, at most 1 s; small ones keep 20 ms")
+    @Test("Saves of a large state are spaced 1 ms per 25 KB of state, at most 2 s; small ones keep 20 ms")
     func largeStatesSaveLessOften() {
         var core = Self.core()
         _ = Self.save(&core, Self.editing(characters: 100), at: Self.t0)
@@ -203,11 +203,11 @@ extension HandoffCoreOfferTests {
         let actions = Self.save(&core, Self.editing(characters: 3_000_000, revision: 1), at: Self.t0.addingTimeInterval(1))
         guard case .shelve(_, _, _, let shelved)? = actions.first else { Issue.record("expected an OFFER"); return }
         let state = HandoffCore.stateEncoding(of: shelved)
-        #expect(core.saveWindow == .milliseconds(state.count / 100_000))
+        #expect(core.saveWindow == .milliseconds(state.count / 25_000))
         core.requestSave(activityID: Self.id, now: Self.t0.addingTimeInterval(1.001))
         let due = core.nextDeadline?.timeIntervalSince(Self.t0) ?? 0
-        #expect(abs(due - (1 + Double(state.count / 100_000) / 1000)) < 1e-6, "due at \(due) s")
+        #expect(abs(due - (1 + Double(state.count / 25_000) / 1000)) < 1e-6, "due at \(due) s")
         core.lastStateSize = 500_000_000
-        #expect(core.saveWindow == .seconds(1))
+        #expect(core.saveWindow == .seconds(2))
     }
 }
