@@ -42,6 +42,14 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// saves, at most once per `joinInterval` while it changes.
     public static let joinOffMainActorSize = 1 << 20
     public static let joinInterval: Duration = .milliseconds(200)
+
+    /// The wait before joining a buffer of `bytes`: `joinInterval`, or 1 ms per 20 KB of text
+    /// when that is longer (0.8 s for 16 MB). The saves of such a state are about a second
+    /// apart (1 ms per 25 KB of its UTF-16 encoding), so joining more often would only be
+    /// copying 16 MB for no save.
+    static func joinWait(bytes: Int) -> Duration {
+        max(joinInterval, .milliseconds(bytes / 20_000))
+    }
     /// The editor as it was when its text was last joined off the main actor; the buffer's
     /// text cache holds that text while nothing else was joined since.
     private var joinedEditor: EditorState?
@@ -68,6 +76,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// it still draws after `mostWithoutDrawing` of them.
     private var appliedSinceDrawing = 0
     static let mostWithoutDrawing = 1000
+    /// Whether a message applied since the last draw may have changed the screen: the
+    /// acknowledgements each save brings (`.published`, an unchanged `.network`) do not, and
+    /// drawing for them would cost a key's worth of work after every key.
+    private var drawDue = false
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -127,9 +139,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 writeRecoveryNow()
                 keepRecoveryOnQuit = true
             }
+            let unseen = changesNothingShown(message)
             apply(message, deferPublish: true)
             if model.isQuitting { break }
             appliedSinceDrawing += 1
+            if !unseen() { drawDue = true }
             if inbox.waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
                 flush()
             }
@@ -159,28 +173,48 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     /// Performs the held `.publish` and draws. A question drawn for the first time remembers
     /// the keys posted by then: those were typed before it showed.
+    ///
+    /// The draw comes first: the save the publish asks for (its hooks, and for a small state its
+    /// encoding, sealing and signing) runs after the key is on the screen.
     private func flush() {
+        appliedSinceDrawing = 0
+        if drawDue { render() }
+        if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
         if publishDue {
             publishDue = false
             perform(.publish)
         }
-        render()
-        if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
         scheduleRecovery()
         joinTextSoon()
+    }
+
+    /// For `message`, about to be applied: a check, after it is, of whether it left everything
+    /// the screen shows as it was. Only the acknowledgements of saves are told apart; any other
+    /// message counts as a change.
+    private func changesNothingShown(_ message: AppMessage) -> () -> Bool {
+        switch message {
+        case .published:
+            let before = model.publishProblem
+            return { [unowned self] in model.publishProblem == before }
+        case .network:
+            let before = model.status.network
+            return { [unowned self] in model.status.network == before }
+        default:
+            return { false }
+        }
     }
 
     // MARK: The text of a large buffer, joined for the saves
 
     /// While a large buffer changes, its text is made into one string (what the save's
-    /// userInfo holds) on a detached task every `joinInterval`, from a snapshot of the editor:
+    /// userInfo holds) on a detached task every `joinWait(bytes:)`, from a snapshot of the editor:
     /// 16 MB of it is a copy and 4,000 fresh pages, which a key would otherwise wait for at
     /// every save.
     private func joinTextSoon() {
         guard joining == nil, case .editor(let editor) = model.session,
               editor.buffer.utf8Count >= Self.joinOffMainActorSize, !editor.buffer.isTextKept else { return }
         joining = Task { [weak self] in
-            try? await Task.sleep(for: Program.joinInterval)
+            try? await Task.sleep(for: Program.joinWait(bytes: editor.buffer.utf8Count))
             guard let self else { return }
             guard !Task.isCancelled, case .editor(let editor) = self.model.session else {
                 self.joining = nil
@@ -452,7 +486,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         activity?.invalidate()
         joining?.cancel()
         joining = nil
-        joinedEditor = nil
+        // The text as opened (or continued) is at hand: until the first join, a save publishes
+        // that rather than joining the newest text on the main actor (the newest follows).
+        if case .editor(let editor) = model.session, editor.buffer.isTextKept {
+            joinedEditor = editor
+        } else {
+            joinedEditor = nil
+        }
         savedBehind = false
         let new = UserActivity(activityType: model.session.activityType, center: center)
         new.responder = self
@@ -475,6 +515,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     private func render() {
         appliedSinceDrawing = 0
+        drawDue = false
         let (frame, cursor) = BatonApp.view(model)
         backend.draw(frame, cursor: cursor)
     }
