@@ -94,6 +94,10 @@ def kill(program):
 
 def measure(run, argv, path, keys, gap_ms, open_timeout):
     """Open, keys and memory of one program on `path` (keys = 0: open and memory only)."""
+    # A baton ended with unsaved keys leaves a recovery copy of the file, and the next
+    # `baton edit` of it would ask about that copy before showing the file: each starts clean.
+    state = run.env.get("XDG_STATE_HOME") or os.path.join(run.env["HOME"], ".local", "state")
+    shutil.rmtree(os.path.join(state, "baton", "recovery"), ignore_errors=True)
     program = PtyProgram(run.lab.namespace(1), argv + [path], run.env, drain_thread=False, name=os.path.basename(argv[0]))
     try:
         opened = read_until(program, lambda: shows(program, "BEGIN the"), program.started + open_timeout)
