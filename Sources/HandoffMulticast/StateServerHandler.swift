@@ -106,11 +106,10 @@ final class StateServerHandler: ChannelInboundHandler {
             pumpAgain = false
             guard streaming, !closing else { return }
             var wrote = false
-            while context.channel.isWritable, let frame = machine.nextSealedDataFrame() {
-                var buffer = context.channel.allocator.buffer(capacity: frame.count)
-                buffer.writeBytes(frame.length)
-                buffer.writeBytes(frame.ciphertext)
-                buffer.writeBytes(frame.tag)
+            while context.channel.isWritable, let length = machine.nextDataFrameLength {
+                // Sealed straight from the kept state into the socket's buffer.
+                var buffer = context.channel.allocator.buffer(capacity: length)
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { machine.sealNextDataFrame(into: $0) }
                 write(buffer, context)
                 wrote = true
             }

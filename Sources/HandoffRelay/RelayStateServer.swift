@@ -153,12 +153,7 @@ final class RelayStateServer: @unchecked Sendable {
     /// Seals DATA frames while the window has room; the broker's acknowledgements pull the rest.
     private func pump(_ link: Link) {
         guard link.streaming, links[link.id] === link else { return }
-        while link.outstanding < limits.window, let frame = link.machine.nextSealedDataFrame() {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(frame.count)
-            bytes.append(contentsOf: frame.length)
-            bytes.append(contentsOf: frame.ciphertext)
-            bytes.append(contentsOf: frame.tag)
+        while link.outstanding < limits.window, let bytes = link.machine.nextDataFrame() {
             write(bytes, link)
             guard links[link.id] === link else { return }
         }

@@ -69,8 +69,6 @@ public struct StateServerConnection: Sendable {
     private var sealer = StreamFrameSealer(key: [])
     private var state: [UInt8] = []
     private var position = 0
-    /// The plaintext of the DATA frame being sealed, its room kept from frame to frame.
-    private var plaintext: [UInt8] = []
 
     /// A connection just accepted by `identity`, serving `shelf` to the devices `trust` lists.
     /// `ephemeralKey` is the connection's X25519 private key: fresh unless a test fixes it.
@@ -139,25 +137,37 @@ public struct StateServerConnection: Sendable {
         }
     }
 
-    /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
-    public mutating func nextDataFrame() -> [UInt8]? { nextSealedDataFrame()?.bytes }
-
-    /// The next DATA frame in its sealed parts, for a writer that copies them into its own
-    /// buffer; nil when the whole state has been pulled.
-    public mutating func nextSealedDataFrame() -> StreamFrameSealer.Sealed? {
+    /// Bytes of the next DATA frame, sealed, or nil when the whole state has been pulled.
+    public var nextDataFrameLength: Int? {
         guard case .streaming = phase, position < state.count else { return nil }
+        let body = min(state.count - position, StateStream.maximumDataLength)
+        return StreamFrameSealer.frameLength(plaintextCount: 1 + body)
+    }
+
+    /// Seals the next DATA frame into the start of `out` (room for `nextDataFrameLength`
+    /// bytes), reading the state where it lies: its bytes are not copied on the way. Returns
+    /// the bytes written, 0 when the whole state has been pulled.
+    public mutating func sealNextDataFrame(into out: UnsafeMutableRawBufferPointer) -> Int {
+        guard case .streaming = phase, position < state.count else { return 0 }
         let end = min(state.count, position + StateStream.maximumDataLength)
-        plaintext.removeAll(keepingCapacity: true)
-        plaintext.reserveCapacity(StateStream.maximumPlaintext)
-        plaintext.append(StreamMessage.dataType)
-        plaintext.append(contentsOf: state[position..<end])
-        position = end
-        let sealed = sealer.sealParts(plaintext)
-        if position == state.count {
-            state = []
-            plaintext = []
+        let start = position
+        var type = StreamMessage.dataType
+        let written = withUnsafeBytes(of: &type) { head in
+            state.withUnsafeBytes { state in
+                sealer.seal(head: head, body: UnsafeRawBufferPointer(rebasing: state[start..<end]), into: out)
+            }
         }
-        return sealed
+        position = end
+        if position == state.count { state = [] }
+        return written
+    }
+
+    /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
+    public mutating func nextDataFrame() -> [UInt8]? {
+        guard let length = nextDataFrameLength else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: length) { out, count in
+            count = sealNextDataFrame(into: UnsafeMutableRawBufferPointer(out))
+        }
     }
 
     private mutating func handshake(_ outputs: inout [Output]) {
@@ -244,7 +254,6 @@ public struct StateServerConnection: Sendable {
     private mutating func close(_ reason: CloseReason, _ outputs: inout [Output]) {
         phase = .closed
         state = []
-        plaintext = []
         pending = []
         outputs.append(.close(reason))
     }
