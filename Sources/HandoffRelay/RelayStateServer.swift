@@ -158,7 +158,11 @@ final class RelayStateServer: @unchecked Sendable {
             guard links[link.id] === link else { return }
         }
         if !link.machine.isStreaming {
-            counts.withLock { $0.finished += 1 }
+            if link.machine.closeReason == nil {
+                counts.withLock { $0.finished += 1 }
+            } else {
+                counts.withLock { $0.refusedByProtocol += 1 }  // a state made again that did not match
+            }
             close(link)
         }
     }
