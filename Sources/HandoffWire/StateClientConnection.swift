@@ -90,8 +90,8 @@ public struct StateClientConnection: Sendable {
 
     /// Takes bytes read from the server and says what to do, handing the state's bytes to
     /// `data` as each DATA frame opens rather than as `.data` outputs: they lie in the
-    /// deframer's buffer, valid only during the call, so a fetcher copies them once, to
-    /// where they stay, and hashes them there. The outputs that follow them in order (a
+    /// deframer's buffer, valid only during the call, so a fetcher hashes them there and
+    /// copies them once, to where they stay. The outputs that follow them in order (a
     /// failure, `.finished`) are returned as usual.
     public mutating func receive(_ bytes: [UInt8], data: (UnsafeRawBufferPointer) -> Void) -> [Output] {
         withoutActuallyEscaping(data) { data in receive(bytes, data: .some(data)) }
