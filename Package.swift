@@ -30,8 +30,12 @@ let package = Package(
         // Knows nothing of activities, directories or clocks.
         .target(
             name: "HandoffWire",
-            dependencies: ["PropertyList", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["PropertyList", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // OpenSSL's libcrypto, as a system library like ncurses: the state stream's
+        // ChaCha20-Poly1305, sealed from and opened into buffers of Baton's own, which
+        // swift-crypto's API does not offer (BENCHMARKS.md, "The stream (issue 18)").
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Files written whole and read with care: AtomicFile, RegularFile, the group key's file.
         .target(name: "BatonFiles", dependencies: ["HandoffWire"]),
         // The library: activities, registry, save pipeline, the protocol's rules, peer directory.

@@ -132,11 +132,19 @@ public struct StateFetcher: Sendable {
                 guard let chunk else {
                     throw .connectionLost(started ? "the source closed the connection mid-transfer" : "the source closed the connection during the handshake")
                 }
-                for output in machine.receive(chunk) {
+                // Each DATA body is hashed and copied to the state where it opened, while it is
+                // still in the cache: one pass over the bytes for each, no buffer per frame.
+                let outputs = machine.receive(chunk) { body in
+                    hasher.update(bufferPointer: body)
+                    state.append(contentsOf: body)
+                    progress(state.count, resumes)
+                }
+                for output in outputs {
                     switch output {
                     case .write(let bytes):
                         try await write(bytes, to: connection)
                     case .data(let body):
+                        // Not given with a `data` handler; kept for completeness.
                         state.append(contentsOf: body)
                         body.withUnsafeBytes { hasher.update(bufferPointer: $0) }
                         progress(state.count, resumes)

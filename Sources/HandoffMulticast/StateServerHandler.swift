@@ -106,13 +106,20 @@ final class StateServerHandler: ChannelInboundHandler {
             pumpAgain = false
             guard streaming, !closing else { return }
             var wrote = false
-            while context.channel.isWritable, let frame = machine.nextSealedDataFrame() {
-                var buffer = context.channel.allocator.buffer(capacity: frame.count)
-                buffer.writeBytes(frame.length)
-                buffer.writeBytes(frame.ciphertext)
-                buffer.writeBytes(frame.tag)
+            while context.channel.isWritable, let length = machine.nextDataFrameLength {
+                // Sealed straight from the kept state into the socket's buffer.
+                var buffer = context.channel.allocator.buffer(capacity: length)
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { machine.sealNextDataFrame(into: $0) }
+                guard buffer.readableBytes > 0 else { break }  // withheld: the machine closed
                 write(buffer, context)
                 wrote = true
+            }
+            if let reason = machine.closeReason {
+                // A state made again that did not match its digest: its last frame is not sent.
+                streaming = false
+                events.closed(.protocol(reason))
+                if wrote { context.flush() }
+                return closeAfterWrites(context)
             }
             let done = !machine.isStreaming
             if done {

@@ -153,17 +153,16 @@ final class RelayStateServer: @unchecked Sendable {
     /// Seals DATA frames while the window has room; the broker's acknowledgements pull the rest.
     private func pump(_ link: Link) {
         guard link.streaming, links[link.id] === link else { return }
-        while link.outstanding < limits.window, let frame = link.machine.nextSealedDataFrame() {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(frame.count)
-            bytes.append(contentsOf: frame.length)
-            bytes.append(contentsOf: frame.ciphertext)
-            bytes.append(contentsOf: frame.tag)
+        while link.outstanding < limits.window, let bytes = link.machine.nextDataFrame() {
             write(bytes, link)
             guard links[link.id] === link else { return }
         }
         if !link.machine.isStreaming {
-            counts.withLock { $0.finished += 1 }
+            if link.machine.closeReason == nil {
+                counts.withLock { $0.finished += 1 }
+            } else {
+                counts.withLock { $0.refusedByProtocol += 1 }  // a state made again that did not match
+            }
             close(link)
         }
     }

@@ -85,16 +85,29 @@ public struct StateClientConnection: Sendable {
 
     /// Takes bytes read from the server and says what to do.
     public mutating func receive(_ bytes: [UInt8]) -> [Output] {
+        receive(bytes, data: nil)
+    }
+
+    /// Takes bytes read from the server and says what to do, handing the state's bytes to
+    /// `data` as each DATA frame opens rather than as `.data` outputs: they lie in the
+    /// deframer's buffer, valid only during the call, so a fetcher hashes them there and
+    /// copies them once, to where they stay. The outputs that follow them in order (a
+    /// failure, `.finished`) are returned as usual.
+    public mutating func receive(_ bytes: [UInt8], data: (UnsafeRawBufferPointer) -> Void) -> [Output] {
+        withoutActuallyEscaping(data) { data in receive(bytes, data: .some(data)) }
+    }
+
+    private mutating func receive(_ bytes: [UInt8], data: ((UnsafeRawBufferPointer) -> Void)?) -> [Output] {
         var outputs: [Output] = []
         switch phase {
         case .ready, .done:
             break
         case .awaitingServerHello(let clientHello):
             pending.append(contentsOf: bytes)
-            serverHello(clientHello, &outputs)
+            serverHello(clientHello, &outputs, data)
         case .awaitingStart, .receiving:
             deframer.append(bytes)
-            frames(&outputs)
+            frames(&outputs, data)
         }
         return outputs
     }
@@ -104,7 +117,9 @@ public struct StateClientConnection: Sendable {
         receive(Array(bytes))
     }
 
-    private mutating func serverHello(_ clientHello: [UInt8], _ outputs: inout [Output]) {
+    private mutating func serverHello(
+        _ clientHello: [UInt8], _ outputs: inout [Output], _ data: ((UnsafeRawBufferPointer) -> Void)?
+    ) {
         if StateStreamHandshake.isRefusedHelloStart(pending[...]) {
             return fail(.badResponse("the ServerHello is not BTNS version 03"), &outputs)
         }
@@ -132,19 +147,31 @@ public struct StateClientConnection: Sendable {
         // A server never sends before it read the GET; bytes here can only fail as frames.
         if !rest.isEmpty {
             deframer.append(rest)
-            frames(&outputs)
+            frames(&outputs, data)
         }
     }
 
-    private mutating func frames(_ outputs: inout [Output]) {
+    private mutating func frames(_ outputs: inout [Output], _ data: ((UnsafeRawBufferPointer) -> Void)?) {
         while !isDone {
-            let plaintext: [UInt8]
             do {
-                guard let next = try deframer.next() else { return }
-                plaintext = next
+                guard try deframer.openNext() else { return }
             } catch {
                 return fail(.connectionLost("\(error)"), &outputs)
             }
+            if case .receiving = phase, let count = dataBodyCount() {
+                // DATA, the bulk of the stream: read where it was opened.
+                guard count <= request.size - held else {
+                    return fail(.badResponse("DATA beyond the size of \(request.size) bytes"), &outputs)
+                }
+                held += count
+                deframer.withPlaintext { plaintext in
+                    let body = UnsafeRawBufferPointer(rebasing: plaintext[1...])
+                    if let data { data(body) } else { outputs.append(.data(ArraySlice(body))) }
+                }
+                if held == request.size { finish(&outputs) }
+                continue
+            }
+            let plaintext = deframer.withPlaintext { Array($0) }
             let message: StreamMessage
             do {
                 message = try StreamMessage(plaintext: plaintext[...])
@@ -179,6 +206,13 @@ public struct StateClientConnection: Sendable {
             default:
                 fail(.badResponse("a GET from the server"), &outputs)
             }
+        }
+    }
+
+    /// The body length of the frame just opened when it is a well-formed DATA frame, else nil.
+    private func dataBodyCount() -> Int? {
+        deframer.withPlaintext { plaintext in
+            plaintext.count >= 2 && plaintext[0] == StreamMessage.dataType ? plaintext.count - 1 : nil
         }
     }
 

@@ -1,3 +1,5 @@
+import Crypto
+
 /// The source's side of one state-stream connection, without I/O: bytes in, bytes to write out.
 ///
 /// The I/O layer hands it every byte read (split anywhere) and carries out what `receive`
@@ -35,6 +37,8 @@ public struct StateServerConnection: Sendable {
         case answeredError(StreamErrorCode)
         /// The client sent the end of its stream early.
         case clientClosed
+        /// A state made again did not match its digest: its last DATA frame was withheld.
+        case stateMismatch
 
         public var description: String {
             switch self {
@@ -46,6 +50,7 @@ public struct StateServerConnection: Sendable {
             case .badFrame(let error): "\(error)"
             case .answeredError(let code): "answered ERROR \(code.rawValue) (\(code))"
             case .clientClosed: "the client closed before its GET"
+            case .stateMismatch: "the state made again does not match its digest; its last DATA frame was withheld"
             }
         }
     }
@@ -69,8 +74,9 @@ public struct StateServerConnection: Sendable {
     private var sealer = StreamFrameSealer(key: [])
     private var state: [UInt8] = []
     private var position = 0
-    /// The plaintext of the DATA frame being sealed, its room kept from frame to frame.
-    private var plaintext: [UInt8] = []
+    /// While a state made again is served: SHA-256 of its bytes up to `position`, and the
+    /// digest they must have before the last DATA frame goes out.
+    private var check: (hasher: RunningSHA256, digest: [UInt8])?
 
     /// A connection just accepted by `identity`, serving `shelf` to the devices `trust` lists.
     /// `ephemeralKey` is the connection's X25519 private key: fresh unless a test fixes it.
@@ -101,6 +107,9 @@ public struct StateServerConnection: Sendable {
 
     /// Whether the GET was answered (START or ERROR); the handshake deadline no longer applies.
     public private(set) var hasAnswered = false
+
+    /// Why the connection was closed, once it was for a reason (not after the last DATA frame).
+    public private(set) var closeReason: CloseReason?
 
     /// Whether the connection is over for this side (an error, or everything sent).
     public var isClosed: Bool {
@@ -139,25 +148,51 @@ public struct StateServerConnection: Sendable {
         }
     }
 
-    /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
-    public mutating func nextDataFrame() -> [UInt8]? { nextSealedDataFrame()?.bytes }
-
-    /// The next DATA frame in its sealed parts, for a writer that copies them into its own
-    /// buffer; nil when the whole state has been pulled.
-    public mutating func nextSealedDataFrame() -> StreamFrameSealer.Sealed? {
+    /// Bytes of the next DATA frame, sealed, or nil when the whole state has been pulled.
+    public var nextDataFrameLength: Int? {
         guard case .streaming = phase, position < state.count else { return nil }
+        let body = min(state.count - position, StateStream.maximumDataLength)
+        return StreamFrameSealer.frameLength(plaintextCount: 1 + body)
+    }
+
+    /// Seals the next DATA frame into the start of `out` (room for `nextDataFrameLength`
+    /// bytes), reading the state where it lies: its bytes are not copied on the way. Returns
+    /// the bytes written, 0 when the whole state has been pulled.
+    public mutating func sealNextDataFrame(into out: UnsafeMutableRawBufferPointer) -> Int {
+        guard case .streaming = phase, position < state.count else { return 0 }
         let end = min(state.count, position + StateStream.maximumDataLength)
-        plaintext.removeAll(keepingCapacity: true)
-        plaintext.reserveCapacity(StateStream.maximumPlaintext)
-        plaintext.append(StreamMessage.dataType)
-        plaintext.append(contentsOf: state[position..<end])
-        position = end
-        let sealed = sealer.sealParts(plaintext)
-        if position == state.count {
-            state = []
-            plaintext = []
+        let start = position
+        if check != nil {
+            // Hashed here, as the bytes pass on their way to the cipher, not in a pass before.
+            state.withUnsafeBytes { check!.hasher.value.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+            if end == state.count {
+                guard let check, Array(check.hasher.value.finalize()) == check.digest else {
+                    // The client holds all but the last frame; without it, nothing is restored.
+                    var ignored: [Output] = []
+                    close(.stateMismatch, &ignored)
+                    return 0
+                }
+                self.check = nil
+            }
         }
-        return sealed
+        var type = StreamMessage.dataType
+        let written = withUnsafeBytes(of: &type) { head in
+            state.withUnsafeBytes { state in
+                sealer.seal(head: head, body: UnsafeRawBufferPointer(rebasing: state[start..<end]), into: out)
+            }
+        }
+        position = end
+        if position == state.count { state = [] }
+        return written
+    }
+
+    /// The next DATA frame to write, sealed, or nil when the whole state has been pulled.
+    public mutating func nextDataFrame() -> [UInt8]? {
+        guard let length = nextDataFrameLength else { return nil }
+        let frame = [UInt8](unsafeUninitializedCapacity: length) { out, count in
+            count = sealNextDataFrame(into: UnsafeMutableRawBufferPointer(out))
+        }
+        return frame.isEmpty ? nil : frame
     }
 
     private mutating func handshake(_ outputs: inout [Output]) {
@@ -220,11 +255,21 @@ public struct StateServerConnection: Sendable {
             guard case .get(let activityID, let revision, let offset, let digest) = message else {
                 return answer(.badRequest, "the first frame must be a GET", &outputs)
             }
-            guard let kept = shelf.state(activityID: activityID, revision: revision, digest: digest) else {
+            guard let servable = shelf.servable(activityID: activityID, revision: revision, digest: digest) else {
                 return answer(.notFound, "no state kept for this activity, revision and digest", &outputs)
             }
+            let kept = servable.bytes
             guard offset <= kept.count else {
                 return answer(.badRequest, "offset \(offset) is beyond the size \(kept.count)", &outputs)
+            }
+            if let expected = servable.unchecked {
+                // A state made again: checked as its DATA frames are sealed, from byte 0 on.
+                var hasher = SHA256()
+                kept.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<offset])) }
+                if offset == kept.count, Array(hasher.finalize()) != expected {
+                    return answer(.notFound, "no state kept for this activity, revision and digest", &outputs)
+                }
+                check = offset < kept.count ? (RunningSHA256(value: hasher), expected) : nil
             }
             hasAnswered = true
             state = kept
@@ -243,9 +288,17 @@ public struct StateServerConnection: Sendable {
 
     private mutating func close(_ reason: CloseReason, _ outputs: inout [Output]) {
         phase = .closed
+        closeReason = reason
+        check = nil
         state = []
-        plaintext = []
         pending = []
         outputs.append(.close(reason))
     }
+}
+
+/// SHA-256 under way. swift-crypto's `SHA256` is a value (it copies its context before
+/// writing to one it shares) but is not marked `Sendable`; the machine that holds this one is
+/// used by one thread at a time.
+struct RunningSHA256: @unchecked Sendable {
+    var value: SHA256
 }

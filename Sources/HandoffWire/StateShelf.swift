@@ -47,7 +47,9 @@ public final class StateShelf: Sendable {
 
     /// As `put(activityID:revision:digest:bytes:)`, keeping `remake` instead of the bytes: it
     /// is called (off the shelf's lock, on the reader's thread) each time the state is asked
-    /// for, and what it makes is served only if its SHA-256 is `digest`.
+    /// for, and what it makes is served only if its SHA-256 is `digest` (`state` checks it
+    /// first; the stream server, given it by `servable`, while it seals the bytes, and it
+    /// withholds the last DATA frame unless they match).
     public func put(activityID: String, revision: Int, digest: [UInt8], remake: @escaping @Sendable () -> [UInt8]) {
         put(Kept(revision: revision, digest: digest, bytes: nil, remake: remake), for: activityID)
     }
@@ -97,6 +99,27 @@ public final class StateShelf: Sendable {
         if let bytes = kept.bytes { return bytes }
         guard let bytes = kept.remake?(), Array(SHA256.hash(data: bytes)) == kept.digest else { return nil }
         return bytes
+    }
+
+    /// A kept state as the server serves it: the bytes, and whether they still have to be
+    /// checked against the digest (a state made again), which the server does as it seals
+    /// them rather than in a pass of its own before the first byte goes out.
+    public struct Servable: Sendable {
+        public var bytes: [UInt8]
+        /// The digest to check `bytes` against, or nil when they were put as they are.
+        public var unchecked: [UInt8]?
+    }
+
+    /// The kept state of `activityID` at `revision` whose digest is `digest`, made again if
+    /// it was kept that way but not yet checked; nil when nothing is kept.
+    public func servable(activityID: String, revision: Int, digest: some Collection<UInt8>) -> Servable? {
+        let kept = shelf.withLock { shelf in
+            shelf.states[activityID]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
+        }
+        guard let kept else { return nil }
+        if let bytes = kept.bytes { return Servable(bytes: bytes, unchecked: nil) }
+        guard let bytes = kept.remake?() else { return nil }
+        return Servable(bytes: bytes, unchecked: kept.digest)
     }
 
     /// Forgets every state of `activityID` (it was invalidated or is no longer offered).

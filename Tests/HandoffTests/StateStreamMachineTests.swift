@@ -36,6 +36,43 @@ struct StateStreamMachineTests {
         #expect(bytes == Array(Self.state[100_000...]))
     }
 
+    @Test("A state made again is checked as it is sealed: served whole when it matches, its last frame withheld when not", arguments: [0, 100_000, 149_999])
+    func madeAgainCheckedAsItPasses(offset: Int) throws {
+        let digest = StreamFixtures.digest(Self.state)
+        var changed = Self.state
+        changed[149_999] ^= 1  // in the last DATA frame from any of the offsets
+        for (made, matches) in [(Self.state, true), (changed, false)] {
+            let shelf = StateShelf()
+            shelf.put(activityID: StreamFixtures.activityID, revision: 3, digest: digest) { made }
+            var server = StreamFixtures.authenticatedServer(shelf)
+            var sealer = StreamFixtures.clientSealer
+            let request = StateRequest(activityID: StreamFixtures.activityID, revision: 3, digest: digest, size: 150_000)
+            var bytes: [UInt8] = []
+            for output in server.receive(sealer.seal(.get(request, offset: offset))) {
+                switch output {
+                case .write(let written): bytes += written
+                case .startStreaming: while let frame = server.nextDataFrame() { bytes += frame }
+                case .close(let reason): Issue.record("closed at once: \(reason)")
+                }
+            }
+            let messages = try StreamFixtures.serverMessages(bytes)
+            let data: [UInt8] = messages.dropFirst().flatMap { message -> [UInt8] in
+                if case .data(let body) = message { Array(body) } else { [] }
+            }
+            #expect(messages.first == .start(size: 150_000, offset: offset))
+            if matches {
+                #expect(data == Array(Self.state[offset...]))
+                #expect(server.closeReason == nil)
+            } else {
+                // Everything but the last frame went out; the bytes that differ never did.
+                let lastFrameStart = offset + (150_000 - offset - 1) / StateStream.maximumDataLength * StateStream.maximumDataLength
+                #expect(data == Array(changed[offset..<lastFrameStart]))
+                #expect(server.closeReason == .stateMismatch)
+                #expect(server.isClosed)
+            }
+        }
+    }
+
     @Test("An unknown activity, revision or digest is ERROR 01, and nothing of the state is sent")
     func notFound() throws {
         let request = StreamFixtures.shelf(Self.state).1
