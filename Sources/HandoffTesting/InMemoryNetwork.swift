@@ -8,22 +8,30 @@ import Synchronization
 /// returns at once, and datagrams reach each receiver's handler one at a time, in order, on
 /// a thread of the network's own, never on the sender's.
 public final class InMemoryNetwork: Sendable {
-    /// The attached transports, shared with the carrier task.
+    /// The attached transports, each with how many datagrams had been sent when it attached,
+    /// shared with the carrier task.
     private final class Attached: Sendable {
-        let transports = Mutex<[InMemoryTransport]>([])
+        struct State {
+            var transports: [(transport: InMemoryTransport, attachedAfter: UInt64)] = []
+            var sent: UInt64 = 0
+        }
+        let state = Mutex(State())
     }
 
     private let attached = Attached()
-    private let wire: AsyncStream<(bytes: [UInt8], sender: InMemoryTransport)>.Continuation
+    private let wire: AsyncStream<(bytes: [UInt8], sender: InMemoryTransport, number: UInt64)>.Continuation
 
     public init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: (bytes: [UInt8], sender: InMemoryTransport).self)
+        let (stream, continuation) = AsyncStream.makeStream(of: (bytes: [UInt8], sender: InMemoryTransport, number: UInt64).self)
         wire = continuation
         let attached = attached
-        // One carrier for the whole network keeps every receiver's arrivals in send order.
+        // One carrier for the whole network keeps every receiver's arrivals in send order. A
+        // transport hears only what was sent after it attached, as on a wire: on a loaded
+        // machine the carrier may still hold datagrams sent before a peer started.
         Task.detached {
-            for await (bytes, sender) in stream {
-                for receiver in attached.transports.withLock({ $0 }) { receiver.receive(bytes, from: sender.name) }
+            for await (bytes, sender, number) in stream {
+                let receivers = attached.state.withLock { $0.transports }
+                for (receiver, after) in receivers where number > after { receiver.receive(bytes, from: sender.name) }
             }
         }
     }
@@ -33,15 +41,19 @@ public final class InMemoryNetwork: Sendable {
     /// A new transport attached to this network, receiving through `faults`.
     public func makeTransport(faults: FaultPlan = .none, name: String = "memory") -> InMemoryTransport {
         let transport = InMemoryTransport(network: self, faults: faults, name: name)
-        attached.transports.withLock { $0.append(transport) }
+        attached.state.withLock { $0.transports.append((transport, $0.sent)) }
         return transport
     }
 
     func carry(_ bytes: [UInt8], from sender: InMemoryTransport) {
-        wire.yield((bytes, sender))
+        // Numbered and handed to the carrier under one lock, so numbers reach it in order.
+        attached.state.withLock { state in
+            state.sent += 1
+            wire.yield((bytes, sender, state.sent))
+        }
     }
 
     func detach(_ transport: InMemoryTransport) {
-        attached.transports.withLock { $0.removeAll { $0 === transport } }
+        attached.state.withLock { $0.transports.removeAll { $0.transport === transport } }
     }
 }
