@@ -423,14 +423,7 @@ struct DeviceLabTests {
 
             // A new lease: the new address comes, the old one goes, the route follows; then a new count.
             let changed = Date()
-            for command in [
-                ["sysctl", "-qw", "net.ipv4.conf.v0.promote_secondaries=1"],
-                ["ip", "addr", "add", "10.77.0.41/24", "dev", "v0"],
-                ["ip", "addr", "del", "\(lab.address(host: 1))/24", "dev", "v0"],
-                ["ip", "route", "replace", "224.0.0.0/4", "dev", "v0"],
-            ] {
-                try Command.run(lab.command(host: 1, command))
-            }
+            try lab.renumber(host: 1, to: "10.77.0.41")
             let madeIn = Date().timeIntervalSince(changed)
             try counter.type("+")
             let continued = try Self.baton(stage, "b", as: b, [

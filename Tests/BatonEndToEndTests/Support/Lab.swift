@@ -65,6 +65,19 @@ final class Lab {
         ["ip", "netns", "exec", namespace(host: host)] + arguments
     }
 
+    /// Host `host` takes a new lease: `address` (/24) comes, its own goes (kept by promotion, as a
+    /// DHCP client's renumbering leaves it), and the multicast route follows.
+    func renumber(host: Int, to address: String) throws {
+        for arguments in [
+            ["sysctl", "-qw", "net.ipv4.conf.v0.promote_secondaries=1"],
+            ["ip", "addr", "add", "\(address)/24", "dev", "v0"],
+            ["ip", "addr", "del", "\(self.address(host: host))/24", "dev", "v0"],
+            ["ip", "route", "replace", "224.0.0.0/4", "dev", "v0"],
+        ] {
+            try Command.run(command(host: host, arguments))
+        }
+    }
+
     /// Removes every namespace of the lab; safe to call again.
     func down() {
         E2E.trace("lab \(name) down")
