@@ -46,8 +46,10 @@ extension ActivityCenter {
         let record = activity.record(peer: configuration.peer)
         // A small state is encoded here and now, as it costs little; a large one (a big file's
         // text) off the main actor, so that keys are not kept waiting behind its encoding and
-        // SHA-256. Either way it is numbered and checked here, in save order.
-        guard stateStream != nil, record.estimatedStateSize >= configuration.offMainActorStateSize else {
+        // SHA-256. Either way it is numbered and checked here, in save order. Without a state
+        // stream a large state cannot go out (the save fails, `payloadTooLarge`), but it takes
+        // its encoding to know: that is made off the main actor all the same.
+        guard record.estimatedStateSize >= configuration.offMainActorStateSize else {
             perform(core.saveFinished(record, now: clock.now))
             reschedule()
             return
