@@ -32,9 +32,13 @@ enum StreamTest {
         from host: String, port: Int, request: StateRequest, groupKey: GroupKey = key, dialer: any StreamDialer,
         progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws(StreamFailure) -> [UInt8] {
-        try await StateFetcher.fetch(
-            from: host, port: port, source: server.asSource, request: request, identity: client, groupKey: groupKey,
-            dialer: dialer, progress: progress)
+        // The whole test suite shares two cores: a debug build may wait seconds for a thread, so
+        // the reply and idle timeouts are long here, and a resume comes only from what a test does.
+        var limits = StateFetcher.Limits()
+        limits.reply = .seconds(20)
+        limits.idle = .seconds(20)
+        return try await StateFetcher(identity: client, groupKey: groupKey, dialer: dialer, limits: limits)
+            .fetch(from: host, port: port, source: server.asSource, request: request, progress: progress)
     }
 
     /// Bytes that are not all alike, so a cut, shifted or swapped range cannot compare equal.

@@ -11,7 +11,15 @@ import Testing
 struct TCPStateStreamTests {
     static let host = "127.0.0.1"
 
-    func serve(_ state: [UInt8], limits: TCPStateServer.Limits = .init()) async throws -> (TCPStateServer, StateRequest) {
+    /// The server's limits, but for a handshake timeout long enough for a machine busy with the
+    /// whole test suite (the handshake's timeout has tests of its own).
+    static var patient: TCPStateServer.Limits {
+        var limits = TCPStateServer.Limits()
+        limits.handshakeTimeout = .seconds(20)
+        return limits
+    }
+
+    func serve(_ state: [UInt8], limits: TCPStateServer.Limits = patient) async throws -> (TCPStateServer, StateRequest) {
         let (shelf, request) = StreamTest.shelf(state)
         let server = try await TCPStateServer.start(
             shelf: shelf, identity: StreamTest.server, trust: StreamTest.trust, host: Self.host, limits: limits)
@@ -101,7 +109,7 @@ struct TCPStateStreamTests {
 
     @Test("A client that stops reading is closed once the server's writes make no progress")
     func stalledReader() async throws {
-        var limits = TCPStateServer.Limits()
+        var limits = Self.patient
         limits.writeStallTimeout = .milliseconds(300)
         let (server, request) = try await serve(StreamTest.state(16 << 20), limits: limits)
         let connection = try await TCPStreamDialer(readAhead: 64 * 1024).connect(host: Self.host, port: server.port)

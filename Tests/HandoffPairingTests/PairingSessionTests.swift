@@ -175,7 +175,20 @@ struct PairingSessionTests {
 
     @Test("--peer where nothing listens: start() says where and why")
     func unreachablePeer() async throws {
-        let port = try await Self.freePort()
+        // A TCP socket bound and never listening holds the port: nothing else in the test run can
+        // take it in the meantime, and a connection to it is refused.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let joiner = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
         await #expect(throws: PairingSetupError("Cannot reach `baton pair` at 127.0.0.1:\(port): Connection refused.")) {
             try await joiner.start()

@@ -203,48 +203,6 @@ struct ReceivingRulesTests {
         #expect(center.nearby.isEmpty)
     }
 
-    @Test("Random bytes and mutated valid datagrams never crash and are never accepted")
-    func fuzzedDatagrams() {
-        var random = SplitMix64(seed: 42)
-        let good = announce()
-        for _ in 0..<3000 {
-            let length = Int(random.next() % 400)
-            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
-        }
-        for _ in 0..<3000 {
-            var bytes = good
-            for _ in 0...(random.next() % 4) {
-                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
-            }
-            if bytes == good { continue }  // two flips of one bit cancelled out
-            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
-        }
-    }
-
-    @Test("Mutated plaintexts, sealed with the right key, are read or rejected, never crash")
-    func fuzzedPlaintexts() {
-        var random = SplitMix64(seed: 7)
-        let plain = payload()
-        let center = receiver()
-        for i in 0..<3000 {
-            var bytes = plain
-            switch i % 3 {
-            case 0:
-                bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
-            case 1:
-                bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
-            default:
-                let at = bytes.count - 1 - Int(random.next() % 40)
-                bytes[at] = UInt8(truncatingIfNeeded: random.next())
-            }
-            center.receive(ReceivedDatagram(bytes: sealRaw(bytes, sequence: UInt64(i + 1))), now: now)
-        }
-        let s = center.statistics
-        #expect(s.accepted + s.totalRejected == 3000)
-        #expect(s[.malformedPayload] > 0)
-    }
-
     // MARK: Late datagrams (PROTOCOL.md section 7, "Late datagrams")
 
     /// Feeds `datagrams` to a fresh receiver in the given order.
@@ -337,5 +295,70 @@ struct ReceivingRulesTests {
         #expect(center.statistics.duplicate == 3)
         #expect(center.statistics.accepted == 1)
         #expect(center.statistics.totalRejected + center.statistics.accepted + center.statistics.duplicate == streams.count)
+    }
+}
+
+/// The fuzz loops of the receiving rules, through the gate that applies them off the main actor:
+/// thousands of seals and signature checks, which would hold the main actor (and the tests that
+/// need it) for seconds in a debug build.
+@Suite("Receiving rules, fuzzed")
+struct ReceivingRulesFuzzTests {
+    let now = Date()
+
+    func announce() -> [UInt8] {
+        Fixtures.seal(.announce(Fixtures.counterRecord(count: 5)), sequence: 1, sentAt: now)
+    }
+
+    func payload() -> [UInt8] {
+        BinaryPropertyListWriter().write(.dictionary(HandoffMessage.announce(Fixtures.counterRecord(count: 5)).payload(sentAt: now)))
+    }
+
+    func sealRaw(_ plaintext: [UInt8], sequence: UInt64) -> [UInt8] {
+        try! Fixtures.codec().seal(
+            kind: .announce, payload: plaintext, identity: Fixtures.device, senderID: Fixtures.sender, sequence: sequence)
+    }
+
+    @Test("Random bytes and mutated valid datagrams never crash and are never accepted")
+    func fuzzedDatagrams() {
+        var random = SplitMix64(seed: 42)
+        let good = announce()
+        for _ in 0..<3000 {
+            let length = Int(random.next() % 400)
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
+        }
+        for _ in 0..<3000 {
+            var bytes = good
+            for _ in 0...(random.next() % 4) {
+                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
+            if bytes == good { continue }  // two flips of one bit cancelled out
+            #expect(throws: RejectionReason.self) { try Fixtures.decode(bytes, now: now) }
+        }
+    }
+
+    @Test("Mutated plaintexts, sealed with the right key, are read or rejected, never crash")
+    func fuzzedPlaintexts() {
+        var random = SplitMix64(seed: 7)
+        let plain = payload()
+        let gate = Fixtures.gate()
+        var s = ReceiveStatistics()
+        for i in 0..<3000 {
+            var bytes = plain
+            switch i % 3 {
+            case 0:
+                bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+            case 1:
+                bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+            default:
+                let at = bytes.count - 1 - Int(random.next() % 40)
+                bytes[at] = UInt8(truncatingIfNeeded: random.next())
+            }
+            _ = gate.offer(ReceivedDatagram(bytes: sealRaw(bytes, sequence: UInt64(i + 1))), now: now)
+            if i % 100 == 99 { s.add(gate.take().statistics) }
+        }
+        s.add(gate.take().statistics)
+        #expect(s.accepted + s.totalRejected == 3000)
+        #expect(s[.malformedPayload] > 0)
     }
 }
