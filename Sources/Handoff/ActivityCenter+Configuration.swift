@@ -39,6 +39,13 @@ extension ActivityCenter {
         /// The least time between two sends of the statements in answer to DEVICES whose
         /// digest differs from ours.
         public var devicesAnswerSpacing: Duration = .seconds(1)
+        /// The least time between two wake-ups of the main actor for news of the directory (a
+        /// new activity or revision heard, a withdrawal). News that comes sooner after the last
+        /// wake-up is queued and taken in one go at the frame's end, so a program that draws what
+        /// it hears pays for one wake-up a frame however many peers change. A QUERY, CONTINUED or
+        /// DEVICES is taken at once all the same. Zero (the default) takes news at once; an
+        /// interactive program wants about a screen frame (`Configuration.screenFrame`).
+        public var newsFrame: Duration = .zero
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60
         public var directoryLimits = PeerDirectory.Limits()
@@ -52,6 +59,9 @@ extension ActivityCenter {
         /// encoded and hashed off the main actor; a smaller one at once, on it.
         public var offMainActorStateSize = 64 * 1024
 
+        /// About one frame of a screen redrawn 30 times a second: a `newsFrame` for programs that
+        /// show what they hear.
+        public static let screenFrame: Duration = .milliseconds(33)
         public static let defaultMaximumDatagramSize = 1200
         /// 34 MiB: room for 16 MiB of text, which a binary plist stores as UTF-16 (2 bytes even
         /// for ASCII once the text holds any other character), and the rest of the record.

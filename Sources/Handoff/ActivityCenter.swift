@@ -127,7 +127,7 @@ public final class ActivityCenter {
         self.senderID = senderID
         gate = ReceiveGate(
             membership: membership, allowedClockSkew: configuration.allowedClockSkew, ownSender: senderID,
-            limits: configuration.directoryLimits)
+            limits: configuration.directoryLimits, newsFrame: configuration.newsFrame.seconds)
         core = HandoffCore(configuration: configuration, registry: registry)
         core.streamPort = stateStream?.port
     }
@@ -147,6 +147,7 @@ public final class ActivityCenter {
                     switch offered.wake {
                     case .now: Task { @MainActor [weak self] in self?.absorbReceived() }
                     case .soon: Task { @MainActor [weak self] in self?.absorbSoon() }
+                    case .at(let deadline): clock.onMainActor(at: deadline) { [weak self] in self?.absorbReceived() }
                     case nil: break
                     }
                     return offered.accepted ? .accepted : .notAccepted
@@ -207,7 +208,7 @@ public final class ActivityCenter {
     /// Takes everything the gate has queued into the core.
     func absorbReceived() {
         absorbDue = nil
-        let batch = gate.take()
+        let batch = gate.take(now: clock.now)
         guard !batch.isEmpty else { return }
         if !batch.otherKeySources.isEmpty {
             logger.notice("datagrams under another group key from \(batch.otherKeySources.joined(separator: ", "))")

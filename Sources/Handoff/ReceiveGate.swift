@@ -13,7 +13,11 @@ import HandoffWire
 /// refresh: coalesced per activity and picked up lazily (within `ReceiveGate.lazyDelay`, or
 /// at the next urgent hand-over, or before anything expires). Only what changes the picture
 /// — a new activity or revision, WITHDRAW, QUERY, CONTINUED — asks for the main actor at
-/// once, and one wake-up carries everything queued by then. Rejected datagrams only count,
+/// once, and one wake-up carries everything queued by then. With a news frame
+/// (`Configuration.newsFrame`), news of the directory (a new activity or revision, WITHDRAW)
+/// that comes less than a frame after the last hand-over waits for the frame's end instead:
+/// however many peers change, the main actor wakes for them at most once a frame, while a
+/// QUERY, CONTINUED or DEVICES still asks at once. Rejected datagrams only count,
 /// but for one: the first datagram under another group key from an address not heard before
 /// asks for the main actor lazily, so a person can be told that a machine with another key is
 /// there (`ActivityCenter.Event.otherKeyHeard`); likewise the first version 1 or 2 datagram from an
@@ -70,6 +74,9 @@ final class ReceiveGate: Sendable {
         case now
         /// Ask the main actor after `lazyDelay`.
         case soon
+        /// Take the queue at this time (the end of the news frame), without waking the main
+        /// actor before.
+        case at(Date)
     }
 
     /// The last revision handed on for one activity: what is needed to compare, not the record.
@@ -103,20 +110,51 @@ final class ReceiveGate: Sendable {
         var unknownDeviceSources: [String] = []
         var urgentWakeAsked = false
         var lazyWakeAsked = false
+        /// A wake-up at the end of the news frame is on its way.
+        var frameWakeAsked = false
+        /// When the queue was last taken.
+        var lastTake: Date?
+
+        /// The wake-up for something queued that changes the picture: at once, or for news of
+        /// the directory within a frame of the last hand-over, at the frame's end; nil when one
+        /// that serves is on its way.
+        mutating func wake(now: Date, news: Bool, frame: TimeInterval) -> Wake? {
+            guard !urgentWakeAsked else { return nil }
+            if news, frame > 0, let last = lastTake, now.timeIntervalSince(last) < frame {
+                guard !frameWakeAsked else { return nil }
+                frameWakeAsked = true
+                return .at(last.addingTimeInterval(frame))
+            }
+            urgentWakeAsked = true
+            return .now
+        }
+
+        /// Asks for the lazy wake-up unless one that comes no later is on its way.
+        mutating func lazyWake() -> Wake? {
+            guard !urgentWakeAsked, !lazyWakeAsked, !frameWakeAsked else { return nil }
+            lazyWakeAsked = true
+            return .soon
+        }
     }
 
     private let membership: Membership
     private let allowedClockSkew: TimeInterval
     private let ownSender: SenderID
     private let knownLimit: Int
+    /// `Configuration.newsFrame`, in seconds; 0 hands news on at once.
+    private let newsFrame: TimeInterval
     /// How long replay state and revision memory last after their sender was last heard:
     /// twice the allowed clock skew, after which every datagram they guard against fails the
     /// skew check anyway.
     let memoryLifetime: TimeInterval
     private let state: Mutex<State>
 
-    init(membership: Membership, allowedClockSkew: TimeInterval, ownSender: SenderID, limits: PeerDirectory.Limits) {
+    init(
+        membership: Membership, allowedClockSkew: TimeInterval, ownSender: SenderID, limits: PeerDirectory.Limits,
+        newsFrame: TimeInterval = 0
+    ) {
         self.membership = membership
+        self.newsFrame = max(0, newsFrame)
         self.allowedClockSkew = allowedClockSkew
         self.ownSender = ownSender
         knownLimit = max(1, limits.maxActivities * 4)
@@ -237,9 +275,7 @@ final class ReceiveGate: Sendable {
                     s.known[record.activityID]?.heard = now
                     s.known[record.activityID]?.sequence = header.sequence
                     s.pending.refreshes[record.activityID] = arrival
-                    guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
-                    s.lazyWakeAsked = true
-                    return .soon
+                    return s.lazyWake()
                 }
                 makeRoom(for: remembered)
                 if let known, record.revision < known.revision {
@@ -273,9 +309,7 @@ final class ReceiveGate: Sendable {
                 if listed { accept() }
             }
             s.pending.arrivals.append(arrival)
-            guard !s.urgentWakeAsked else { return nil }
-            s.urgentWakeAsked = true
-            return .now
+            return s.wake(now: now, news: decoded.message.isDirectoryNews, frame: newsFrame)
         }
     }
 
@@ -307,9 +341,7 @@ final class ReceiveGate: Sendable {
             default:
                 return nil
             }
-            guard !s.urgentWakeAsked, !s.lazyWakeAsked else { return nil }
-            s.lazyWakeAsked = true
-            return .soon
+            return s.lazyWake()
         }
     }
 
@@ -335,13 +367,27 @@ final class ReceiveGate: Sendable {
     /// What was counted since the last `take`, without taking it.
     var pendingStatistics: ReceiveStatistics { state.withLock { $0.pending.statistics } }
 
-    /// Everything queued since the last call; later offers ask for a new wake-up.
-    func take() -> Batch {
+    /// Everything queued since the last call; later offers ask for a new wake-up. `now` starts
+    /// a news frame.
+    func take(now: Date = Date()) -> Batch {
         state.withLock { s in
             s.urgentWakeAsked = false
             s.lazyWakeAsked = false
+            s.frameWakeAsked = false
+            s.lastTake = now
             defer { s.pending = Batch() }
             return s.pending
+        }
+    }
+}
+
+extension HandoffMessage {
+    /// What changes only the directory (a new activity or revision, a withdrawal), which a news
+    /// frame may hold back; a QUERY, CONTINUED or DEVICES is answered at once.
+    fileprivate var isDirectoryNews: Bool {
+        switch self {
+        case .announce, .offer, .withdraw: true
+        case .query, .continued, .devices: false
         }
     }
 }

@@ -127,7 +127,10 @@ extension BatonPeer {
             if !registry.isDeclared(type) {
                 registry = ActivityTypeRegistry(declaredTypes: registry.declaredTypes + [type], schemas: registry.schemas)
             }
-            try await withPeerSession(network, registry: registry) { session in
+            // What it hears, it only answers: the directory's news can wait for a frame.
+            try await withPeerSession(
+                network, registry: registry, configure: { $0.newsFrame = ActivityCenter.Configuration.screenFrame }
+            ) { session in
                 let activity = UserActivity(activityType: type, center: session.center)
                 activity.title = title ?? dict["fileName"]?.stringValue.map { "Editing \($0)" }
                 activity.userInfo = dict

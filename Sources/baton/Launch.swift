@@ -88,7 +88,9 @@ struct Launch {
             state = .offline(error.description)
         }
         let online = state == .online
-        let configuration = try network.centerConfiguration(peer: peer, membership: membership)
+        var configuration = try network.centerConfiguration(peer: peer, membership: membership)
+        // The screen shows what is nearby at most once a frame, so news waits for one.
+        configuration.newsFrame = ActivityCenter.Configuration.screenFrame
         let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.
