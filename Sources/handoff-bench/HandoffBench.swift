@@ -42,9 +42,15 @@ struct HandoffBench {
         // `handoff-bench stream [megabytes] [rounds] [fetch]`: the state stream against plain TCP
         // and its pieces; with `fetch`, the state stream alone.
         // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
+        // `handoff-bench receive [N] [news]`: datagrams heard, transport to directory (ReceiveBench).
         if CommandLine.arguments.dropFirst().first == "editor" {
             let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
             return EditorBench.run(megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 200)
+        }
+        if CommandLine.arguments.dropFirst().first == "receive" {
+            let arguments = CommandLine.arguments.dropFirst(2)
+            return try await ReceiveBench.run(
+                count: arguments.compactMap { Int($0) }.first ?? 20_000, news: arguments.contains("news"))
         }
         if CommandLine.arguments.dropFirst().first == "stream" {
             let arguments = CommandLine.arguments.dropFirst(2)
@@ -62,7 +68,8 @@ struct HandoffBench {
         let codecV2 = DatagramCodecV2(groupKey: groupKey)
         let senderV2 = SenderID.random()
         var sink = 0
-        // `handoff-bench decode [N]`: N opens+decodes of the 1 KB datagram, then N plist reads of
+        // `handoff-bench decode [N]`: N opens+verifies+decodes of the 1 KB datagram, N without the
+        // signature, N of version 2's codec, then N plist reads of
         // its plaintext, and nothing else: short enough to count instructions under
         // `valgrind --tool=callgrind`, which is repeatable on a busy machine where timings are not.
         if CommandLine.arguments.dropFirst().first == "decode" {
@@ -76,13 +83,18 @@ struct HandoffBench {
             let decode = measure(iterations: count, rounds: 1) {
                 if case .announce(let r)? = try? codec.decode(datagram, now: now, identity: listed).message { sink &+= r.revision }
             }
+            let decodePlain = measure(iterations: count, rounds: 1) {
+                if let opened = try? codec.open(datagram), case .announce(let r)? = try? codec.decode(opened, now: now).message {
+                    sink &+= r.revision
+                }
+            }
             let decodeV2 = measure(iterations: count, rounds: 1) {
                 if case .announce(let r)? = try? codecV2.decode(datagramV2, now: now).message { sink &+= r.revision }
             }
             let read = measure(iterations: count, rounds: 1) {
                 if case .dictionary(let d)? = try? reader.read(plaintext) { sink &+= d.count }
             }
-            print(String(format: "1 KB datagram, %d times: v3 open+verify+decode %.2f µs, v2 open+decode %.2f µs, plist read alone %.2f µs", count, decode, decodeV2, read))
+            print(String(format: "1 KB datagram, %d times: v3 open+verify+decode %.2f µs, v3 open+decode %.2f µs, v2 open+decode %.2f µs, plist read alone %.2f µs", count, decode, decodePlain, decodeV2, read))
             if sink == 42 { print("") }
             return
         }
