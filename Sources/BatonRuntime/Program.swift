@@ -58,6 +58,23 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// A save published `joinedEditor` while the buffer had moved on: once the newest text is
     /// joined, another save is asked for.
     private var savedBehind = false
+
+    /// While keys arrive in a buffer of `joinOffMainActorSize` or more, its bulk work (the join
+    /// for the saves, the save's encoding and digest, the recovery copy: tens of milliseconds
+    /// of CPU each at 16 MB) waits for a pause of this long, so no key is kept waiting behind it
+    /// on a small machine.
+    public static let typingPause: Duration = .milliseconds(300)
+    /// The longest that work waits while the keys go on: a session typed into without a pause
+    /// is still published, and its recovery copy written, this often.
+    public static let longestHold: Duration = .seconds(5)
+    /// When the last key or paste was taken.
+    private var lastInputAt: ContinuousClock.Instant?
+    /// Since when bulk work has been held for a pause, while it is.
+    private var heldSince: ContinuousClock.Instant?
+    /// The wait for the pause, while bulk work is held.
+    private var holding: Task<Void, Never>?
+    /// A publish was held for the pause.
+    private var publishHeld = false
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
@@ -132,6 +149,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         for await message in messages {
             inbox.taken()
             if case .key = message { keysTaken += 1 } else if case .paste = message { keysTaken += 1 }
+            if isKeyLike(message) { lastInputAt = .now }
             if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
                 continue  // typed before the question was on screen: not an answer
             }
@@ -180,12 +198,54 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         appliedSinceDrawing = 0
         if drawDue { render() }
         if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
-        if publishDue {
+        if isTypingIntoLargeBuffer {
+            if publishDue { publishHeld = true }
             publishDue = false
+            holdForPause()
+            return
+        }
+        if publishDue || publishHeld && holding == nil {
+            publishDue = false
+            publishHeld = false
             perform(.publish)
         }
         scheduleRecovery()
         joinTextSoon()
+    }
+
+    // MARK: Bulk work held while typing into a large buffer
+
+    /// Keys came within `typingPause` into a buffer whose bulk work is costly.
+    private var isTypingIntoLargeBuffer: Bool {
+        guard case .editor(let editor) = model.session, editor.buffer.utf8Count >= Self.joinOffMainActorSize,
+              let lastInputAt else { return false }
+        return ContinuousClock.now - lastInputAt < Self.typingPause
+    }
+
+    /// Waits for a pause in the keys (or `longestHold`), then does what was held: the text is
+    /// joined first, so the save asked for after it publishes the newest text, then the
+    /// recovery copy is due.
+    private func holdForPause() {
+        if heldSince == nil { heldSince = .now }
+        guard holding == nil else { return }
+        holding = Task { [weak self] in
+            while let self, !Task.isCancelled {
+                let now = ContinuousClock.now
+                let due = min((self.lastInputAt ?? now) + Program.typingPause, (self.heldSince ?? now) + Program.longestHold)
+                if due <= now { break }
+                try? await Task.sleep(until: due)
+            }
+            guard let self, !Task.isCancelled else { return }
+            self.holding = nil
+            self.heldSince = nil
+            self.joinTextSoon(wait: .zero)
+            if self.joining == nil, self.publishHeld {
+                // Nothing to join (the text is kept as it is): publish now.
+                self.publishHeld = false
+                self.perform(.publish)
+            }
+            self.scheduleRecovery()
+        }
     }
 
     /// For `message`, about to be applied: a check, after it is, of whether it left everything
@@ -210,11 +270,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// userInfo holds) on a detached task every `joinWait(bytes:)`, from a snapshot of the editor:
     /// 16 MB of it is a copy and 4,000 fresh pages, which a key would otherwise wait for at
     /// every save.
-    private func joinTextSoon() {
+    private func joinTextSoon(wait: Duration? = nil) {
         guard joining == nil, case .editor(let editor) = model.session,
               editor.buffer.utf8Count >= Self.joinOffMainActorSize, !editor.buffer.isTextKept else { return }
         joining = Task { [weak self] in
-            try? await Task.sleep(for: Program.joinWait(bytes: editor.buffer.utf8Count))
+            try? await Task.sleep(for: wait ?? Program.joinWait(bytes: editor.buffer.utf8Count))
             guard let self else { return }
             guard !Task.isCancelled, case .editor(let editor) = self.model.session else {
                 self.joining = nil
@@ -225,20 +285,26 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             guard !Task.isCancelled else { return }
             self.joining = nil
             self.joinedEditor = editor
-            if self.savedBehind, case .editor(let now) = self.model.session, now.buffer.version == buffer.version {
+            if self.publishHeld, self.holding == nil {
+                // The publish held for the pause: it goes out with the text just joined.
+                self.publishHeld = false
+                self.savedBehind = false
+                self.perform(.publish)
+            } else if self.savedBehind, case .editor(let now) = self.model.session, now.buffer.version == buffer.version {
                 // The saves while it changed published an earlier text: this one is the newest.
                 self.savedBehind = false
                 self.activity?.needsSave = true
             }
-            self.joinTextSoon()
+            if self.holding == nil { self.joinTextSoon() }
         }
     }
 
     // MARK: Recovery copies
 
     /// While the editor has unsaved changes, its recovery copy is written within
-    /// `recoveryDelay` of a change (one write for any number of changes meanwhile); once it is
-    /// clean (saved) the copy is removed.
+    /// `recoveryDelay` of a change (one write for any number of changes meanwhile), or for a
+    /// large buffer at the next pause in typing (`typingPause`, at most `longestHold` away);
+    /// once it is clean (saved) the copy is removed.
     ///
     /// The copy (a snapshot of the buffer, which shares its text) is joined, encoded and
     /// written on a detached task, so keys are not kept waiting behind the text of 16 MB made
@@ -256,6 +322,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         recoveryWrite = Task { [weak self] in
             try? await Task.sleep(for: Program.recoveryDelay)
             guard !Task.isCancelled, let self else { return }
+            if self.isTypingIntoLargeBuffer, self.holding != nil {
+                // Written at the pause the held work waits for, not between two keys.
+                self.recoveryWrite = nil
+                return
+            }
             guard let (request, generation) = self.recoveryRequest() else {
                 self.recoveryWrite = nil
                 return
@@ -508,6 +579,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     private func stop() {
         cancelContinue()
+        holding?.cancel()
+        holding = nil
         for task in tasks { task.cancel() }
         tasks.removeAll()
         inbox.finish()

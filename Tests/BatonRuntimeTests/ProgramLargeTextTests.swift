@@ -59,4 +59,27 @@ struct ProgramLargeTextTests {
         #expect(state.history.undoSteps.last?.inserted == [typed + firstLine])
         await p.stop()
     }
+
+    @Test("Keys into 1.2 MB hold the save for a pause in typing: the first save after them comes a pause later and holds them all")
+    func savesWaitForAPause() async throws {
+        let line = "Привет, 世界 👋\tline of text\n"
+        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"),
+            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(20))
+        // The save of the session as opened, before any key.
+        #expect(await waitUntil { p.center.saveCount == 1 })
+        let typed = "held"
+        let sent = ContinuousClock.now
+        p.backend.send(text: typed)
+        #expect(await waitUntil { p.center.saveCount > 1 }, "no save after the keys")
+        let waited = ContinuousClock.now - sent
+        #expect(waited >= Program.typingPause, "saved \(waited) after the keys")
+        #expect(p.center.saveCount == 2)
+        let info = try #require(p.program.activity?.userInfo)
+        #expect(info["text"] == .string(typed + text), "the first save after the keys holds them all")
+        #expect(info["cursorColumn"] == .integer(typed.count))
+        await p.stop()
+    }
 }
