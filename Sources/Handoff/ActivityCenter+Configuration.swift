@@ -44,7 +44,8 @@ extension ActivityCenter {
         /// wake-up is queued and taken in one go at the frame's end, so a program that draws what
         /// it hears pays for one wake-up a frame however many peers change. A QUERY, CONTINUED or
         /// DEVICES is taken at once all the same. Zero (the default) takes news at once; an
-        /// interactive program wants about a screen frame (`Configuration.screenFrame`).
+        /// interactive program wants about a screen frame (`Configuration.screenFrame`), or as long
+        /// as it waits between two redraws of what is nearby (`baton`: 250 ms).
         public var newsFrame: Duration = .zero
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60

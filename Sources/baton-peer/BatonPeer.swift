@@ -127,9 +127,10 @@ extension BatonPeer {
             if !registry.isDeclared(type) {
                 registry = ActivityTypeRegistry(declaredTypes: registry.declaredTypes + [type], schemas: registry.schemas)
             }
-            // What it hears, it only answers: the directory's news can wait for a frame.
+            // It shows nothing of what it hears and answers QUERYs at once all the same: the
+            // directory's news is taken at most every 250 ms.
             try await withPeerSession(
-                network, registry: registry, configure: { $0.newsFrame = ActivityCenter.Configuration.screenFrame }
+                network, registry: registry, configure: { $0.newsFrame = .milliseconds(250) }
             ) { session in
                 let activity = UserActivity(activityType: type, center: session.center)
                 activity.title = title ?? dict["fileName"]?.stringValue.map { "Editing \($0)" }

@@ -89,8 +89,9 @@ struct Launch {
         }
         let online = state == .online
         var configuration = try network.centerConfiguration(peer: peer, membership: membership)
-        // The screen shows what is nearby at most once a frame, so news waits for one.
-        configuration.newsFrame = ActivityCenter.Configuration.screenFrame
+        // The nearby list is redrawn at most every 250 ms (`Program`'s nearbyRefreshInterval):
+        // news of the directory is taken no more often, however many peers change.
+        configuration.newsFrame = .milliseconds(250)
         let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram; it lives as
         // long as the process. Offline, nothing is published, so it is not started.

@@ -42,7 +42,7 @@ struct HandoffBench {
         // `handoff-bench stream [megabytes] [rounds] [fetch]`: the state stream against plain TCP
         // and its pieces; with `fetch`, the state stream alone.
         // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
-        // `handoff-bench receive [N] [news]`: datagrams heard, transport to directory (ReceiveBench).
+        // `handoff-bench receive [N] [news] [frame|sync]`: datagrams heard, transport to directory (ReceiveBench).
         if CommandLine.arguments.dropFirst().first == "editor" {
             let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
             return EditorBench.run(megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 200)
@@ -50,7 +50,8 @@ struct HandoffBench {
         if CommandLine.arguments.dropFirst().first == "receive" {
             let arguments = CommandLine.arguments.dropFirst(2)
             return try await ReceiveBench.run(
-                count: arguments.compactMap { Int($0) }.first ?? 20_000, news: arguments.contains("news"))
+                count: arguments.compactMap { Int($0) }.first ?? 20_000, news: arguments.contains("news"),
+                frame: arguments.contains("frame"), sync: arguments.contains("sync"))
         }
         if CommandLine.arguments.dropFirst().first == "stream" {
             let arguments = CommandLine.arguments.dropFirst(2)

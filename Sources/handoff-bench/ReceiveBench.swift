@@ -3,11 +3,16 @@ import Handoff
 import HandoffWire
 import Synchronization
 
-/// `handoff-bench receive [N] [news]`: N datagrams of one peer's counter handed to a started
-/// `ActivityCenter` as its transport's thread hands them, transport to directory: N repeats of
-/// one revision, or with `news`, N new revisions. Short enough for
-/// `valgrind --tool=callgrind`, whose inclusive count of `ReceiveBench.deliver` divided by N is
-/// the cost of one datagram heard.
+/// `handoff-bench receive [N] [news] [frame]`: N datagrams of one peer's counter handed to a
+/// started `ActivityCenter` as its transport's thread hands them, transport to directory: N
+/// repeats of one revision, or with `news`, N new revisions; with `frame`, the center has the
+/// news frame `baton` uses.
+///
+/// `handoff-bench receive N [news] sync` hands each datagram to `ActivityCenter.receive`, which
+/// takes it into the directory at once, with no task or timer: the program never waits, so it
+/// runs under `valgrind --tool=callgrind` (which fails once the main thread is given up to
+/// dispatch), and the inclusive count of `ReceiveBench.receiveEach` divided by N is the
+/// instructions of one datagram heard, transport to directory.
 @MainActor
 enum ReceiveBench {
     /// Hands the center's handler out, sends nowhere.
@@ -19,7 +24,7 @@ enum ReceiveBench {
         func close() async {}
     }
 
-    static func run(count: Int, news: Bool) async throws {
+    static func run(count: Int, news: Bool, frame: Bool, sync: Bool = false) async throws {
         let groupKey = GroupKey.random()
         let identity = DeviceIdentity.random()
         // The sender is another process of this device: listed, and not this center's own sender.
@@ -28,9 +33,11 @@ enum ReceiveBench {
         let codec = DatagramCodec(keys: GroupKeys(current: groupKey))
         let wire = Wire()
         let peer = PeerInfo(name: "bench@receiver", host: "receiver.local", app: "handoff-bench", appVersion: "0")
+        var configuration = ActivityCenter.Configuration(peer: peer)
+        if frame { configuration.newsFrame = .milliseconds(250) }
         let center = ActivityCenter(
             registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"]), membership: membership,
-            transport: wire, configuration: .init(peer: peer))
+            transport: wire, configuration: configuration)
         center.start()
         let handler = try require(wire.handler.withLock { $0 })
         let now = Date()
@@ -49,6 +56,15 @@ enum ReceiveBench {
             datagrams.append(ReceivedDatagram(bytes: bytes, source: "192.0.2.7:47788", path: .multicast))
         }
         let start = ContinuousClock.now
+        if sync {
+            receiveEach(datagrams, into: center)
+            let elapsed = ContinuousClock.now - start
+            let (s, atto) = elapsed.components
+            print(String(format: "%d %@ of one counter, each taken in at once: %.2f µs each, %d accepted, directory at revision %d",
+                count, news ? "new revisions" : "repeats", (Double(s) * 1e6 + Double(atto) / 1e12) / Double(count),
+                center.statistics.accepted, center.directory[record.activityID]?.record.revision ?? -1))
+            return
+        }
         let accepted = deliver(datagrams, to: handler)
         // What the handler queued for the main actor runs now.
         while center.statistics.accepted < accepted || center.directory[record.activityID]?.record.revision != record.revision {
@@ -58,10 +74,16 @@ enum ReceiveBench {
         let elapsed = ContinuousClock.now - start
         let (s, atto) = elapsed.components
         let micros = (Double(s) * 1e6 + Double(atto) / 1e12) / Double(count)
-        print(String(format: "%d %@ of one counter, transport to directory: %.2f µs each, %d accepted, directory at revision %d",
-            count, news ? "new revisions" : "repeats", micros, center.statistics.accepted,
+        print(String(format: "%d %@ of one counter%@, transport to directory: %.2f µs each, %d accepted, directory at revision %d",
+            count, news ? "new revisions" : "repeats", frame ? " (news frame)" : "", micros, center.statistics.accepted,
             center.directory[record.activityID]?.record.revision ?? -1))
         await center.shutdown()
+    }
+
+    /// Each datagram taken into the directory at once.
+    @inline(never)
+    static func receiveEach(_ datagrams: [ReceivedDatagram], into center: ActivityCenter) {
+        for datagram in datagrams { center.receive(datagram) }
     }
 
     /// Each datagram as a network thread hands it on; how many were accepted.
