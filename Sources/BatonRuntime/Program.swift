@@ -516,6 +516,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .startActivity:
             startActivity()
         case .continueActivity(let id):
+            // The list on screen may be a news frame behind: continue the newest revision.
+            center.takeInHeard()
             guard let entry = center.nearby.first(where: { $0.id == id }) else {
                 inbox.yield(.continueFailed("That activity is no longer nearby."))
                 return

@@ -45,7 +45,8 @@ extension ActivityCenter {
         /// it hears pays for one wake-up a frame however many peers change. A QUERY, CONTINUED or
         /// DEVICES is taken at once all the same. Zero (the default) takes news at once; an
         /// interactive program wants about a screen frame (`Configuration.screenFrame`), or as long
-        /// as it waits between two redraws of what is nearby (`baton`: 250 ms).
+        /// as it waits between two redraws of what is nearby (`baton`: 250 ms). At most 250 ms
+        /// (`ReceiveGate.lazyDelay`, the wait of plain repeats) is taken.
         public var newsFrame: Duration = .zero
         /// How far `sentAt` may be from this clock.
         public var allowedClockSkew: TimeInterval = 60

@@ -205,6 +205,13 @@ public final class ActivityCenter {
         absorbReceived()
     }
 
+    /// Takes in at once what was heard and is still queued: news that a news frame holds
+    /// (`Configuration.newsFrame`) and plain repeats. Call it before choosing from `nearby` to
+    /// continue, so the newest revision is the one continued.
+    public func takeInHeard() {
+        absorbReceived()
+    }
+
     /// Takes everything the gate has queued into the core.
     func absorbReceived() {
         absorbDue = nil
@@ -286,6 +293,7 @@ public final class ActivityCenter {
             emit(.continued(activityID: id, by: peer))
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
+            if finding.isEmpty { gate.holdsNews = true }
         case .devicesHeard(let statements, let digest, let sender):
             let change = membership.taking(statements)
             if !change.isEmpty {
@@ -368,6 +376,8 @@ public final class ActivityCenter {
     func beginFind(_ continuation: CheckedContinuation<NearbyActivity?, Never>) -> HandoffCore.FindID {
         nextFindID += 1
         finding[nextFindID] = continuation
+        // A find waits for answers: news is taken at once while one runs, frame or not.
+        gate.holdsNews = false
         return nextFindID
     }
 

@@ -114,13 +114,15 @@ final class ReceiveGate: Sendable {
         var frameWakeAsked = false
         /// When the queue was last taken.
         var lastTake: Date?
+        /// News may wait for the frame's end (false while the center waits for answers).
+        var holdsNews = true
 
         /// The wake-up for something queued that changes the picture: at once, or for news of
         /// the directory within a frame of the last hand-over, at the frame's end; nil when one
         /// that serves is on its way.
         mutating func wake(now: Date, news: Bool, frame: TimeInterval) -> Wake? {
             guard !urgentWakeAsked else { return nil }
-            if news, frame > 0, let last = lastTake, now.timeIntervalSince(last) < frame {
+            if news, frame > 0, holdsNews, let last = lastTake, now.timeIntervalSince(last) < frame {
                 guard !frameWakeAsked else { return nil }
                 frameWakeAsked = true
                 return .at(last.addingTimeInterval(frame))
@@ -154,7 +156,8 @@ final class ReceiveGate: Sendable {
         newsFrame: TimeInterval = 0
     ) {
         self.membership = membership
-        self.newsFrame = max(0, newsFrame)
+        // No longer than the lazy wake-up of repeats, which the frame's wake-up then serves.
+        self.newsFrame = min(max(0, newsFrame), Self.lazyDelay.seconds)
         self.allowedClockSkew = allowedClockSkew
         self.ownSender = ownSender
         knownLimit = max(1, limits.maxActivities * 4)
@@ -362,6 +365,13 @@ final class ReceiveGate: Sendable {
         }
         guard let colon = source.lastIndex(of: ":"), source.firstIndex(of: ":") == colon else { return source }
         return String(source[..<colon])
+    }
+
+    /// Whether news of the directory may wait for the end of the news frame; the center turns
+    /// it off while a find waits for answers.
+    var holdsNews: Bool {
+        get { state.withLock { $0.holdsNews } }
+        set { state.withLock { $0.holdsNews = newValue } }
     }
 
     /// What was counted since the last `take`, without taking it.

@@ -42,6 +42,30 @@ struct NewsFrameTests {
         #expect(gate.offer(datagram(counter(8), sequence: 8), now: now + 0.100) == .now, "a frame after the last hand-over")
     }
 
+    @Test("A frame longer than the wait of plain repeats is taken as that wait, so repeats are never held longer")
+    func frameIsBounded() {
+        let gate = ReceiveGate(
+            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
+            limits: .init(), newsFrame: 5)
+        #expect(gate.offer(datagram(counter(1), sequence: 1), now: now) == .now)
+        _ = gate.take(now: now)
+        #expect(gate.offer(datagram(counter(2), sequence: 2), now: now + 0.1) == .at(now + ReceiveGate.lazyDelay.seconds))
+    }
+
+    @Test("While the center waits for answers to a find, news is asked for at once, frame or not")
+    func findsTakeNewsAtOnce() {
+        let gate = ReceiveGate(
+            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
+            limits: .init(), newsFrame: 0.25)
+        #expect(gate.offer(datagram(counter(1), sequence: 1), now: now) == .now)
+        _ = gate.take(now: now)
+        gate.holdsNews = false
+        #expect(gate.offer(datagram(counter(2), sequence: 2), now: now + 0.01) == .now)
+        _ = gate.take(now: now + 0.01)
+        gate.holdsNews = true
+        #expect(gate.offer(datagram(counter(3), sequence: 3), now: now + 0.02) == .at(now + 0.26))
+    }
+
     @Test("Without a frame (the default) every piece of news asks at once")
     func noFrame() {
         let gate = Fixtures.gate(own: Fixtures.sender(1))
@@ -75,6 +99,12 @@ struct NewsFrameTests {
         #expect(revision() == 1)
         clock.advance(by: .milliseconds(1))
         #expect(await waitUntil { revision() == 2 }, "taken at the frame's end")
+        // A continue from the nearby list takes in what a frame still holds first.
+        wire.send(datagram(counter(3), sequence: 3).bytes)
+        #expect(await waitUntil { b.statistics.accepted == 3 }, "\(b.statistics)")
+        #expect(revision() == 2)
+        b.takeInHeard()
+        #expect(revision() == 3)
         await b.shutdown()
         await wire.close()
     }
