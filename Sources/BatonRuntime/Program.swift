@@ -204,7 +204,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             holdForPause()
             return
         }
-        if publishDue || publishHeld && holding == nil {
+        // A publish held for the pause goes out when the join that follows it is done.
+        if publishDue || publishHeld && holding == nil && joining == nil {
             publishDue = false
             publishHeld = false
             perform(.publish)
