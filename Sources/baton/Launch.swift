@@ -178,7 +178,10 @@ struct Launch {
                 NCursesBackend.raiseWithDefaultAction(signo)
             }
         }
-        await program.run(opening: opening)
+        // In a task of the main actor's own: the command's task is not isolated, and a task
+        // whose base is not the main actor resumes each await through Swift's cooperative pool
+        // before it hops back, a thread more between every key and the screen.
+        await Task { @MainActor in await program.run(opening: opening) }.value
         backend.shutdown()
         await center.shutdown()
         logger.info("exit")

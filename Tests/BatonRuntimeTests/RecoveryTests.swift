@@ -85,7 +85,7 @@ struct RecoveryTests {
             backend: backend, center: center,
             session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)),
             status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
-        let run = Task { await program.run() }
+        let run = Task { @MainActor in await program.run() }
         try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
         #expect(store.all().isEmpty, "a clean buffer has a copy")
 
@@ -117,7 +117,7 @@ struct RecoveryTests {
             backend: backend, center: center,
             session: .editor(EditorState(text: "", filePath: nil, fileName: "from-peer.txt")),
             status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
-        let run = Task { await program.run() }
+        let run = Task { @MainActor in await program.run() }
         try await backend.waitForScreen(containing: "from-peer.txt", timeout: .seconds(20))
         backend.send(text: "draft")
         try await backend.waitForScreen(containing: "draft", timeout: .seconds(10))

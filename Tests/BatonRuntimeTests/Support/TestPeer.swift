@@ -38,7 +38,9 @@ struct TestPeer {
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online),
             logger: logger)
-        let run = Task { await program.run(opening: opening) }
+        // A main-actor task, as `baton` runs it: its awaits resume on the main actor directly,
+        // not through the cooperative pool, which the suite's long synchronous tests can hold.
+        let run = Task { @MainActor in await program.run(opening: opening) }
         return TestPeer(program: program, backend: backend, center: center, run: run)
     }
 
