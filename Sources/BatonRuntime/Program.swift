@@ -245,7 +245,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 self.publishHeld = false
                 self.perform(.publish)
             }
-            self.scheduleRecovery()
+            // The copy is due now, also when the keys went on past `longestHold`.
+            self.recoveryWrite?.cancel()
+            self.recoveryWrite = nil
+            self.scheduleRecovery(now: true)
         }
     }
 
@@ -311,7 +314,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// written on a detached task, so keys are not kept waiting behind the text of 16 MB made
     /// into one string, its JSON and its fsync; the next write is due only after it is done,
     /// and only if the text changed meanwhile.
-    private func scheduleRecovery() {
+    private func scheduleRecovery(now: Bool = false) {
         guard recovery != nil else { return }
         guard case .editor(let editor) = model.session, editor.isDirty else {
             recoveryWrite?.cancel()
@@ -321,9 +324,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         guard recoveryWrite == nil, editor.buffer.version != recoveryVersion else { return }
         recoveryWrite = Task { [weak self] in
-            try? await Task.sleep(for: Program.recoveryDelay)
+            if !now { try? await Task.sleep(for: Program.recoveryDelay) }
             guard !Task.isCancelled, let self else { return }
-            if self.isTypingIntoLargeBuffer, self.holding != nil {
+            if !now, self.isTypingIntoLargeBuffer, self.holding != nil {
                 // Written at the pause the held work waits for, not between two keys.
                 self.recoveryWrite = nil
                 return
