@@ -276,8 +276,6 @@ public enum FirewallCheck {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
         do {
             try process.run()
         } catch {
@@ -291,11 +289,13 @@ public enum FirewallCheck {
             collected.finished.signal()
         }
         reader.start()
-        if done.wait(timeout: .now() + timeout) == .timedOut {
+        // Done when its output ends (it exited): Foundation's notice of the exit comes through a
+        // thread of its own, which a busy machine may run seconds late.
+        if collected.finished.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             return (nil, "no answer within \(Int(timeout)) s")
         }
-        collected.finished.wait()
+        process.waitUntilExit()
         let text = String(decoding: collected.output, as: UTF8.self)
         if process.terminationStatus != 0 {
             let message = String(decoding: collected.errors, as: UTF8.self)
