@@ -15,6 +15,12 @@ struct NewsFrameTests {
         ReceivedDatagram(bytes: Fixtures.seal(message, sender: sender, sequence: sequence, sentAt: now), source: "192.0.2.7:47788")
     }
 
+    func gate(frame: TimeInterval) -> ReceiveGate {
+        ReceiveGate(
+            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
+            limits: .init(), newsFrame: frame)
+    }
+
     func counter(_ revision: Int) -> HandoffMessage {
         var record = Fixtures.counterRecord(count: revision, id: id)
         record.revision = revision
@@ -23,9 +29,7 @@ struct NewsFrameTests {
 
     @Test("News within a frame of the last hand-over waits for the frame's end; a QUERY does not; after a frame, news is taken at once")
     func newsWaitsForTheFrame() {
-        let gate = ReceiveGate(
-            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
-            limits: .init(), newsFrame: 0.033)
+        let gate = self.gate(frame: 0.033)
         #expect(gate.offer(datagram(counter(1), sequence: 1), now: now) == .now, "nothing taken yet: at once")
         #expect(gate.take(now: now).arrivals.count == 1)
 
@@ -44,9 +48,7 @@ struct NewsFrameTests {
 
     @Test("A frame longer than the wait of plain repeats is taken as that wait, so repeats are never held longer")
     func frameIsBounded() {
-        let gate = ReceiveGate(
-            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
-            limits: .init(), newsFrame: 5)
+        let gate = self.gate(frame: 5)
         #expect(gate.offer(datagram(counter(1), sequence: 1), now: now) == .now)
         _ = gate.take(now: now)
         #expect(gate.offer(datagram(counter(2), sequence: 2), now: now + 0.1) == .at(now + ReceiveGate.lazyDelay.seconds))
@@ -54,9 +56,7 @@ struct NewsFrameTests {
 
     @Test("While the center waits for answers to a find, news is asked for at once, frame or not")
     func findsTakeNewsAtOnce() {
-        let gate = ReceiveGate(
-            membership: .sharedDevice(of: Fixtures.key), allowedClockSkew: 60, ownSender: Fixtures.sender(1),
-            limits: .init(), newsFrame: 0.25)
+        let gate = self.gate(frame: 0.25)
         #expect(gate.offer(datagram(counter(1), sequence: 1), now: now) == .now)
         _ = gate.take(now: now)
         gate.holdsNews = false
