@@ -204,11 +204,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             holdForPause()
             return
         }
-        // A publish held for the pause goes out when the join that follows it is done.
-        if publishDue || publishHeld && holding == nil && joining == nil {
+        if publishDue {
             publishDue = false
             publishHeld = false
             perform(.publish)
+        } else {
+            publishHeldWhenReady()
         }
         scheduleRecovery()
         joinTextSoon()
@@ -240,16 +241,21 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             self.holding = nil
             self.heldSince = nil
             self.joinTextSoon(wait: .zero)
-            if self.joining == nil, self.publishHeld {
-                // Nothing to join (the text is kept as it is): publish now.
-                self.publishHeld = false
-                self.perform(.publish)
-            }
+            // At once when there was nothing to join (the text is kept as it is).
+            self.publishHeldWhenReady()
             // The copy is due now, also when the keys went on past `longestHold`.
             self.recoveryWrite?.cancel()
             self.recoveryWrite = nil
             self.scheduleRecovery(now: true)
         }
+    }
+
+    /// Sends the publish held for a pause once neither the pause (`holding`) nor the join after
+    /// it (`joining`) is under way, so that it carries the newest text.
+    private func publishHeldWhenReady() {
+        guard publishHeld, holding == nil, joining == nil else { return }
+        publishHeld = false
+        perform(.publish)
     }
 
     /// For `message`, about to be applied: a check, after it is, of whether it left everything
@@ -291,9 +297,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             self.joinedEditor = editor
             if self.publishHeld, self.holding == nil {
                 // The publish held for the pause: it goes out with the text just joined.
-                self.publishHeld = false
                 self.savedBehind = false
-                self.perform(.publish)
+                self.publishHeldWhenReady()
             } else if self.savedBehind, case .editor(let now) = self.model.session, now.buffer.version == buffer.version {
                 // The saves while it changed published an earlier text: this one is the newest.
                 self.savedBehind = false
