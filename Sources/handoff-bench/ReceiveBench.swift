@@ -58,10 +58,8 @@ enum ReceiveBench {
         let start = ContinuousClock.now
         if sync {
             receiveEach(datagrams, into: center)
-            let elapsed = ContinuousClock.now - start
-            let (s, atto) = elapsed.components
             print(String(format: "%d %@ of one counter, each taken in at once: %.2f µs each, %d accepted, directory at revision %d",
-                count, news ? "new revisions" : "repeats", (Double(s) * 1e6 + Double(atto) / 1e12) / Double(count),
+                count, news ? "new revisions" : "repeats", Self.micros(ContinuousClock.now - start, per: count),
                 center.statistics.accepted, center.directory[record.activityID]?.record.revision ?? -1))
             return
         }
@@ -71,13 +69,17 @@ enum ReceiveBench {
             await Task.yield()
             if ContinuousClock.now - start > .seconds(30) { break }
         }
-        let elapsed = ContinuousClock.now - start
-        let (s, atto) = elapsed.components
-        let micros = (Double(s) * 1e6 + Double(atto) / 1e12) / Double(count)
+        let micros = Self.micros(ContinuousClock.now - start, per: count)
         print(String(format: "%d %@ of one counter%@, transport to directory: %.2f µs each, %d accepted, directory at revision %d",
             count, news ? "new revisions" : "repeats", frame ? " (news frame)" : "", micros, center.statistics.accepted,
             center.directory[record.activityID]?.record.revision ?? -1))
         await center.shutdown()
+    }
+
+    /// `elapsed` in microseconds per one of `count`.
+    static func micros(_ elapsed: Duration, per count: Int) -> Double {
+        let (seconds, attoseconds) = elapsed.components
+        return (Double(seconds) * 1e6 + Double(attoseconds) / 1e12) / Double(count)
     }
 
     /// Each datagram taken into the directory at once.
