@@ -238,6 +238,7 @@ extension LabFaultTests {
             try stage.listener.waitForEvent("e2e-a") { $0.peerName == "e2e-a" }
             let pid = try a.pid()
             let udpBefore = try stage.lab.udpCounters(host: 1)
+            let floodBacklogBefore = Self.backlogDrops()
             let sampler = MemorySampler(pid: pid, interval: 0.1)
             defer { sampler.stop() }
             try Wait.until("a first memory sample", timeout: 2) { !sampler.readings.isEmpty }
@@ -322,6 +323,10 @@ extension LabFaultTests {
             let samples = sampler.stop()
             let udpAfter = try stage.lab.udpCounters(host: 1)
             let socketDrops = SocketDrops.udp(pid: pid)
+            // Frames the kernel's input backlogs dropped over the whole flood: they reached the
+            // host, which was too busy to take them (on two cores, the flood's own softirq work
+            // and baton's verifying compete for the same CPUs). They count as delivered by the lab.
+            let floodBacklogDropped = Self.backlogDrops() - floodBacklogBefore
 
             // Memory: bounded, and not growing after the first seconds of the flood.
             let during = samples.filter { $0.time >= started && $0.time <= ended }
@@ -359,14 +364,17 @@ extension LabFaultTests {
             print("[figure]   CONTINUED shown on a: \(continued ? "yes" : "no"); the kernel's input backlog dropped "
                 + "\(kernelDropped) frames and baton's socket \(socketDroppedMeanwhile) datagrams meanwhile; sent \(summary.sent) in "
                 + "\(String(format: "%.1f", summary.seconds)) s from \(summary.senders) sender ids; h1 received \(arrived) "
-                + "UDP datagrams; baton's socket dropped \(socketDrops) (buffer full); load average \(loadAverage())")
+                + "UDP datagrams and its input backlogs dropped \(floodBacklogDropped) frames; baton's socket dropped "
+                + "\(socketDrops) (buffer full); load average \(loadAverage())")
 
             #expect(summary.sent == 100_000)
             #expect(summary.seconds <= 12, "the flood took \(summary.seconds) s: slower than 10,000/s")
             if keyed && !listed {
                 #expect(summary.expected == ["unknownDevice": 100_000], "hostile.py expected \(summary.expected)")
             }
-            #expect(Double(arrived) >= Double(summary.sent) * 0.99, "h1 received only \(arrived) datagrams")
+            #expect(
+                Double(arrived + floodBacklogDropped) >= Double(summary.sent) * 0.99,
+                "h1 received only \(arrived) datagrams, and its input backlogs dropped \(floodBacklogDropped) frames")
             #expect(peak < 60 * 1024, "peak RSS \(peak) kB")
             #expect(late - early <= 4 * 1024, "RSS grew from \(early) kB to \(late) kB after the first 3 s")
             #expect(pressLatencies.count >= 3 || missedAt != nil, "only \(pressLatencies.count) key presses during the flood")
