@@ -6,7 +6,9 @@ Opens every version 3 datagram in Tests/HandoffWireTests/Vectors/golden with Pyt
 identity, key id and sender key, decrypts, verifies the signature and signs again (Ed25519 is
 deterministic, so the bytes must match), re-seals and compares the bytes. For DEVICES
 (devices.json) it checks every statement's signature and fields, opens the sealed group key
-and seals it again, and recomputes the digest. For the state stream (stream.json) it rebuilds both
+and seals it again, and recomputes the digest. For STORE (store.json) it rebuilds every version from
+its clock and its writer's seed, recomputes the 16 bucket digests from the entries, and reads the
+entries, their values and `took` back from the plaintext. For the state stream (stream.json) it rebuilds both
 devices from their seeds, checks the hellos' layout, verifies both Ed25519 signatures and re-makes
 them byte for byte, computes the X25519 secret from both ends and derives the two keys, re-seals
 every frame and reads its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
@@ -19,11 +21,11 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4, "offer": 5, "devices": 6}
+KINDS = {"announce": 1, "withdraw": 2, "query": 3, "continued": 4, "offer": 5, "devices": 6, "store": 7}
 REQUIRED = {"announce": ["activityID", "type", "revision", "savedAt", "userInfo", "peer"],
             "withdraw": ["activityID"], "query": [], "continued": ["activityID", "peer"],
             "offer": ["activityID", "type", "revision", "savedAt", "summary", "peer", "size", "digest", "port"],
-            "devices": ["statements", "digest"]}
+            "devices": ["statements", "digest"], "store": ["store", "digests", "entries"]}
 
 def check_offer(offer, state):
     """The OFFER's size and digest describe `state`, which reads as the ANNOUNCE payload of the
@@ -144,6 +146,71 @@ def check_devices(v: dict) -> list:
         want = {"statement": kind, "by": issuer_id, "at": at, **expected[kind]}
         if fields != want: problems.append(f"{kind} fields")
     if [e["statement"] for e in v["statements"]] != ["introduce", "remove", "key"]: problems.append("statement order")
+    return problems
+
+def check_store(v: dict) -> list:
+    """docs/PROTOCOL.md section 18: versions (clock ‖ device id), buckets, digests, and the
+    entries as the plaintext carries them."""
+    problems = []
+    payload = plistlib.loads(bytes.fromhex(v["plaintext"]), fmt=plistlib.FMT_BINARY)
+    _, _, _, sender_id = device_keys(bytes.fromhex(v["identitySeed"]))
+    if sender_id.hex() != v["deviceID"]: problems.append("sender's device id")
+    sent_ms = int(v["sentAt"] * 1000)
+
+    def version(described: dict, what: str) -> bytes:
+        """The 24 bytes of a version, rebuilt from its clock and its writer's seed (section 3)
+        and compared with the committed bytes."""
+        _, _, _, writer = device_keys(bytes.fromhex(described["writerSeed"]))
+        if writer.hex() != described["writer"]: problems.append(f"{what}: writer is not its seed's device id")
+        if not 0 <= described["counter"] < 65536: problems.append(f"{what}: counter out of its millisecond")
+        clock = described["milliseconds"] * 65536 + described["counter"]
+        built = clock.to_bytes(8, "big") + writer
+        if built.hex() != described["bytes"]: problems.append(f"{what}: bytes are not clock (8, big-endian) ‖ device id (16)")
+        if described["milliseconds"] > sent_ms + 60_000: problems.append(f"{what}: clock more than 60 s past sentAt")
+        return built
+
+    # The entries: versions, buckets, and what the plaintext holds for each.
+    if not isinstance(payload.get("entries"), list) or len(payload["entries"]) != len(v["entries"]) or not v["entries"]:
+        problems.append("entries: not the vector's entries")
+        return problems
+    held = []
+    for described, read in zip(v["entries"], payload["entries"]):
+        key = described["key"]
+        if not 1 <= len(key.encode("utf-8")) <= 64: problems.append(f"{key}: key length")
+        built = version(described["version"], key)
+        replaces = version(described["replaces"], key + " replaces") if "replaces" in described else None
+        key_hash = hashlib.sha256(key.encode("utf-8")).digest()
+        if key_hash.hex() != described["keyHash"]: problems.append(f"{key}: keyHash")
+        if key_hash[0] >> 4 != described["bucket"]: problems.append(f"{key}: bucket")
+        held.append((key_hash, built))
+        if not isinstance(read, dict): problems.append(f"{key}: not a dictionary"); continue
+        want = {"key": key, "version": built}
+        if "value" in described: want["value"] = described["value"]
+        if replaces is not None: want["replaces"] = replaces
+        if described["kept"]: want["kept"] = True  # Baton omits kept when false
+        if read != want: problems.append(f"{key}: the plaintext's entry is not the inputs'")
+        if "value" in read and isinstance(read["value"], bool) != isinstance(described.get("value"), bool):
+            problems.append(f"{key}: value's type")
+
+    # The digests: 16 buckets by the high 4 bits of SHA-256(key)[0]; each the first 8 bytes of
+    # SHA-256 over SHA-256(key) ‖ version for its entries ordered by SHA-256(key); empty: SHA-256(b"").
+    if len({h for h, _ in held}) != len(held): problems.append("a key appears twice")
+    buckets = [[] for _ in range(16)]
+    for key_hash, built in held:
+        buckets[key_hash[0] >> 4].append((key_hash, built))
+    digests = b"".join(hashlib.sha256(b"".join(h + b for h, b in sorted(bucket))).digest()[:8] for bucket in buckets)
+    if hashlib.sha256(b"").digest()[:8].hex() != "e3b0c44298fc1c14": problems.append("empty bucket digest")
+    if len(digests) != 128 or digests.hex() != v["digests"]: problems.append("digests are not the entries' digests")
+    if payload.get("digests") != bytes.fromhex(v["digests"]): problems.append("the plaintext's digests")
+
+    # The rest of the payload.
+    if payload.get("store") != v["store"]: problems.append("store name")
+    name = v["store"]
+    if not 1 <= len(name.encode("utf-8")) <= 64 or name.startswith(".") or "/" in name or "\0" in name:
+        problems.append("store name not valid")
+    took = [version(described, f"took {i}") for i, described in enumerate(v["took"])]
+    if payload.get("took", []) != took: problems.append("took")
+    if set(payload) - {"sentAt", "store", "digests", "entries", "took"}: problems.append("unexpected payload keys")
     return problems
 
 def check_stream(v: dict) -> list:
@@ -365,6 +432,8 @@ def main() -> int:
             problems = check_datagram(v)
             if v["kind"] == "devices":
                 problems += check_devices(v)
+            if v["kind"] == "store":
+                problems += check_store(v)
         except Exception as error:  # a datagram that does not open, a plist that does not parse
             problems = [f"{type(error).__name__} {error}".strip()]
         print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")

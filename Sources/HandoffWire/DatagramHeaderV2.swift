@@ -46,8 +46,8 @@ public struct DatagramHeaderV2: Equatable, Sendable {
         guard datagram.count >= Self.minimumDatagramLength else { throw .tooShort }
         let b = Array(datagram.prefix(Self.length))
         guard Array(b[0..<4]) == Self.magic else { throw .badMagic }
-        // Version 2 has kinds 1–5; DEVICES (6) is version 3's.
-        guard let kind = DatagramKind(rawValue: b[4]), kind != .devices else { throw .unknownKind }
+        // Version 2 has kinds 1–5; DEVICES (6) and STORE (7) are version 3's.
+        guard let kind = DatagramKind(rawValue: b[4]), kind.rawValue <= 5 else { throw .unknownKind }
         self.kind = kind
         self.flags = b[5]
         self.senderID = SenderID(bytes: Array(b[6..<22]))!

@@ -9,6 +9,8 @@ public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case offer = 5
     /// Version 3 only: statements about the group's devices (section 17).
     case devices = 6
+    /// Version 3 only: a key-value store's digests and entries (section 18).
+    case store = 7
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .continued: "CONTINUED"
         case .offer: "OFFER"
         case .devices: "DEVICES"
+        case .store: "STORE"
         }
     }
 }

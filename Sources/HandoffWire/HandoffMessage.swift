@@ -17,6 +17,9 @@ public enum HandoffMessage: Equatable, Sendable {
     /// Version 3: statements about the group's devices, whole (`Statement`), and the digest of
     /// every statement the sender keeps (`Statement.setDigest`) (docs/PROTOCOL.md, section 17).
     case devices(statements: [[UInt8]], digest: [UInt8])
+    /// Version 3: one key-value store's digests, entries of it, and what the sender took
+    /// (docs/PROTOCOL.md, section 18).
+    case store(StoreMessage)
 
     /// A statement in a DEVICES datagram is at least a signature and a small body, at most 1,024 bytes.
     public static let statementSizes = 64...1_024
@@ -32,6 +35,7 @@ public enum HandoffMessage: Equatable, Sendable {
         case .continued: .continued
         case .offer: .offer
         case .devices: .devices
+        case .store: .store
         }
     }
 
@@ -70,6 +74,8 @@ public enum HandoffMessage: Equatable, Sendable {
         case .devices(let statements, let digest):
             dict["statements"] = .array(statements.map { .data(Data($0)) })
             dict["digest"] = .data(Data(digest))
+        case .store(let message):
+            message.add(to: &dict)
         }
         return dict
     }
@@ -132,6 +138,8 @@ public enum HandoffMessage: Equatable, Sendable {
                 throw .invalidValue
             }
             return (.devices(statements: statements, digest: Array(digest)), sentAt)
+        case .store:
+            return (.store(try StoreMessage.read(payload)), sentAt)
         }
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The version of a key-value store entry (docs/PROTOCOL.md, section 18): a hybrid logical
+/// clock and the id of the device that wrote it, 24 bytes on the wire. Versions compare as
+/// those bytes, unsigned: the clock first, then the device.
+public struct StoreVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// 8 bytes of clock and 16 of device id.
+    public static let length = 24
+    /// How many counter values one millisecond of the clock holds.
+    public static let ticksPerMillisecond: UInt64 = 65_536
+
+    /// Milliseconds since 1970 × 65,536, plus a counter.
+    public let clock: UInt64
+    /// The writing device's id, 16 bytes.
+    public let writer: [UInt8]
+
+    /// A version of `clock` by the device whose id is `writer` (16 bytes).
+    public init(clock: UInt64, writer: DeviceID) {
+        self.clock = clock
+        self.writer = writer.bytes
+    }
+
+    /// Reads 24 bytes; nil for any other length.
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == Self.length else { return nil }
+        let array = Array(bytes)
+        clock = array[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
+        writer = Array(array[8..<24])
+    }
+
+    /// The 24 bytes on the wire: the clock, big-endian, then the writer.
+    public var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: clock >> (56 - 8 * $0)) } + writer
+    }
+
+    /// The wall-clock moment the clock stands for (to the millisecond).
+    public var date: Date { Date(timeIntervalSince1970: Double(clock / Self.ticksPerMillisecond) / 1_000) }
+
+    /// The clock of a write at `now` by a device whose greatest clock made or taken for the
+    /// store is `greatest`: max(now in ms × 65,536, greatest + 1).
+    public static func nextClock(after greatest: UInt64, now: Date) -> UInt64 {
+        let wall = clock(at: now)
+        return greatest == .max ? greatest : max(wall, greatest + 1)
+    }
+
+    /// The clock value that begins the millisecond of `date` (0 before 1970).
+    public static func clock(at date: Date) -> UInt64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1_000).rounded(.down)
+        guard milliseconds > 0 else { return 0 }
+        guard milliseconds < Double(UInt64.max / ticksPerMillisecond) else { return .max }
+        return UInt64(milliseconds) * ticksPerMillisecond
+    }
+
+    public static func < (a: StoreVersion, b: StoreVersion) -> Bool {
+        a.clock != b.clock ? a.clock < b.clock : a.writer.lexicographicallyPrecedes(b.writer)
+    }
+
+    /// The clock in hex, a dot, then the writer's first 4 bytes: `0190c3…0000.2614dcb9`.
+    public var description: String {
+        String(clock, radix: 16) + "." + writer.prefix(4).map { String(format: "%02x", $0) }.joined()
+    }
+}
