@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
         .library(name: "HandoffTesting", targets: ["HandoffTesting"]),
         .library(name: "HandoffRelay", targets: ["HandoffRelay"]),
+        .library(name: "HandoffStore", targets: ["HandoffStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -51,6 +52,8 @@ let package = Package(
         // and a clock that moves only when told. Like NIOEmbedded beside NIOPosix: `baton` does
         // not link it.
         .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire"]),
+        // The key-value store that follows you: NSUbiquitousKeyValueStore on the group's devices.
+        .target(name: "HandoffStore", dependencies: ["Handoff", "HandoffWire", "PropertyList", "BatonFiles"]),
         // The UDP multicast transport over SwiftNIO.
         .target(
             name: "HandoffMulticast",
@@ -120,7 +123,7 @@ let package = Package(
             name: "baton",
             dependencies: [
                 "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
-                "BatonApp", "BatonRuntime", "TerminalUI",
+                "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList",
                 "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,6 +186,10 @@ let package = Package(
             dependencies: ["HandoffRelay", "Handoff", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        // The key-value store: its rules, its file, and stores kept in step on an in-memory LAN.
+        .testTarget(
+            name: "HandoffStoreTests",
+            dependencies: ["HandoffStore", "Handoff", "HandoffWire", "PropertyList", "HandoffTesting"]),
         .testTarget(
             name: "HandoffCLITests",
             dependencies: ["HandoffCLI", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffTesting"]),

@@ -294,6 +294,8 @@ public final class ActivityCenter {
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
             if finding.isEmpty { gate.holdsNews = true }
+        case .storeHeard(let message, let sender):
+            storeListener?(message, sender)
         case .devicesHeard(let statements, let digest, let sender):
             let change = membership.taking(statements)
             if !change.isEmpty {
@@ -324,6 +326,22 @@ public final class ActivityCenter {
         guard !isShutDown else { return }
         perform(core.devicesChanged(devicesMessages(), now: clock.now))
         reschedule()
+    }
+
+    // MARK: Key-value stores
+
+    /// Called with every STORE datagram accepted from a listed device (docs/PROTOCOL.md,
+    /// section 18), with its sender; the stores themselves live above the center
+    /// (`HandoffStore`'s `StoreSync`).
+    public var storeListener: (@MainActor (StoreMessage, SenderID) -> Void)?
+
+    /// Seals and sends a STORE datagram, numbered after everything sent before it; nothing
+    /// before `start` or after `shutdown`. False when it was not sent.
+    @discardableResult
+    public func sendStore(_ message: StoreMessage) -> Bool {
+        guard isStarted, !isShutDown else { return false }
+        perform(core.send(.store(message), now: clock.now))
+        return true
     }
 
     /// The DEVICES messages for every statement kept, under this peer's datagram limit.

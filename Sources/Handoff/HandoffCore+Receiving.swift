@@ -42,6 +42,9 @@ extension HandoffCore {
         case .devices(let statements, let digest):
             // The membership is the center's: it takes the statements and answers a digest that differs.
             actions.append(.devicesHeard(statements: statements, digest: digest, from: arrival.sender))
+        case .store(let message):
+            // The stores are the center's listener's (`ActivityCenter.storeListener`).
+            actions.append(.storeHeard(message, from: arrival.sender))
         }
         return false
     }

@@ -42,6 +42,8 @@ struct HandoffCore: Sendable {
         case found(FindID, NearbyActivity?)
         /// A DEVICES datagram from `sender` brought these statements and the digest of its set.
         case devicesHeard(statements: [[UInt8]], digest: [UInt8], from: SenderID)
+        /// A STORE datagram from `sender`, a listed device (docs/PROTOCOL.md, section 18).
+        case storeHeard(StoreMessage, from: SenderID)
     }
 
     /// The current activity, as far as the rules need to know it.

@@ -310,6 +310,8 @@ final class ReceiveGate: Sendable {
                 // From a device not listed, only the statements count (their signatures are
                 // checked one by one): it is not accepted as a sender, and teaches no peer.
                 if listed { accept() }
+            case .store:
+                accept()
             }
             s.pending.arrivals.append(arrival)
             return s.wake(now: now, news: decoded.message.isDirectoryNews, frame: newsFrame)
@@ -393,11 +395,11 @@ final class ReceiveGate: Sendable {
 
 extension HandoffMessage {
     /// What changes only the directory (a new activity or revision, a withdrawal), which a news
-    /// frame may hold back; a QUERY, CONTINUED or DEVICES is answered at once.
+    /// frame may hold back; a QUERY, CONTINUED, DEVICES or STORE is answered at once.
     fileprivate var isDirectoryNews: Bool {
         switch self {
         case .announce, .offer, .withdraw: true
-        case .query, .continued, .devices: false
+        case .query, .continued, .devices, .store: false
         }
     }
 }

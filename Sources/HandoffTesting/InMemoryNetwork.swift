@@ -14,6 +14,8 @@ public final class InMemoryNetwork: Sendable {
         struct State {
             var transports: [(transport: InMemoryTransport, attachedAfter: UInt64)] = []
             var sent: UInt64 = 0
+            /// Pairs of transport names that do not hear each other, each as [lower, higher].
+            var cut: Set<[String]> = []
         }
         let state = Mutex(State())
     }
@@ -30,8 +32,11 @@ public final class InMemoryNetwork: Sendable {
         // machine the carrier may still hold datagrams sent before a peer started.
         Task.detached {
             for await (bytes, sender, number) in stream {
-                let receivers = attached.state.withLock { $0.transports }
-                for (receiver, after) in receivers where number > after { receiver.receive(bytes, from: sender.name) }
+                let (receivers, cut) = attached.state.withLock { ($0.transports, $0.cut) }
+                for (receiver, after) in receivers where number > after {
+                    guard cut.isEmpty || !cut.contains([sender.name, receiver.name].sorted()) else { continue }
+                    receiver.receive(bytes, from: sender.name)
+                }
             }
         }
     }
@@ -43,6 +48,17 @@ public final class InMemoryNetwork: Sendable {
         let transport = InMemoryTransport(network: self, faults: faults, name: name)
         attached.state.withLock { $0.transports.append((transport, $0.sent)) }
         return transport
+    }
+
+    /// From now on the transports named `a` and `b` do not hear each other (a partition), until
+    /// `heal()`.
+    public func cut(between a: String, and b: String) {
+        attached.state.withLock { _ = $0.cut.insert([a, b].sorted()) }
+    }
+
+    /// Every pair hears each other again.
+    public func heal() {
+        attached.state.withLock { $0.cut.removeAll() }
     }
 
     func carry(_ bytes: [UInt8], from sender: InMemoryTransport) {

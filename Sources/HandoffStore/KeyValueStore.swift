@@ -1,0 +1,361 @@
+import Foundation
+import HandoffWire
+import PropertyList
+
+/// A named store of keys and property-list values that stays the same on every device of the
+/// group: the contract of `NSUbiquitousKeyValueStore`, without an account (docs/PROTOCOL.md,
+/// section 18).
+///
+/// Reads come from memory. A write checks the limits, takes a new version, is on disk before
+/// `set` returns (or, with `writesThrough` off, before `synchronize()` returns), and goes to peers
+/// through the `StoreSync` the store is attached to. Writes that come from peers are reported by
+/// `changes()`, with their reason.
+@MainActor
+public final class KeyValueStore {
+    /// How long a tombstone is kept: 30 days.
+    public static let tombstoneLifetime: TimeInterval = 30 * 86_400
+
+    public let name: String
+    /// The id of this device: the writer of this store's own writes.
+    public let device: DeviceID
+    public let limits: KeyValueStoreLimits
+    /// Where the store lives on disk; nil: in memory only.
+    public let file: StoreFile?
+    /// What happens to the loser of two writes that conflict.
+    public var policy: ConflictPolicy {
+        didSet { if policy != oldValue { try? persist() } }
+    }
+    /// Whether each write is on disk before it returns; off, writes wait for `synchronize()`.
+    public var writesThrough = true
+    /// When the store last exchanged digests or entries with a peer.
+    public private(set) var lastSync: Date?
+
+    private(set) var entries: [String: StoreEntry] = [:]
+    /// The greatest clock made or taken.
+    private(set) var greatestClock: UInt64 = 0
+    private var usedBytes = 0
+    private var liveKeys = 0
+    private var isDirty = false
+    private let now: @Sendable () -> Date
+    private var subscribers: [UUID: AsyncStream<KeyValueStoreChange>.Continuation] = [:]
+
+    /// Whether an entry's STORE datagram fits the datagram limit, and how large it is; set by the
+    /// `StoreSync` the store is attached to. Nil: any size.
+    package var measure: ((StoreEntry) -> (bytes: Int, limit: Int)?)?
+    /// Called with the entries this store wrote (its own, and keep-local or keep-both writes
+    /// made when taking a peer's), to send them.
+    package var onWrites: (([StoreEntry]) -> Void)?
+
+    /// A store named `name` (1–64 UTF-8 bytes, no `/`, not starting with `.`) for `device`,
+    /// read from `file` when one is given and exists.
+    ///
+    /// Throws `StoreFile.ReadProblem` when the file is there but cannot be used.
+    public init(
+        name: String, device: DeviceID, file: StoreFile?, policy: ConflictPolicy? = nil,
+        limits: KeyValueStoreLimits = KeyValueStoreLimits(), now: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreFile.ReadProblem) {
+        precondition(StoreMessage.isValidName(name), "not a store name: \(name)")
+        self.name = name
+        self.device = device
+        self.file = file
+        self.limits = limits
+        self.now = now
+        let contents = try file?.read()
+        self.policy = policy ?? contents?.policy ?? .newest
+        if let contents {
+            greatestClock = contents.clock
+            lastSync = contents.lastSync
+            for entry in contents.entries where entries[entry.key].map({ $0.version < entry.version }) ?? true {
+                entries[entry.key] = entry
+                greatestClock = max(greatestClock, entry.version.clock)
+            }
+            dropOldTombstones(now: now())
+            recount()
+        }
+    }
+
+    // MARK: Reading
+
+    /// The value of `key`, or nil.
+    public func object(forKey key: String) -> PropertyListValue? { entries[key]?.value }
+    public func string(forKey key: String) -> String? { object(forKey: key)?.stringValue }
+    public func data(forKey key: String) -> Data? { object(forKey: key)?.dataValue }
+    public func array(forKey key: String) -> [PropertyListValue]? { object(forKey: key)?.arrayValue }
+    public func dictionary(forKey key: String) -> [String: PropertyListValue]? { object(forKey: key)?.dictionaryValue }
+    /// The boolean of `key`; false when absent or of another type.
+    public func bool(forKey key: String) -> Bool { object(forKey: key)?.boolValue ?? false }
+    /// The integer of `key`; 0 when absent or of another type.
+    public func longLong(forKey key: String) -> Int64 { object(forKey: key)?.intValue.map(Int64.init) ?? 0 }
+    /// The real (or integer) of `key`; 0 when absent or of another type.
+    public func double(forKey key: String) -> Double {
+        switch object(forKey: key) {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: 0
+        }
+    }
+
+    /// Every key with a value.
+    public var dictionaryRepresentation: [String: PropertyListValue] {
+        entries.compactMapValues(\.value)
+    }
+
+    /// The entry of `key`, tombstone or not: its version says who wrote it and when.
+    public func entry(forKey key: String) -> StoreEntry? { entries[key] }
+
+    /// Keys with a value, and the bytes they count against the limit.
+    public var usage: (keys: Int, bytes: Int) { (liveKeys, usedBytes) }
+
+    /// Not synced with any peer for longer than a tombstone is kept: a key removed meanwhile
+    /// may come back from here (docs/PROTOCOL.md, section 18, "Tombstones").
+    public var isStale: Bool {
+        guard let lastSync else { return false }
+        return now().timeIntervalSince(lastSync) > Self.tombstoneLifetime
+    }
+
+    // MARK: Writing
+
+    /// Sets `key` to `value` (nil removes it). Throws, changing nothing, when a limit would break.
+    public func set(_ value: PropertyListValue?, forKey key: String) throws(KeyValueStoreError) {
+        guard let value else { return try removeObject(forKey: key) }
+        let keyBytes = key.utf8.count
+        guard keyBytes >= 1, keyBytes <= limits.keyBytes else { throw .invalidKey(bytes: keyBytes, limit: limits.keyBytes) }
+        let entry = makeEntry(key: key, value: value)
+        let held = entries[key]
+        if held?.value == nil, liveKeys >= limits.keys { throw .tooManyKeys(limit: limits.keys) }
+        let bytes = usedBytes - (held?.size ?? 0) + entry.size
+        guard bytes <= limits.totalBytes else { throw .storeFull(bytes: bytes, limit: limits.totalBytes) }
+        if let measured = measure?(entry), measured.bytes > measured.limit {
+            throw .entryTooLarge(bytes: measured.bytes, limit: measured.limit)
+        }
+        try write([entry])
+    }
+
+    /// Removes `key`: a tombstone goes to peers. Nothing happens when the key has no value.
+    public func removeObject(forKey key: String) throws(KeyValueStoreError) {
+        guard entries[key]?.value != nil else { return }
+        try write([makeEntry(key: key, value: nil)])
+    }
+
+    /// Writes what `set` and `removeObject` left in memory (with `writesThrough` off) to disk.
+    public func synchronize() throws(KeyValueStoreError) {
+        if isDirty { try persist() }
+    }
+
+    /// A new entry of this device for `key`, after every clock made or taken.
+    private func makeEntry(key: String, value: PropertyListValue?, replacing: StoreVersion? = nil, kept: Bool = false)
+        -> StoreEntry
+    {
+        let clock = StoreVersion.nextClock(after: greatestClock, now: now())
+        return StoreEntry(
+            key: key, value: value, version: StoreVersion(clock: clock, writer: device),
+            replaces: replacing ?? entries[key]?.version, kept: kept)
+    }
+
+    /// Keeps `made` (this device's own writes), on disk as the store says, and sends them.
+    private func write(_ made: [StoreEntry]) throws(KeyValueStoreError) {
+        let before = (entries, greatestClock, usedBytes, liveKeys)
+        for entry in made { hold(entry) }
+        if writesThrough {
+            do {
+                try persist()
+            } catch {
+                (entries, greatestClock, usedBytes, liveKeys) = before
+                bucketDigests = nil
+                cachedDigests = nil
+                throw error
+            }
+        } else {
+            isDirty = true
+        }
+        onWrites?(made)
+    }
+
+    // MARK: Peers
+
+    /// The store's 16 bucket digests; a bucket is hashed again only after an entry of it changed.
+    public var digests: StoreDigests {
+        if let cached = cachedDigests { return cached }
+        var buckets = bucketDigests ?? [[UInt8]](repeating: [], count: StoreDigests.bucketCount)
+        if bucketDigests == nil { changedBuckets = Set(0..<StoreDigests.bucketCount) }
+        if !changedBuckets.isEmpty {
+            var members = [Int: [(key: String, version: StoreVersion)]]()
+            for entry in entries.values {
+                let bucket = StoreDigests.bucket(of: entry.key)
+                if changedBuckets.contains(bucket) { members[bucket, default: []].append((entry.key, entry.version)) }
+            }
+            for bucket in changedBuckets {
+                buckets[bucket] = Array(StoreDigests(entries: members[bucket] ?? []).bucket(bucket))
+            }
+        }
+        changedBuckets.removeAll()
+        bucketDigests = buckets
+        let digests = StoreDigests(bytes: buckets.flatMap { $0 })!
+        cachedDigests = digests
+        return digests
+    }
+    private var bucketDigests: [[UInt8]]?
+    private var changedBuckets: Set<Int> = []
+    private var cachedDigests: StoreDigests?
+
+    /// Every entry (tombstones included) in the given buckets, in order of SHA-256(key).
+    package func entries(inBuckets buckets: Set<Int>) -> [StoreEntry] {
+        entries.values
+            .map { (hash: StoreDigests.keyHash($0.key), entry: $0) }
+            .filter { buckets.contains(Int($0.hash[0] >> 4)) }
+            .sorted { $0.hash.lexicographicallyPrecedes($1.hash) }
+            .map(\.entry)
+    }
+
+    /// What taking a peer's entries came to.
+    package struct Taken: Equatable {
+        /// Versions taken, in order.
+        var took: [StoreVersion] = []
+        /// Writes this store made in answer (keep local, keep both), to send.
+        var writes: [StoreEntry] = []
+        /// Entries not taken: a limit (quota), or too far in the future.
+        var refused = 0
+        var changed: [String] = []
+        var conflicts: [String] = []
+        var overQuota: [String] = []
+    }
+
+    /// Takes a peer's entries, as docs/PROTOCOL.md section 18 says ("Taking an entry", "Which
+    /// version wins"), writes the store to disk when anything changed, and reports the changes
+    /// (`initial`: as `initialSync`, else `peerChange`).
+    @discardableResult
+    package func take(_ incoming: [StoreEntry], initial: Bool) -> Taken {
+        let now = now()
+        let latestClock = StoreVersion.clock(at: now.addingTimeInterval(60))
+        let oldest = now.addingTimeInterval(-Self.tombstoneLifetime)
+        var result = Taken()
+        for entry in incoming {
+            guard entry.version.clock <= latestClock else {
+                result.refused += 1
+                continue
+            }
+            if entry.isTombstone, entry.version.date < oldest { continue }
+            let held = entries[entry.key]
+            if let held, held.version >= entry.version {
+                if held.version != entry.version, Self.conflict(winner: held, loser: entry) {
+                    result.conflicts.append(entry.key)
+                }
+                continue
+            }
+            let heldValueSize = held?.size ?? 0
+            if entry.value != nil {
+                let bytes = usedBytes - heldValueSize + entry.size
+                if bytes > limits.totalBytes || (held?.value == nil && liveKeys >= limits.keys) {
+                    result.refused += 1
+                    result.overQuota.append(entry.key)
+                    continue
+                }
+            }
+            hold(entry)
+            result.took.append(entry.version)
+            result.changed.append(entry.key)
+            guard let held, Self.conflict(winner: entry, loser: held) else { continue }
+            result.conflicts.append(entry.key)
+            guard let value = held.value else { continue }
+            switch policy {
+            case .newest:
+                break
+            case .keepLocal:
+                guard held.version.writer == device.bytes, !entry.kept else { break }
+                let again = makeEntry(key: entry.key, value: value, replacing: entry.version, kept: true)
+                let bytes = usedBytes - entry.size + again.size
+                guard bytes <= limits.totalBytes else { break }
+                hold(again)
+                result.writes.append(again)
+            case .keepBoth:
+                let key = entry.key + ".conflict." + held.version.writer.prefix(4).map { String(format: "%02x", $0) }.joined()
+                guard StoreEntry.isValidKey(key), entries[key]?.value == nil, liveKeys < limits.keys else { break }
+                let copy = makeEntry(key: key, value: value)
+                guard usedBytes + copy.size <= limits.totalBytes else { break }
+                hold(copy)
+                result.writes.append(copy)
+                result.changed.append(key)
+            }
+        }
+        if !result.took.isEmpty || !result.writes.isEmpty {
+            lastSync = now
+            try? persist()
+            onWrites?(result.writes)
+        }
+        if !result.changed.isEmpty {
+            emit(KeyValueStoreChange(reason: initial ? .initialSync : .peerChange, keys: Array(Set(result.changed))))
+        }
+        if !result.conflicts.isEmpty { emit(KeyValueStoreChange(reason: .conflict, keys: Array(Set(result.conflicts)))) }
+        if !result.overQuota.isEmpty { emit(KeyValueStoreChange(reason: .quotaViolation, keys: Array(Set(result.overQuota)))) }
+        return result
+    }
+
+    /// Whether the winner's writer had not seen the loser: it replaced nothing, or a version
+    /// older than the loser.
+    static func conflict(winner: StoreEntry, loser: StoreEntry) -> Bool {
+        guard let replaced = winner.replaces else { return true }
+        return replaced < loser.version
+    }
+
+    /// Notes that digests were exchanged with a peer now (kept on disk at the next write).
+    package func synced() {
+        lastSync = now()
+    }
+
+    // MARK: Changes
+
+    /// The changes peers make, from now on, until the store goes away.
+    public func changes() -> AsyncStream<KeyValueStoreChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: KeyValueStoreChange.self, bufferingPolicy: .bufferingNewest(1_024))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.subscribers[id] = nil }
+        }
+        return stream
+    }
+
+    private func emit(_ change: KeyValueStoreChange) {
+        for continuation in subscribers.values { continuation.yield(change) }
+    }
+
+    // MARK: Keeping
+
+    private func hold(_ entry: StoreEntry) {
+        changedBuckets.insert(StoreDigests.bucket(of: entry.key))
+        cachedDigests = nil
+        if let held = entries[entry.key] {
+            usedBytes -= held.size
+            if held.value != nil { liveKeys -= 1 }
+        }
+        entries[entry.key] = entry
+        usedBytes += entry.size
+        if entry.value != nil { liveKeys += 1 }
+        greatestClock = max(greatestClock, entry.version.clock)
+    }
+
+    private func recount() {
+        usedBytes = entries.values.reduce(0) { $0 + $1.size }
+        liveKeys = entries.values.count { $0.value != nil }
+    }
+
+    private func dropOldTombstones(now: Date) {
+        let oldest = now.addingTimeInterval(-Self.tombstoneLifetime)
+        let kept = entries.filter { !$0.value.isTombstone || $0.value.version.date >= oldest }
+        guard kept.count != entries.count else { return }
+        entries = kept
+        bucketDigests = nil
+        cachedDigests = nil
+    }
+
+    private func persist() throws(KeyValueStoreError) {
+        dropOldTombstones(now: now())
+        guard let file else {
+            isDirty = false
+            return
+        }
+        let sorted = entries.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        try file.write(StoreFile.Contents(policy: policy, clock: greatestClock, lastSync: lastSync, entries: sorted))
+        isDirty = false
+    }
+}

@@ -1,0 +1,317 @@
+import Foundation
+import Handoff
+import HandoffWire
+import Logging
+
+/// Keeps a program's key-value stores in step with its peers' (docs/PROTOCOL.md, section 18),
+/// through an `ActivityCenter`: the digests at start and every 27–33 s, a write's entry at once,
+/// the entries of the buckets that differ in answer to a peer's digests, and acknowledgements.
+///
+/// Every running Baton program holds one, with every store on disk, so that it answers peers.
+@MainActor
+public final class StoreSync {
+    /// Stores held at most: an entry for another store is refused.
+    public static let storeLimit = 16
+    /// How long an answer waits, at most, so that peers answering one STORE do not all send at once.
+    static let answerDelay: TimeInterval = 0.1
+    /// An answer per store at most this often.
+    static let answerSpacing: TimeInterval = 1
+    /// Digests go out again after 27–33 s.
+    static let digestsInterval: ClosedRange<TimeInterval> = 27...33
+    /// What counts as the first exchange after start (`initialSync`), at most.
+    static let initialWindow: TimeInterval = 5
+
+    public let center: ActivityCenter
+    /// Where stores live on disk; nil: in memory (tests).
+    public let folder: String?
+    private let logger: Logger
+    private(set) var stores: [String: KeyValueStore] = [:]
+    /// Stores whose digests matched a peer's since start.
+    private var synced: Set<String> = []
+    private var startedAt: Date?
+    /// Answers due, per store: the buckets still to send, and when.
+    private var answers: [String: (buckets: Set<Int>, due: Date)] = [:]
+    private var lastAnswer: [String: Date] = [:]
+    private var timers: [String: Task<Void, Never>] = [:]
+    private var periodic: Task<Void, Never>?
+    /// Versions a peer said it took, with the device ids that took them.
+    private var acknowledged: [StoreVersion: Set<DeviceTag>] = [:]
+    private var ackWaiters: [UUID: (version: StoreVersion, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    /// Devices a STORE was heard from, by store.
+    private(set) var heardFrom: [String: Set<DeviceTag>] = [:]
+    private var syncWaiters: [UUID: (store: String, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    /// STORE datagrams taken in and refused entries, for `monitor` and tests.
+    public private(set) var heardCount = 0
+    public private(set) var refusedCount = 0
+
+    /// Holds the stores in `folder` (every one on disk is opened) and answers peers through
+    /// `center`, which it becomes the store listener of. Stores whose files cannot be used are
+    /// moved aside when damaged and said in `problems`.
+    public init(center: ActivityCenter, folder: String?, logger: Logger = Logger(label: "handoff.store", factory: { _ in SwiftLogNoOpLogHandler() })) {
+        self.center = center
+        self.folder = folder
+        self.logger = logger
+        center.storeListener = { [weak self] message, sender in self?.heard(message, from: sender) }
+        if let folder {
+            for name in StoreFile.names(in: folder).prefix(Self.storeLimit) { _ = try? store(named: name) }
+        }
+    }
+
+    /// What went wrong opening stores: a sentence each.
+    public private(set) var problems: [String] = []
+
+    /// The store named `name`, opened (or made) on first use. Throws when the file is there
+    /// but cannot be read; a damaged file is moved aside and the store starts empty, to be
+    /// rebuilt from peers (said in `problems`).
+    public func store(named name: String) throws(StoreFile.ReadProblem) -> KeyValueStore {
+        if let store = stores[name] { return store }
+        precondition(StoreMessage.isValidName(name), "not a store name: \(name)")
+        let file = folder.map { StoreFile(folder: $0, name: name) }
+        let store: KeyValueStore
+        do {
+            store = try KeyValueStore(name: name, device: center.membership.identity.publicIdentity.deviceID, file: file, now: nowSource)
+        } catch {
+            guard case .damaged(let reason) = error, let file else {
+                if case .unreadable(let sentence) = error { problems.append(sentence) }
+                throw error
+            }
+            let aside = file.moveAside()
+            problems.append(
+                "The store \(file.path) was damaged (\(reason)); it was moved to \(aside ?? "nowhere: it could not be moved") "
+                    + "and the store is rebuilt from peers.")
+            store = try KeyValueStore(name: name, device: center.membership.identity.publicIdentity.deviceID, file: file, now: nowSource)
+        }
+        attach(store)
+        return store
+    }
+
+    /// The names of the stores held.
+    public var storeNames: [String] { stores.keys.sorted() }
+
+    private var nowSource: @Sendable () -> Date {
+        let clock = center.clock
+        return { clock.now }
+    }
+
+    private func attach(_ store: KeyValueStore) {
+        stores[store.name] = store
+        let limit = center.configuration.maximumDatagramSize
+        store.measure = { [weak self] entry in
+            guard let self else { return nil }
+            return (self.datagramSize(StoreMessage(store: store.name, digests: .empty, entries: [entry])), limit)
+        }
+        store.onWrites = { [weak self, weak store] entries in
+            guard let self, let store, !entries.isEmpty else { return }
+            self.send(entries, of: store)
+        }
+        if startedAt != nil { sendDigests(of: store) }
+    }
+
+    // MARK: Life
+
+    /// Sends every store's digests, and again every 27–33 s. Call once the center has started.
+    public func start() {
+        guard startedAt == nil else { return }
+        startedAt = center.clock.now
+        for store in stores.values { sendDigests(of: store) }
+        schedulePeriodic()
+    }
+
+    /// Writes what is unwritten and stops sending.
+    public func stop() {
+        periodic?.cancel()
+        periodic = nil
+        for timer in timers.values { timer.cancel() }
+        timers.removeAll()
+        for store in stores.values { try? store.synchronize() }
+        for waiter in ackWaiters.values { waiter.continuation.resume(returning: false) }
+        ackWaiters.removeAll()
+        for waiter in syncWaiters.values { waiter.continuation.resume(returning: false) }
+        syncWaiters.removeAll()
+    }
+
+    private func schedulePeriodic() {
+        let clock = center.clock
+        let wait = TimeInterval.random(in: Self.digestsInterval)
+        let due = clock.now.addingTimeInterval(wait)
+        periodic = Task { @MainActor [weak self] in
+            do { try await clock.sleep(until: due) } catch { return }
+            guard let self else { return }
+            for store in self.stores.values { self.sendDigests(of: store) }
+            self.schedulePeriodic()
+        }
+    }
+
+    // MARK: Waiting for peers
+
+    /// Waits until a device other than this one says it took `version`, or `timeout` passes:
+    /// true when one did.
+    public func waitForPeer(toTake version: StoreVersion, timeout: TimeInterval) async -> Bool {
+        if acknowledged[version]?.isEmpty == false { return true }
+        let id = UUID()
+        let clock = center.clock
+        let deadline = clock.now.addingTimeInterval(timeout)
+        let timer = Task { @MainActor [weak self] in
+            try? await clock.sleep(until: deadline)
+            self?.ackWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            ackWaiters[id] = (version, continuation)
+        }
+    }
+
+    /// Waits until a peer's digests of `store` matched this device's, or `timeout` passes: true
+    /// when they did.
+    public func waitForSync(of store: String, timeout: TimeInterval) async -> Bool {
+        if synced.contains(store) { return true }
+        let id = UUID()
+        let clock = center.clock
+        let deadline = clock.now.addingTimeInterval(timeout)
+        let timer = Task { @MainActor [weak self] in
+            try? await clock.sleep(until: deadline)
+            self?.syncWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            syncWaiters[id] = (store, continuation)
+        }
+    }
+
+    /// Whether any peer's STORE for `store` was heard since start.
+    public func heardPeer(for store: String) -> Bool { heardFrom[store]?.isEmpty == false }
+
+    // MARK: Receiving
+
+    func heard(_ message: StoreMessage, from sender: SenderID) {
+        heardCount += 1
+        heardFrom[message.store, default: []].insert(sender.tag)
+        for version in message.took {
+            acknowledged[version, default: []].insert(sender.tag)
+            for (id, waiter) in ackWaiters where waiter.version == version {
+                ackWaiters.removeValue(forKey: id)
+                waiter.continuation.resume(returning: true)
+            }
+        }
+        let store: KeyValueStore
+        if let held = stores[message.store] {
+            store = held
+        } else {
+            // A store not held is made only for an entry that is taken, and only up to the limit.
+            // Digests alone are answered with the digests of an empty store, so that the peer
+            // that holds it sends its entries.
+            guard stores.count < Self.storeLimit else {
+                refusedCount += message.entries.count
+                return
+            }
+            guard !message.entries.isEmpty else {
+                if message.digests != .empty { answerAsEmpty(message.store, now: center.clock.now) }
+                return
+            }
+            guard let made = try? self.store(named: message.store) else {
+                refusedCount += message.entries.count
+                return
+            }
+            store = made
+        }
+        let now = center.clock.now
+        let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
+        let taken = message.entries.isEmpty ? nil : store.take(message.entries, initial: initial)
+        refusedCount += taken?.refused ?? 0
+        let own = store.digests
+        let differing = Set(own.buckets(differingFrom: message.digests))
+        if let taken, !taken.took.isEmpty {
+            center.sendStore(StoreMessage(store: store.name, digests: own, took: taken.took))
+        }
+        // Someone else said what this device would: those buckets need no answer from here.
+        if var answer = answers[store.name] {
+            answer.buckets.subtract((0..<StoreDigests.bucketCount).filter { own.bucket($0) == message.digests.bucket($0) })
+            answers[store.name] = answer
+        }
+        if differing.isEmpty {
+            markSynced(store)
+        } else {
+            scheduleAnswer(for: store, buckets: differing, now: now)
+        }
+    }
+
+    private func markSynced(_ store: KeyValueStore) {
+        store.synced()
+        synced.insert(store.name)
+        for (id, waiter) in syncWaiters where waiter.store == store.name {
+            syncWaiters.removeValue(forKey: id)
+            waiter.continuation.resume(returning: true)
+        }
+    }
+
+    private func scheduleAnswer(for store: KeyValueStore, buckets: Set<Int>, now: Date) {
+        let name = store.name
+        if var pending = answers[name] {
+            pending.buckets.formUnion(buckets)
+            answers[name] = pending
+            return
+        }
+        var due = now.addingTimeInterval(TimeInterval.random(in: 0...Self.answerDelay))
+        if let last = lastAnswer[name] { due = max(due, last.addingTimeInterval(Self.answerSpacing)) }
+        answers[name] = (buckets, due)
+        let clock = center.clock
+        timers[name] = Task { @MainActor [weak self] in
+            do { try await clock.sleep(until: due) } catch { return }
+            self?.answer(name)
+        }
+    }
+
+    /// Sends the digests of an empty store named `name`, which this device does not hold, at
+    /// most once a second.
+    private func answerAsEmpty(_ name: String, now: Date) {
+        if let last = lastAnswer[name], now.timeIntervalSince(last) < Self.answerSpacing { return }
+        lastAnswer[name] = now
+        center.sendStore(StoreMessage(store: name, digests: .empty))
+    }
+
+    private func answer(_ name: String) {
+        timers[name] = nil
+        guard let pending = answers.removeValue(forKey: name), let store = stores[name] else { return }
+        lastAnswer[name] = center.clock.now
+        guard !pending.buckets.isEmpty else { return }
+        let entries = store.entries(inBuckets: pending.buckets)
+        if entries.isEmpty {
+            sendDigests(of: store)
+        } else {
+            send(entries, of: store)
+        }
+    }
+
+    // MARK: Sending
+
+    private func sendDigests(of store: KeyValueStore) {
+        center.sendStore(StoreMessage(store: store.name, digests: store.digests))
+    }
+
+    /// Sends `entries` of `store`, as many to a datagram as fit the datagram limit; an entry too
+    /// large alone is not sent (a write refuses it before this).
+    private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
+        let digests = store.digests
+        let limit = center.configuration.maximumDatagramSize
+        var batch: [StoreEntry] = []
+        for entry in entries {
+            if datagramSize(StoreMessage(store: store.name, digests: digests, entries: batch + [entry])) <= limit {
+                batch.append(entry)
+                continue
+            }
+            if !batch.isEmpty { center.sendStore(StoreMessage(store: store.name, digests: digests, entries: batch)) }
+            if datagramSize(StoreMessage(store: store.name, digests: digests, entries: [entry])) <= limit {
+                batch = [entry]
+            } else {
+                logger.warning("store \(store.name): an entry of \(entry.size) bytes does not fit a datagram; not sent")
+                batch = []
+            }
+        }
+        if !batch.isEmpty { center.sendStore(StoreMessage(store: store.name, digests: digests, entries: batch)) }
+    }
+
+    /// The datagram a message makes: header, signature and tag around its plaintext.
+    func datagramSize(_ message: StoreMessage) -> Int {
+        DatagramCodec.plaintext(.store(message), sentAt: Date(timeIntervalSinceReferenceDate: 0)).count + DatagramHeader.overhead
+    }
+}

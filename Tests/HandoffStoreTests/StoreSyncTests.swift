@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import Handoff
+import HandoffTesting
+import HandoffWire
+import PropertyList
+@testable import HandoffStore
+
+/// Stores kept in step between centers of different devices on an in-memory LAN
+/// (docs/PROTOCOL.md, section 18, "When STORE datagrams are sent").
+@MainActor
+@Suite("StoreSync: writes reach peers, differences are answered, partitions heal")
+struct StoreSyncTests {
+    static let key = GroupKey(bytes: Array(0..<32))!
+    static let identities = [0xA1, 0xB0, 0xC0, 0xD0].map { DeviceIdentity(seed: Array(repeating: UInt8($0), count: 32))! }
+    static let registry = ActivityTypeRegistry(declaredTypes: ["dev.baton.counter"], schemas: [:])
+
+    /// Device `index` of `identities`, listing every other as paired, on `network`, with a sync
+    /// holding its stores in memory.
+    static func peer(_ index: Int, named name: String, on network: InMemoryNetwork, clock: any HandoffClock = SystemClock())
+        -> StoreSync
+    {
+        let identity = identities[index]
+        let others = identities.enumerated().filter { $0.offset != index }.map(\.element)
+        let roster = DeviceRoster(own: identity.publicIdentity, name: name, paired: others.map { ($0.publicIdentity, "peer") })
+        let config = ActivityCenter.Configuration(
+            peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"),
+            senderID: .random(device: identity.publicIdentity.deviceID))
+        let center = ActivityCenter(
+            registry: registry, membership: Membership(identity: identity, keys: GroupKeys(current: key, previous: nil), roster: roster),
+            transport: network.makeTransport(name: name), configuration: config, clock: clock)
+        center.start()
+        let sync = StoreSync(center: center, folder: nil)
+        sync.start()
+        return sync
+    }
+
+    static func shutdown(_ syncs: [StoreSync]) async {
+        for sync in syncs {
+            sync.stop()
+            await sync.center.shutdown()
+        }
+    }
+
+    @Test("A set on A reaches B and C; C's changes say peerChange; A learns that a peer took it")
+    func setReachesPeers() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        let b = Self.peer(1, named: "b", on: network)
+        let c = Self.peer(2, named: "c", on: network)
+        defer { Task { await Self.shutdown([a, b, c]) } }
+        let store = try a.store(named: "baton")
+        _ = try b.store(named: "baton")
+        let cStore = try c.store(named: "baton")
+        // Let the digests each sends on opening pass, so that the write below is news to the others.
+        #expect(await waitUntil { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
+        var changes = cStore.changes().makeAsyncIterator()
+        try store.set("dark", forKey: "theme")
+        let version = try #require(store.entry(forKey: "theme")?.version)
+        #expect(await a.waitForPeer(toTake: version, timeout: 10))
+        #expect(await waitUntil { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
+        #expect(await waitUntil { cStore.string(forKey: "theme") == "dark" })
+        let change = await changes.next()
+        #expect(change?.keys == ["theme"])
+        #expect(change?.reason == .peerChange || change?.reason == .initialSync)
+        #expect(try b.store(named: "baton").digests == store.digests)
+    }
+
+    @Test("A peer that was away gets 200 changes from the first exchange, as initialSync")
+    func awayPeerCatchesUp() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        defer { Task { await Self.shutdown([a]) } }
+        let store = try a.store(named: "baton")
+        store.writesThrough = false
+        for i in 0..<200 { try store.set(.integer(i), forKey: "key\(i)") }
+        #expect(store.usage.keys == 200)
+        // C comes back: it opens its store (empty here), whose digests go out; A answers.
+        let c = Self.peer(2, named: "c", on: network)
+        defer { Task { await Self.shutdown([c]) } }
+        let cStore = try c.store(named: "baton")
+        var changes = cStore.changes().makeAsyncIterator()
+        #expect(await c.waitForSync(of: "baton", timeout: 10))
+        #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
+        #expect(cStore.digests == store.digests)
+        var reasons: Set<KeyValueStoreChange.Reason> = []
+        var keys = 0
+        while keys < 200, let change = await changes.next() {
+            reasons.insert(change.reason)
+            keys += change.keys.count
+        }
+        #expect(reasons == [.initialSync] && keys == 200)
+    }
+
+    @Test("A device that holds no store gets it whole when a peer's digests are heard")
+    func newDeviceGetsTheStore() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        let d = Self.peer(3, named: "d", on: network)
+        defer { Task { await Self.shutdown([a, d]) } }
+        let store = try a.store(named: "settings")
+        try store.set("dark", forKey: "theme")
+        #expect(await waitUntil { d.storeNames == ["settings"] })
+        #expect(try d.store(named: "settings").string(forKey: "theme") == "dark")
+    }
+
+    @Test("A partition: the same key set on both sides and another key on each; after healing all three agree and the loser is reported")
+    func partitionHeals() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock(start: Date())
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        let b = Self.peer(1, named: "b", on: network, clock: clock)
+        let c = Self.peer(2, named: "c", on: network, clock: clock)
+        defer { Task { await Self.shutdown([a, b, c]) } }
+        let aStore = try a.store(named: "baton")
+        let bStore = try b.store(named: "baton")
+        _ = try c.store(named: "baton")
+        #expect(await waitUntil { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
+        network.cut(between: "a", and: "b")
+        network.cut(between: "a", and: "c")
+        var aChanges = aStore.changes().makeAsyncIterator()
+        try aStore.set("from a", forKey: "shared")
+        clock.advance(by: .milliseconds(5))
+        try bStore.set("from b", forKey: "shared")
+        try aStore.set(1, forKey: "only-a")
+        try bStore.set(2, forKey: "only-b")
+        #expect(await waitUntil { (try? c.store(named: "baton").string(forKey: "shared")) == "from b" })
+        #expect(aStore.string(forKey: "shared") == "from a", "a heard nothing while cut off")
+
+        network.heal()
+        // The next periodic digests (27–33 s) find the difference.
+        for _ in 0..<40 where aStore.digests != bStore.digests {
+            clock.advance(by: .seconds(1))
+            _ = await waitUntil(timeout: .milliseconds(200)) { aStore.digests == bStore.digests }
+        }
+        let cStore = try c.store(named: "baton")
+        #expect(await waitUntil { aStore.digests == bStore.digests && bStore.digests == cStore.digests })
+        for store in [aStore, bStore, cStore] {
+            #expect(store.string(forKey: "shared") == "from b")
+            #expect(store.longLong(forKey: "only-a") == 1 && store.longLong(forKey: "only-b") == 2)
+        }
+        var reasons: [KeyValueStoreChange.Reason: [String]] = [:]
+        while reasons[.conflict] == nil, let change = await aChanges.next() { reasons[change.reason, default: []] += change.keys }
+        #expect(reasons[.conflict] == ["shared"], "a's write lost, and a says so")
+    }
+
+    @Test("A listed peer cannot make a store break its limits: entries past 1,024 keys are refused and counted")
+    func peerCannotOverfill() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        let b = Self.peer(1, named: "b", on: network)
+        defer { Task { await Self.shutdown([a, b]) } }
+        let bStore = try b.store(named: "baton")
+        for i in 0..<1_024 { try bStore.set(.integer(i), forKey: "b\(i)") }
+        #expect(await waitUntil { (try? a.store(named: "baton").usage.keys) == 1_024 })
+        // a's own write is refused locally (its store is full too)…
+        let aStore = try a.store(named: "baton")
+        #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try aStore.set(1, forKey: "extra") }
+        // …and an entry sent as if by a, past b's limit, is refused by b.
+        let entry = StoreEntry(
+            key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: Date()), writer: Self.identities[0].publicIdentity.deviceID))
+        a.center.sendStore(StoreMessage(store: "baton", digests: aStore.digests, entries: [entry]))
+        #expect(await waitUntil { b.refusedCount >= 1 })
+        #expect(bStore.object(forKey: "forced") == nil && bStore.usage.keys == 1_024)
+    }
+
+    @Test("Entries that do not fit one datagram are refused at set, with the limit named")
+    func entryTooLarge() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        defer { Task { await Self.shutdown([a]) } }
+        let store = try a.store(named: "baton")
+        try store.set(.string(String(repeating: "x", count: 700)), forKey: "fits")
+        #expect {
+            try store.set(.string(String(repeating: "x", count: 2_000)), forKey: "big")
+        } throws: { error in
+            guard case KeyValueStoreError.entryTooLarge(let bytes, 1_200) = error else { return false }
+            return bytes > 1_200
+        }
+        #expect(store.object(forKey: "big") == nil)
+    }
+}
