@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import Synchronization
 import PropertyList
 import HandoffWire
@@ -123,8 +124,10 @@ extension NearbyActivity {
     /// The address the last datagram came from, without its port (`10.77.0.11`); a source
     /// without a port (an in-memory network's peer name) is the host itself, and so is a relay's
     /// (`relay:` and the sender's topic id, which only the relay's dialer reaches).
-    var sourceHost: String? {
-        guard let source else { return nil }
+    var sourceHost: String? { source.flatMap(Self.host(of:)) }
+
+    /// The host of a datagram's source address, as `sourceHost` gives it.
+    static func host(of source: String) -> String? {
         if source.hasPrefix("relay:") { return source }
         let host = source.lastIndex(of: ":").map { source[..<$0] } ?? source[...]
         let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
@@ -152,5 +155,47 @@ private final class ProgressGate: Sendable {
             previous = now
             return true
         }
+    }
+}
+
+/// Store states (docs/PROTOCOL.md, section 18): entries too large for a datagram, served and
+/// fetched over the state stream as an activity's state is.
+extension ActivityCenter {
+    /// Keeps `bytes` to serve as store `store`'s state `revision`, and says where it is; nil when
+    /// the center runs without a state stream.
+    public func shelveStoreState(store: String, revision: Int, bytes: [UInt8]) -> StoreState? {
+        guard let stream = stateStream, !bytes.isEmpty, StoreState.sizes.contains(bytes.count) else { return nil }
+        let digest = Array(SHA256.hash(data: bytes))
+        stream.shelf.put(activityID: StoreState.activityID(store: store), revision: revision, digest: digest, bytes: bytes)
+        return StoreState(size: bytes.count, digest: digest, port: stream.port, revision: revision)
+    }
+
+    /// Fetches store `store`'s `state` from `sender`'s device at `host`, checked against its
+    /// size and digest.
+    public func fetchStoreState(_ state: StoreState, store: String, from sender: SenderID, host: String)
+        async throws(HandoffError) -> [UInt8]
+    {
+        guard let stream = stateStream else {
+            throw .transferFailed(peer: host, reason: "this program runs without the state stream")
+        }
+        guard let device = membership.device(for: sender.tag) else {
+            throw .transferFailed(peer: host, reason: "its device is not on this machine's list")
+        }
+        var limits = StateFetcher.Limits()
+        limits.maximumSize = StoreState.sizes.upperBound
+        let fetcher = StateFetcher(
+            identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
+            dialer: stream.dialer, clock: clock, limits: limits)
+        let request = StateRequest(
+            activityID: StoreState.activityID(store: store), revision: state.revision, digest: state.digest, size: state.size)
+        let source = StreamSource(senderID: sender, identity: device)
+        let outcome: Result<[UInt8], HandoffError> = await Task.detached {
+            do throws(StreamFailure) {
+                return .success(try await fetcher.fetch(from: host, port: state.port, source: source, request: request))
+            } catch {
+                return .failure(Self.fetchFailure(error, peer: host, host: host, port: state.port))
+            }
+        }.valueCancellingWith()
+        return try outcome.get()
     }
 }

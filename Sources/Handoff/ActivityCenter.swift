@@ -294,8 +294,8 @@ public final class ActivityCenter {
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
             if finding.isEmpty { gate.holdsNews = true }
-        case .storeHeard(let message, let sender):
-            storeListener?(message, sender)
+        case .storeHeard(let message, let sender, let source):
+            storeListener?(message, sender, source.flatMap(NearbyActivity.host(of:)))
         case .devicesHeard(let statements, let digest, let sender):
             let change = membership.taking(statements)
             if !change.isEmpty {
@@ -333,7 +333,9 @@ public final class ActivityCenter {
     /// Called with every STORE datagram accepted from a listed device (docs/PROTOCOL.md,
     /// section 18), with its sender; the stores themselves live above the center
     /// (`HandoffStore`'s `StoreSync`).
-    public var storeListener: (@MainActor (StoreMessage, SenderID) -> Void)?
+    /// The last argument is the host the datagram came from (`NearbyActivity.sourceHost`'s form),
+    /// where its store state is fetched.
+    public var storeListener: (@MainActor (StoreMessage, SenderID, String?) -> Void)?
 
     /// Seals and sends a STORE datagram, numbered after everything sent before it; nothing
     /// before `start` or after `shutdown`. False when it was not sent.

@@ -44,7 +44,7 @@ extension HandoffCore {
             actions.append(.devicesHeard(statements: statements, digest: digest, from: arrival.sender))
         case .store(let message):
             // The stores are the center's listener's (`ActivityCenter.storeListener`).
-            actions.append(.storeHeard(message, from: arrival.sender))
+            actions.append(.storeHeard(message, from: arrival.sender, source: arrival.source))
         }
         return false
     }

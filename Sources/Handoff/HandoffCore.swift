@@ -43,7 +43,7 @@ struct HandoffCore: Sendable {
         /// A DEVICES datagram from `sender` brought these statements and the digest of its set.
         case devicesHeard(statements: [[UInt8]], digest: [UInt8], from: SenderID)
         /// A STORE datagram from `sender`, a listed device (docs/PROTOCOL.md, section 18).
-        case storeHeard(StoreMessage, from: SenderID)
+        case storeHeard(StoreMessage, from: SenderID, source: String?)
     }
 
     /// The current activity, as far as the rules need to know it.

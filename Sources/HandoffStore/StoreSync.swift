@@ -18,8 +18,12 @@ public final class StoreSync {
     static let answerSpacing: TimeInterval = 1
     /// Digests go out again after 27–33 s.
     static let digestsInterval: ClosedRange<TimeInterval> = 27...33
+    /// Versions one acknowledgement lists at most.
+    static let tookLimit = 32
+    /// Entries that would take more datagrams than this go as a store state.
+    static let datagramsBeforeState = 4
     /// What counts as the first exchange after start (`initialSync`), at most.
-    static let initialWindow: TimeInterval = 5
+    static let initialWindow: TimeInterval = 60
 
     public let center: ActivityCenter
     /// Where stores live on disk; nil: in memory (tests).
@@ -51,7 +55,7 @@ public final class StoreSync {
         self.center = center
         self.folder = folder
         self.logger = logger
-        center.storeListener = { [weak self] message, sender in self?.heard(message, from: sender) }
+        center.storeListener = { [weak self] message, sender, host in self?.heard(message, from: sender, host: host) }
         if let folder {
             for name in StoreFile.names(in: folder).prefix(Self.storeLimit) { _ = try? store(named: name) }
         }
@@ -96,8 +100,9 @@ public final class StoreSync {
     private func attach(_ store: KeyValueStore) {
         stores[store.name] = store
         let limit = center.configuration.maximumDatagramSize
+        // With a state stream any entry travels (as a store state); without, one datagram is the limit.
         store.measure = { [weak self] entry in
-            guard let self else { return nil }
+            guard let self, self.center.stateStream == nil else { return nil }
             return (self.datagramSize(StoreMessage(store: store.name, digests: .empty, entries: [entry])), limit)
         }
         store.onWrites = { [weak self, weak store] entries in
@@ -183,7 +188,7 @@ public final class StoreSync {
 
     // MARK: Receiving
 
-    func heard(_ message: StoreMessage, from sender: SenderID) {
+    func heard(_ message: StoreMessage, from sender: SenderID, host: String?) {
         heardCount += 1
         heardFrom[message.store, default: []].insert(sender.tag)
         for version in message.took {
@@ -204,7 +209,7 @@ public final class StoreSync {
                 refusedCount += message.entries.count
                 return
             }
-            guard !message.entries.isEmpty else {
+            guard !message.entries.isEmpty || message.state != nil else {
                 if message.digests != .empty { answerAsEmpty(message.store, now: center.clock.now) }
                 return
             }
@@ -214,18 +219,60 @@ public final class StoreSync {
             }
             store = made
         }
+        if let state = message.state {
+            // The entries come over the state stream; the digests are compared once they are here.
+            if let host { fetch(state, of: store, digests: message.digests, from: sender, host: host) }
+            return
+        }
+        take(message.entries, into: store, digests: message.digests)
+    }
+
+    /// Fetches a store state from `sender` at `host`, one per store and sender at a time, and
+    /// takes its entries as a datagram's.
+    private func fetch(_ state: StoreState, of store: KeyValueStore, digests: StoreDigests, from sender: SenderID, host: String) {
+        let flight = FetchKey(store: store.name, sender: sender)
+        guard !fetching.contains(flight) else { return }
+        fetching.insert(flight)
+        fetches += 1
+        let center = center
+        Task { @MainActor [weak self] in
+            let entries: [StoreEntry]?
+            do {
+                entries = try StoreState.decode(try await center.fetchStoreState(state, store: store.name, from: sender, host: host))
+            } catch {
+                self?.logger.warning("store \(store.name): fetching a store state from \(host) failed: \(error)")
+                entries = nil
+            }
+            guard let self else { return }
+            self.fetching.remove(flight)
+            if let entries { self.take(entries, into: store, digests: digests) }
+        }
+    }
+
+    private struct FetchKey: Hashable {
+        let store: String
+        let sender: SenderID
+    }
+    private var fetching: Set<FetchKey> = []
+    /// Store states fetched or being fetched, for tests.
+    public private(set) var fetches = 0
+
+    /// Takes a peer's entries into `store`, acknowledges them, and answers digests that differ.
+    private func take(_ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests) {
         let now = center.clock.now
         let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
-        let taken = message.entries.isEmpty ? nil : store.take(message.entries, initial: initial)
+        let taken = entries.isEmpty ? nil : store.take(entries, initial: initial)
         refusedCount += taken?.refused ?? 0
         let own = store.digests
-        let differing = Set(own.buckets(differingFrom: message.digests))
+        let differing = Set(own.buckets(differingFrom: digests))
         if let taken, !taken.took.isEmpty {
-            center.sendStore(StoreMessage(store: store.name, digests: own, took: taken.took))
+            // The greatest 32 at most: an acknowledgement fits a datagram whatever it answers.
+            let took = Array(taken.took.sorted(by: >).prefix(Self.tookLimit))
+            center.sendStore(StoreMessage(store: store.name, digests: own, took: took))
         }
         // Someone else said what this device would: those buckets need no answer from here.
         if var answer = answers[store.name] {
-            answer.buckets.subtract((0..<StoreDigests.bucketCount).filter { own.bucket($0) == message.digests.bucket($0) })
+            answer.buckets.subtract((0..<StoreDigests.bucketCount).filter { own.bucket($0) == digests.bucket($0) })
             answers[store.name] = answer
         }
         if differing.isEmpty {
@@ -288,27 +335,41 @@ public final class StoreSync {
         center.sendStore(StoreMessage(store: store.name, digests: store.digests))
     }
 
-    /// Sends `entries` of `store`, as many to a datagram as fit the datagram limit; an entry too
-    /// large alone is not sent (a write refuses it before this).
+    /// Sends `entries` of `store`, as many to a datagram as fit the datagram limit; when an
+    /// entry does not fit alone, or they would take more than 4 datagrams, as one store state
+    /// over the state stream (without one, an entry too large alone is not sent: a write
+    /// refuses it before this).
     private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
         let digests = store.digests
         let limit = center.configuration.maximumDatagramSize
+        var batches: [[StoreEntry]] = []
         var batch: [StoreEntry] = []
+        var tooLarge = false
         for entry in entries {
             if datagramSize(StoreMessage(store: store.name, digests: digests, entries: batch + [entry])) <= limit {
                 batch.append(entry)
-                continue
-            }
-            if !batch.isEmpty { center.sendStore(StoreMessage(store: store.name, digests: digests, entries: batch)) }
-            if datagramSize(StoreMessage(store: store.name, digests: digests, entries: [entry])) <= limit {
+            } else if datagramSize(StoreMessage(store: store.name, digests: digests, entries: [entry])) <= limit {
+                batches.append(batch)
                 batch = [entry]
             } else {
-                logger.warning("store \(store.name): an entry of \(entry.size) bytes does not fit a datagram; not sent")
-                batch = []
+                tooLarge = true
             }
         }
-        if !batch.isEmpty { center.sendStore(StoreMessage(store: store.name, digests: digests, entries: batch)) }
+        if !batch.isEmpty { batches.append(batch) }
+        if tooLarge || batches.count > Self.datagramsBeforeState {
+            stateRevision += 1
+            if let state = center.shelveStoreState(store: store.name, revision: stateRevision, bytes: StoreState.encode(entries)) {
+                center.sendStore(StoreMessage(store: store.name, digests: digests, state: state))
+                return
+            }
+            if tooLarge { logger.warning("store \(store.name): an entry does not fit a datagram, and there is no state stream; not sent") }
+        }
+        for batch in batches where !batch.isEmpty {
+            center.sendStore(StoreMessage(store: store.name, digests: digests, entries: batch))
+        }
     }
+
+    private var stateRevision = 0
 
     /// The datagram a message makes: header, signature and tag around its plaintext.
     func datagramSize(_ message: StoreMessage) -> Int {

@@ -17,18 +17,28 @@ struct StoreSyncTests {
 
     /// Device `index` of `identities`, listing every other as paired, on `network`, with a sync
     /// holding its stores in memory.
-    static func peer(_ index: Int, named name: String, on network: InMemoryNetwork, clock: any HandoffClock = SystemClock())
-        -> StoreSync
-    {
+    static func peer(
+        _ index: Int, named name: String, on network: InMemoryNetwork, clock: any HandoffClock = SystemClock(),
+        streams: InMemoryStreams? = nil
+    ) -> StoreSync {
         let identity = identities[index]
         let others = identities.enumerated().filter { $0.offset != index }.map(\.element)
         let roster = DeviceRoster(own: identity.publicIdentity, name: name, paired: others.map { ($0.publicIdentity, "peer") })
         let config = ActivityCenter.Configuration(
             peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"),
             senderID: .random(device: identity.publicIdentity.deviceID))
+        let shelf = StateShelf()
+        let port = 40_000 + index
         let center = ActivityCenter(
             registry: registry, membership: Membership(identity: identity, keys: GroupKeys(current: key, previous: nil), roster: roster),
-            transport: network.makeTransport(name: name), configuration: config, clock: clock)
+            transport: network.makeTransport(name: name), configuration: config, clock: clock,
+            stateStream: streams.map { StateStreamSetup(shelf: shelf, port: port, dialer: $0) })
+        if let streams {
+            // Served as the center is: its device and sender id, to the devices it lists.
+            streams.serve(
+                host: name, port: port, identity: center.membership.streamIdentity(senderID: center.senderID),
+                trust: center.membership.streamTrust, shelf: shelf)
+        }
         center.start()
         let sync = StoreSync(center: center, folder: nil)
         sync.start()
@@ -162,6 +172,43 @@ struct StoreSyncTests {
         a.center.sendStore(StoreMessage(store: "baton", digests: aStore.digests, entries: [entry]))
         #expect(await waitUntil { b.refusedCount >= 1 })
         #expect(bStore.object(forKey: "forced") == nil && bStore.usage.keys == 1_024)
+    }
+
+    @Test("A value too large for a datagram goes over the state stream: 200 KB set on A is read on B")
+    func largeValueOverTheStream() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.peer(0, named: "a", on: network, streams: streams)
+        let b = Self.peer(1, named: "b", on: network, streams: streams)
+        defer { Task { await Self.shutdown([a, b]) } }
+        let aStore = try a.store(named: "baton")
+        let bStore = try b.store(named: "baton")
+        #expect(await waitUntil { a.heardCount >= 1 && b.heardCount >= 1 })
+        let text = String(repeating: "Größe 大 ", count: 20_000)
+        try aStore.set(.string(text), forKey: "clipboard")
+        let version = try #require(aStore.entry(forKey: "clipboard")?.version)
+        #expect(await a.waitForPeer(toTake: version, timeout: 10))
+        #expect(bStore.string(forKey: "clipboard") == text)
+        #expect(b.fetches == 1)
+    }
+
+    @Test("A full store (1,024 keys, about 1 MB) reaches a newly started peer in one store state")
+    func fullStoreToANewPeer() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.peer(0, named: "a", on: network, streams: streams)
+        defer { Task { await Self.shutdown([a]) } }
+        let store = try a.store(named: "baton")
+        store.writesThrough = false
+        let value = PropertyListValue.data(Data(repeating: 0x5A, count: 960))
+        for i in 0..<1_024 { try store.set(value, forKey: String(format: "key-%04d", i)) }
+        #expect(store.usage.keys == 1_024 && store.usage.bytes > 1_030_000)
+        let d = Self.peer(3, named: "d", on: network, streams: streams)
+        defer { Task { await Self.shutdown([d]) } }
+        let dStore = try d.store(named: "baton")
+        #expect(await d.waitForSync(of: "baton", timeout: 20))
+        #expect(dStore.digests == store.digests && dStore.usage == store.usage)
+        #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }
 
     @Test("Entries that do not fit one datagram are refused at set, with the limit named")
