@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "BatonRuntime",
             dependencies: [
-                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI",
+                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI", "HandoffStore", "PropertyList",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -198,7 +198,7 @@ let package = Package(
             name: "BatonRuntimeTests",
             dependencies: [
                 "BatonRuntime", "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting", "TerminalUI",
-                "BatonResources",
+                "BatonResources", "HandoffStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -17,6 +17,9 @@ public enum AppCommand: Equatable, Sendable {
     /// there that still matches `expecting` (what the editor read or last saved) is the
     /// editor's own and is replaced without asking.
     case saveFile(path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil)
+    /// Keep `lines` as the clipboard that follows the person (the key-value store's `clipboard`),
+    /// after a Ctrl-K. Nothing comes back.
+    case keepClipboard([String])
     /// Leave: the model is already quitting, so the Program's loop ends after this message,
     /// withdraws the activity and hands the terminal back.
     case quit

@@ -51,4 +51,7 @@ public enum AppMessage: Equatable, Sendable {
     case saveReadOnly(path: String)
     /// The terminal's input ended (it went away): nobody can answer a question, so quit.
     case inputClosed
+    /// The clipboard that follows the person is now `lines`: cut on another machine of the
+    /// group, or kept from before this program started. The next Ctrl-U pastes them.
+    case clipboard([String])
 }

@@ -26,6 +26,10 @@ public struct AppModel: Equatable, Sendable {
     public var now: Date
     /// Set when the app has asked to quit.
     public var isQuitting: Bool
+    /// The lines Ctrl-K cut last and Ctrl-U pastes: kept in the key-value store, so that they
+    /// follow the person to the group's other machines (`AppCommand.keepClipboard`,
+    /// `AppMessage.clipboard`).
+    public var clipboard: [String] = []
 
     /// A model showing `session` at `size`, with nothing nearby and nothing open.
     public init(session: Session, size: TerminalSize, status: StatusInfo, now: Date) {

@@ -51,9 +51,13 @@ extension BatonApp {
         case .escape:
             state.isEscapePending = true
         case .control("k"):
+            let before = state.cutLines
             cutLine(&state, gathering: gathering, now: now)
+            guard state.cutLines != before || !gathering else { return [] }
+            model.clipboard = state.cutLines
+            return [.keepClipboard(state.cutLines)]
         case .control("u"):
-            paste(state.cutLines.map { $0 + "\n" }.joined(), &state, now: now)
+            paste(model.clipboard.map { $0 + "\n" }.joined(), &state, now: now)
         case .control("f"), .control("w"):
             model.overlay = .prompt(.search(last: state.lastSearch))
         case .function(3):

@@ -88,6 +88,15 @@ public enum BatonApp {
             commands = saveReadOnly(path: path, &model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
+        case .clipboard(let lines):
+            model.clipboard = lines
+            // A Ctrl-K after this starts a new cut rather than adding to one from before.
+            if case .editor(var state) = model.session {
+                state.isGatheringCut = false
+                state.cutLines = lines
+                model.session = .editor(state)
+            }
+            commands = []
         }
         model.keepCursorVisible()
         if mayPublish, !model.isQuitting, let before, model.handoffOff == nil, PublishedState(model.session) != before {

@@ -4,6 +4,8 @@ import Handoff
 import Logging
 import TerminalUI
 import HandoffWire
+import HandoffStore
+import PropertyList
 
 /// Runs the app over a terminal backend and an activity center, as Bubble Tea's program runs
 /// a model: key presses, resizes, ticks and network events become messages in one inbox;
@@ -111,6 +113,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// How a nearby activity is fetched and continued; nil: `center.continueActivity(_:progress:)`.
     /// Tests put a fetch here that takes as long as they say.
     var fetch: Fetch?
+    /// The store whose `clipboard` key holds what Ctrl-K cut, so that it follows the person to
+    /// the group's other machines; nil: the clipboard stays in this program.
+    let clipboardStore: KeyValueStore?
+    /// The key of the clipboard in its store.
+    public static let clipboardKey = "clipboard"
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
@@ -118,8 +125,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
         files: FileStore = FileStore(), recovery: RecoveryStore? = nil, nearbyRefreshInterval: Duration = .milliseconds(250),
+        clipboard: KeyValueStore? = nil,
         logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.clipboardStore = clipboard
         self.nearbyRefreshInterval = nearbyRefreshInterval
         self.backend = backend
         self.center = center
@@ -139,6 +148,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// `.continued` of a session continued at launch, whose `.startActivity` then publishes it).
     public func run(opening: [AppMessage] = []) async {
         center.applicationDelegate = self
+        if let lines = clipboardLines() { handle(.clipboard(lines)) }
         for message in opening { handle(message) }
         if activity == nil, model.handoffOff == nil { startActivity() }
         listen()
@@ -443,6 +453,14 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
                 self.translate(event)
             }
         })
+        if let changes = clipboardStore?.changes() {
+            tasks.append(Task { [weak self, inbox] in
+                for await change in changes where change.keys.contains(Self.clipboardKey) && change.reason != .quotaViolation {
+                    guard let lines = self?.clipboardLines() else { continue }
+                    inbox.yield(.clipboard(lines))
+                }
+            })
+        }
         // Ages and notices change with time, and a pause ends a run of typing: tick only
         // while the model wants it.
         tasks.append(Task { [weak self, inbox] in
@@ -514,6 +532,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         NearbyItem.items(center.continuable)
     }
 
+    /// The clipboard's lines in its store, when it holds an array of strings there.
+    private func clipboardLines() -> [String]? {
+        guard let array = clipboardStore?.array(forKey: Self.clipboardKey) else { return nil }
+        let lines = array.compactMap(\.stringValue)
+        return lines.count == array.count ? lines : nil
+    }
+
     // MARK: Commands
 
     private func perform(_ command: AppCommand) {
@@ -534,6 +559,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             startContinue(entry)
         case .cancelContinue:
             cancelContinue()
+        case .keepClipboard(let lines):
+            do {
+                try clipboardStore?.set(.array(lines.map(PropertyListValue.string)), forKey: Self.clipboardKey)
+            } catch {
+                logger.warning("the clipboard stays on this machine: \(error)")
+            }
         case .saveFile(let path, let text, let replace, let expecting):
             do {
                 switch try files.save(path: path, text: text, replaceExisting: replace, expecting: expecting) {

@@ -124,6 +124,20 @@ struct SearchCutTests {
         #expect(model.editorState.cutLines == ["e"])
     }
 
+    @Test("Ctrl-K asks to keep the cut lines as the clipboard that follows; a clipboard from another machine is what Ctrl-U pastes")
+    func clipboardFollows() {
+        var model = Fixtures.editor("a\nb\nc", cursor: TextPosition(line: 0, column: 0))
+        #expect(model.press(.control("k")) == [.publish, .keepClipboard(["a"])])
+        #expect(model.press(.control("k")) == [.publish, .keepClipboard(["a", "b"])])
+        #expect(model.clipboard == ["a", "b"])
+        // Cut on another machine of the group: Ctrl-U pastes those lines, and the next Ctrl-K starts anew.
+        _ = BatonApp.update(&model, .clipboard(["from", "laptop"]))
+        model.press(.control("u"))
+        #expect(model.editorState.buffer.text == "from\nlaptop\nc")
+        model.press(.up, .control("k"))
+        #expect(model.clipboard == ["laptop"])
+    }
+
     @Test("Ctrl-G goes to a line; past the end to the last line; a non-number is refused")
     func goToLine() {
         var model = Fixtures.editor(Self.text)

@@ -2,6 +2,7 @@ import BatonApp
 import BatonRuntime
 import Foundation
 import Handoff
+import HandoffStore
 import HandoffTesting
 import TerminalUI
 import Testing
@@ -42,6 +43,35 @@ struct ProgramTests {
         let body = 0..<(a.backend.lines.count - 3)
         #expect(Array(b.backend.lines[body]) == Array(a.backend.lines[body]))
         #expect(a.backend.lines[body].contains { $0.contains("█") })
+        await stop(a, b)
+    }
+
+    @Test("Ctrl-K on A, then Ctrl-U on B: the cut lines are pasted exactly, through the key-value store")
+    func clipboardAcrossPrograms() async throws {
+        let network = InMemoryNetwork()
+        let aCenter = center(network, "alice@a")
+        let bCenter = center(network, "bob@b")
+        let aSync = StoreSync(center: aCenter, folder: nil)
+        let bSync = StoreSync(center: bCenter, folder: nil)
+        aSync.start()
+        bSync.start()
+        let a = TestPeer.start(
+            aCenter, session: .editor(EditorState(text: "keep\nmé 👋\ntail", filePath: nil, fileName: "a.txt")),
+            clipboard: try aSync.store(named: "baton"))
+        let bStore = try bSync.store(named: "baton")
+        let b = TestPeer.start(bCenter, session: .editor(EditorState(text: "", filePath: nil, fileName: "b.txt")), clipboard: bStore)
+        try await a.backend.waitForScreen(containing: "tail", timeout: .seconds(20))
+        a.backend.send(.down)
+        a.backend.send(.control("k"), .control("k"))
+        #expect(await waitUntil { b.program.model.clipboard == ["mé 👋", "tail"] })
+        b.backend.send(.control("u"))
+        #expect(await waitUntil {
+            guard case .editor(let state) = b.program.model.session else { return false }
+            return state.buffer.text == "mé 👋\ntail\n"
+        })
+        #expect(bStore.array(forKey: Program.clipboardKey) == ["mé 👋", "tail"])
+        aSync.stop()
+        bSync.stop()
         await stop(a, b)
     }
 

@@ -6,6 +6,7 @@ import HandoffTesting
 import Logging
 import TerminalUI
 import HandoffWire
+import HandoffStore
 
 /// One running Program over a `TestBackend` and an activity center on an in-memory network.
 @MainActor
@@ -30,14 +31,14 @@ struct TestPeer {
 
     /// Runs a Program showing `session` on a 48×14 screen.
     static func start(
-        _ center: ActivityCenter, session: Session, opening: [AppMessage] = [],
+        _ center: ActivityCenter, session: Session, opening: [AppMessage] = [], clipboard: KeyValueStore? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> TestPeer {
         let backend = TestBackend(width: 48, height: 14)
         let program = Program(
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online),
-            logger: logger)
+            clipboard: clipboard, logger: logger)
         // A main-actor task, as `baton` runs it: its awaits resume on the main actor directly,
         // not through the cooperative pool, which the suite's long synchronous tests can hold.
         let run = Task { @MainActor in await program.run(opening: opening) }
