@@ -27,6 +27,8 @@ struct Baton: AsyncParsableCommand {
               baton key                       show this machine's group key (for scripts)
               baton doctor                    find out why machines do not see each other
               baton config                    each setting in use, and where it came from
+              baton kv set KEY VALUE          keep a setting the same on every machine
+              baton kv get KEY                … and read it (also kv list, kv rm, kv watch)
 
             Options go after the command: baton edit --peer HOST notes.txt.
             Inside the app, Ctrl-N (or n in the counter) lists what is nearby; Enter continues it.
@@ -38,7 +40,7 @@ struct Baton: AsyncParsableCommand {
         subcommands: [
             CounterCommand.self, EditCommand.self, MonitorCommand.self, PairCommand.self, IdCommand.self, DevicesCommand.self,
             KeyCommand.self, DoctorCommand.self,
-            ConfigCommand.self,
+            ConfigCommand.self, KvCommand.self,
         ],
         defaultSubcommand: CounterCommand.self)
 }

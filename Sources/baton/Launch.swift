@@ -5,6 +5,7 @@ import Foundation
 import Handoff
 import HandoffCLI
 import HandoffMulticast
+import HandoffStore
 import Logging
 import NCursesBackend
 import HandoffWire
@@ -112,6 +113,12 @@ struct Launch {
             registry: registry, membership: membership, transport: combined.transport,
             configuration: configuration, stateStream: combined.stream)
         center.start()
+        // Every running Baton holds this machine's key-value stores and answers peers about them.
+        let stores = StoreSync(center: center, folder: StoreFile.defaultFolder(), logger: logger)
+        // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
+        let clipboard = try? stores.store(named: StoreText.defaultStore)
+        stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
+        stores.start()
         // Statements and keys the center takes are stored; what `baton devices remove` or
         // `baton key --new` change in the files is put in place and sent on.
         let keeper = membershipStore.keep(
@@ -130,6 +137,7 @@ struct Launch {
                 let peerName = activity.peer.map { PeerText.visible($0.name) }
                 guard let restored = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
                 else {
+                    stores.stop()
                     await center.shutdown()
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
@@ -139,12 +147,14 @@ struct Launch {
             case .failed(let error):
                 // Read before the shutdown: nothing found may be a key no other machine shares.
                 let message = KeyAdvice.continueFailed(error, otherKeySources: center.otherKeySources, keySource: keySource)
+                stores.stop()
                 await center.shutdown()
                 throw CommandFailure(message)
             case .interrupted(let signo):
                 // Nothing was restored and no UI was opened: say so, and end as the signal would.
                 logger.info("signal \(signo) while continuing: nothing restored")
                 ContinueAtLaunch.writeToStandardError("baton: cancelled; nothing was restored.\n")
+                stores.stop()
                 await center.shutdown()
                 NCursesBackend.raiseWithDefaultAction(signo)
                 throw ExitCode(128 + signo)  // not reached: the signal ends the process
@@ -155,13 +165,14 @@ struct Launch {
         do {
             backend = try NCursesBackend()
         } catch {
+            stores.stop()
             await center.shutdown()
             throw CommandFailure(error.description)
         }
         let program = Program(
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
-            recovery: RecoveryStore.standard(), logger: logger)
+            recovery: RecoveryStore.standard(), clipboard: clipboard, logger: logger)
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at
         // once) and end with the signal's status. 300 ms at most.
@@ -174,6 +185,7 @@ struct Launch {
                 program.writeRecoveryNow()
                 membershipStore.stopKeeping(keeper, membership)
                 logger.info("signal \(signo): withdrawing and exiting")
+                stores.stop()
                 await center.shutdown()
                 NCursesBackend.raiseWithDefaultAction(signo)
             }
@@ -183,6 +195,7 @@ struct Launch {
         // before it hops back, a thread more between every key and the screen.
         await Task { @MainActor in await program.run(opening: opening) }.value
         backend.shutdown()
+        stores.stop()
         await center.shutdown()
         logger.info("exit")
     }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Handoff
 import HandoffCLI
+import HandoffStore
+import HandoffWire
 import BatonFiles
 
 /// `baton monitor`: what peers offer, as lines, without a UI.
@@ -37,6 +39,10 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         let monitor = NearbyMonitor(center: session.center, format: json ? .json : .text, write: write)
         monitor.start()
+        // Every running Baton holds this machine's key-value stores and answers peers about them.
+        let stores = StoreSync(center: session.center, folder: StoreFile.defaultFolder())
+        stores.problems.forEach { FileHandle.standardError.write(Data((PeerText.visible($0) + "\n").utf8)) }
+        stores.start()
         session.center.query()
         let stop = AsyncStream<Void>.makeStream()
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -55,6 +61,7 @@ struct MonitorCommand: AsyncParsableCommand {
         for await _ in stop.stream {}
         signals.forEach { $0.cancel() }
         monitor.stop()
+        stores.stop()
         await session.shutdown()
     }
 }
