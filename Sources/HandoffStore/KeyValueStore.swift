@@ -72,6 +72,7 @@ public final class KeyValueStore {
             dropOldTombstones(now: now())
             recount()
         }
+        writtenStamp = file?.stamp()
     }
 
     // MARK: Reading
@@ -348,14 +349,51 @@ public final class KeyValueStore {
         cachedDigests = nil
     }
 
+    /// Writes the store, after taking what another program of this machine wrote to the file
+    /// since this one read it (under the store's lock, so neither write is lost).
     private func persist() throws(KeyValueStoreError) {
         dropOldTombstones(now: now())
         guard let file else {
             isDirty = false
             return
         }
-        let sorted = entries.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        try file.write(StoreFile.Contents(policy: policy, clock: greatestClock, lastSync: lastSync, entries: sorted))
+        let merged: [String] = try file.withLock { () throws(KeyValueStoreError) -> [String] in
+            let merged = file.stamp() == writtenStamp ? [] : mergeFile()
+            let sorted = entries.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            try file.write(StoreFile.Contents(policy: policy, clock: greatestClock, lastSync: lastSync, entries: sorted))
+            writtenStamp = file.stamp()
+            return merged
+        }
         isDirty = false
+        if !merged.isEmpty { emit(KeyValueStoreChange(reason: .peerChange, keys: merged)) }
+    }
+
+    /// The file as this program last wrote or read it.
+    private var writtenStamp: StoreFile.Stamp?
+
+    /// Takes what another program of this machine wrote to the store's file, when the file
+    /// changed since this program wrote or read it; reports the keys as `peerChange`. Returns them.
+    @discardableResult
+    public func reloadIfChanged() -> [String] {
+        guard let file, file.stamp() != writtenStamp else { return [] }
+        let merged = (try? file.withLock { () throws(KeyValueStoreError) -> [String] in
+            let merged = mergeFile()
+            writtenStamp = file.stamp()
+            return merged
+        }) ?? []
+        if !merged.isEmpty { emit(KeyValueStoreChange(reason: .peerChange, keys: merged)) }
+        return merged
+    }
+
+    /// Holds every entry of the file newer than this program's; the keys it changed.
+    private func mergeFile() -> [String] {
+        guard let file, let contents = try? file.read() else { return [] }
+        greatestClock = max(greatestClock, contents.clock)
+        var changed: [String] = []
+        for entry in contents.entries where entries[entry.key].map({ $0.version < entry.version }) ?? true {
+            hold(entry)
+            changed.append(entry.key)
+        }
+        return changed
     }
 }

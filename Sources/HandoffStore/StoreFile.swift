@@ -2,6 +2,9 @@ import BatonFiles
 import Foundation
 import HandoffWire
 import PropertyList
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A store on disk: `FOLDER/NAME.plist`, a binary plist written atomically with mode 0600 in a
 /// 0700 folder (by default `$XDG_STATE_HOME/baton/store`).
@@ -106,6 +109,37 @@ public struct StoreFile: Sendable, Equatable {
         } catch {
             throw .cannotWrite(path: path, reason: error.sentence("store", path: path))
         }
+    }
+
+    /// `folder/name.lock`: held (with `flock`) while a program reads, merges and writes the
+    /// store, so that two programs of this machine writing one store keep both their writes.
+    public var lockPath: String { folder + "/" + name + ".lock" }
+
+    /// Runs `body` holding the store's lock (made 0600 when missing; the folder 0700). Without
+    /// a lock (the folder cannot be written), `body` runs all the same.
+    public func withLock<T>(_ body: () throws(KeyValueStoreError) -> T) throws(KeyValueStoreError) -> T {
+        try? PrivateFile.makeFolder(folder, privateFolder: true)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return try body() }
+        defer { close(fd) }
+        flock(fd, LOCK_EX)
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// The file's identity now: what tells a program that another one wrote it.
+    public func stamp() -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Stamp(inode: UInt64(info.st_ino), size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// A file's inode, size and modification time.
+    public struct Stamp: Equatable, Sendable {
+        let inode: UInt64
+        let size: Int64
+        let seconds: Int64
+        let nanoseconds: Int64
     }
 
     /// Moves a damaged file aside, to `NAME.plist.damaged-UNIXTIME`; returns where it went.

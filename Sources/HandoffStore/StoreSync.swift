@@ -23,7 +23,7 @@ public final class StoreSync {
     /// Entries that would take more datagrams than this go as a store state.
     static let datagramsBeforeState = 4
     /// What counts as the first exchange after start (`initialSync`), at most.
-    static let initialWindow: TimeInterval = 60
+    static let initialWindow: TimeInterval = 10
 
     public let center: ActivityCenter
     /// Where stores live on disk; nil: in memory (tests).
@@ -42,7 +42,7 @@ public final class StoreSync {
     private var acknowledged: [StoreVersion: Set<DeviceTag>] = [:]
     private var ackWaiters: [UUID: (version: StoreVersion, continuation: CheckedContinuation<Bool, Never>)] = [:]
     /// Devices a STORE was heard from, by store.
-    private(set) var heardFrom: [String: Set<DeviceTag>] = [:]
+    private(set) var heardFrom: [String: Set<SenderID>] = [:]
     private var syncWaiters: [UUID: (store: String, continuation: CheckedContinuation<Bool, Never>)] = [:]
     /// STORE datagrams taken in and refused entries, for `monitor` and tests.
     public private(set) var heardCount = 0
@@ -76,7 +76,7 @@ public final class StoreSync {
             store = try KeyValueStore(name: name, device: center.membership.identity.publicIdentity.deviceID, file: file, now: nowSource)
         } catch {
             guard case .damaged(let reason) = error, let file else {
-                if case .unreadable(let sentence) = error { problems.append(sentence) }
+                if case .unreadable(let sentence) = error, !problems.contains(sentence) { problems.append(sentence) }
                 throw error
             }
             let aside = file.moveAside()
@@ -120,12 +120,41 @@ public final class StoreSync {
         startedAt = center.clock.now
         for store in stores.values { sendDigests(of: store) }
         schedulePeriodic()
+        if folder != nil { watchFiles() }
     }
+
+    /// Once a second, takes what other programs of this machine wrote to the stores' files
+    /// (`baton kv set` beside a running app): they sent it to peers themselves.
+    private func watchFiles() {
+        let clock = center.clock
+        watcher = Task { @MainActor [weak self] in
+            while !Task.isCancelled {
+                do { try await clock.sleep(until: clock.now.addingTimeInterval(Self.fileCheckInterval)) } catch { return }
+                guard let self else { return }
+                for store in self.stores.values {
+                    // Sent again from here: the program that wrote them may have had no network.
+                    let keys = store.reloadIfChanged()
+                    let entries = keys.compactMap { store.entry(forKey: $0) }
+                    if !entries.isEmpty { self.send(entries, of: store) }
+                }
+                // A store another program made since.
+                if let folder = self.folder, self.stores.count < Self.storeLimit {
+                    for name in StoreFile.names(in: folder) where self.stores[name] == nil { _ = try? self.store(named: name) }
+                }
+            }
+        }
+    }
+
+    private var watcher: Task<Void, Never>?
+    /// How often the stores' files are checked for other programs' writes.
+    static let fileCheckInterval: TimeInterval = 1
 
     /// Writes what is unwritten and stops sending.
     public func stop() {
         periodic?.cancel()
         periodic = nil
+        watcher?.cancel()
+        watcher = nil
         for timer in timers.values { timer.cancel() }
         timers.removeAll()
         for store in stores.values { try? store.synchronize() }
@@ -149,8 +178,8 @@ public final class StoreSync {
 
     // MARK: Waiting for peers
 
-    /// Waits until a device other than this one says it took `version`, or `timeout` passes:
-    /// true when one did.
+    /// Waits until another sender (a peer, or another program of this device) says it took
+    /// `version`, or `timeout` passes: true when one did.
     public func waitForPeer(toTake version: StoreVersion, timeout: TimeInterval) async -> Bool {
         if acknowledged[version]?.isEmpty == false { return true }
         let id = UUID()
@@ -190,7 +219,7 @@ public final class StoreSync {
 
     func heard(_ message: StoreMessage, from sender: SenderID, host: String?) {
         heardCount += 1
-        heardFrom[message.store, default: []].insert(sender.tag)
+        let newSender = heardFrom[message.store, default: []].insert(sender).inserted
         for version in message.took {
             acknowledged[version, default: []].insert(sender.tag)
             for (id, waiter) in ackWaiters where waiter.version == version {
@@ -224,7 +253,7 @@ public final class StoreSync {
             if let host { fetch(state, of: store, digests: message.digests, from: sender, host: host) }
             return
         }
-        take(message.entries, into: store, digests: message.digests)
+        take(message.entries, into: store, digests: message.digests, newSender: newSender)
     }
 
     /// Fetches a store state from `sender` at `host`, one per store and sender at a time, and
@@ -245,7 +274,7 @@ public final class StoreSync {
             }
             guard let self else { return }
             self.fetching.remove(flight)
-            if let entries { self.take(entries, into: store, digests: digests) }
+            if let entries { self.take(entries, into: store, digests: digests, newSender: false) }
         }
     }
 
@@ -258,7 +287,7 @@ public final class StoreSync {
     public private(set) var fetches = 0
 
     /// Takes a peer's entries into `store`, acknowledges them, and answers digests that differ.
-    private func take(_ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests) {
+    private func take(_ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests, newSender: Bool) {
         let now = center.clock.now
         let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
         let taken = entries.isEmpty ? nil : store.take(entries, initial: initial)
@@ -277,6 +306,9 @@ public final class StoreSync {
         }
         if differing.isEmpty {
             markSynced(store)
+            // A program that just started learns at once that it is in step: a sender heard for
+            // the first time gets these digests even though they are the same.
+            if newSender, taken == nil { answerAsEqual(store, now: now) }
         } else {
             scheduleAnswer(for: store, buckets: differing, now: now)
         }
@@ -308,6 +340,14 @@ public final class StoreSync {
         }
     }
 
+    /// Sends `store`'s digests, at most once a second, unless an answer is already due.
+    private func answerAsEqual(_ store: KeyValueStore, now: Date) {
+        guard answers[store.name] == nil else { return }
+        if let last = lastAnswer[store.name], now.timeIntervalSince(last) < Self.answerSpacing { return }
+        lastAnswer[store.name] = now
+        sendDigests(of: store)
+    }
+
     /// Sends the digests of an empty store named `name`, which this device does not hold, at
     /// most once a second.
     private func answerAsEmpty(_ name: String, now: Date) {
@@ -321,7 +361,12 @@ public final class StoreSync {
         guard let pending = answers.removeValue(forKey: name), let store = stores[name] else { return }
         lastAnswer[name] = center.clock.now
         guard !pending.buckets.isEmpty else { return }
-        let entries = store.entries(inBuckets: pending.buckets)
+        // What went out less than a second ago is on its way (the peer's digests crossed it).
+        let now = center.clock.now
+        let entries = store.entries(inBuckets: pending.buckets).filter { entry in
+            guard let sent = recentlySent[SentKey(store: name, version: entry.version)] else { return true }
+            return now.timeIntervalSince(sent) >= Self.answerSpacing
+        }
         if entries.isEmpty {
             sendDigests(of: store)
         } else {
@@ -341,6 +386,9 @@ public final class StoreSync {
     /// refuses it before this).
     private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
         let digests = store.digests
+        let now = center.clock.now
+        recentlySent = recentlySent.filter { now.timeIntervalSince($0.value) < Self.answerSpacing }
+        for entry in entries { recentlySent[SentKey(store: store.name, version: entry.version)] = now }
         let limit = center.configuration.maximumDatagramSize
         var batches: [[StoreEntry]] = []
         var batch: [StoreEntry] = []
@@ -370,6 +418,16 @@ public final class StoreSync {
     }
 
     private var stateRevision = 0
+
+    private struct SentKey: Hashable {
+        let store: String
+        let version: StoreVersion
+    }
+    /// Entries sent in the last second, and when.
+    private var recentlySent: [SentKey: Date] = [:]
+
+    /// Whether a peer's digests of `store` matched this device's since start.
+    public func isSynced(_ store: String) -> Bool { synced.contains(store) }
 
     /// The datagram a message makes: header, signature and tag around its plaintext.
     func datagramSize(_ message: StoreMessage) -> Int {

@@ -174,7 +174,19 @@ extension KvCommand {
                 text = value
             }
             let parsed = try StoreText.value(from: text, asString: string, key: key, fromStandardInput: value == "-")
-            let session = try await KvSession.open(network, store: kv.store)
+            let session: KvSession
+            do {
+                session = try await KvSession.open(network, store: kv.store)
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                // No network (or no way to join it): the write is still kept here, as it would be
+                // with no peer, and goes out when a Baton program of this machine is on the network.
+                try KvDisk.writeOffline(kv.store, because: error) { store throws(KeyValueStoreError) in
+                    try store.set(parsed, forKey: key)
+                }
+                return
+            }
             do {
                 try session.store.set(parsed, forKey: key)
             } catch {
@@ -459,6 +471,31 @@ final class KvSession {
 /// A store read from disk alone, for `kv list` and `kv get --wait 0`.
 @MainActor
 enum KvDisk {
+    /// Writes to store `name` on disk alone, when the network could not be joined (`failure`),
+    /// and says so: the write goes out when a Baton program of this machine is on the network.
+    static func writeOffline(
+        _ name: String, because failure: any Error, _ write: (KeyValueStore) throws(KeyValueStoreError) -> Void
+    ) throws {
+        let file = StoreFile(folder: StoreFile.defaultFolder(), name: name)
+        let store: KeyValueStore
+        do {
+            let device = try DeviceIdentity.load().identity.publicIdentity.deviceID
+            store = try KeyValueStore(name: name, device: device, file: file)
+        } catch {
+            // Neither the network nor the store: what the network said is what to fix first.
+            throw failure
+        }
+        do {
+            try write(store)
+        } catch {
+            KvOutput.note(error.description)
+            throw ExitCode.failure
+        }
+        KvOutput.note(
+            "Saved here, but not sent: \(failure). It goes out when a Baton program of this machine (the app, "
+                + "monitor or kv watch) is on the network with a peer.")
+    }
+
     /// The store `name` on disk; nil when it has no file. A file that cannot be read fails
     /// the command, saying why and what to do.
     static func open(_ name: String) throws -> (store: KeyValueStore?, file: StoreFile) {

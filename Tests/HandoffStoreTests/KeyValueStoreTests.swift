@@ -217,6 +217,22 @@ struct KeyValueStoreTests {
         #expect(StoreFile.names(in: folder) == ["baton"])
     }
 
+    @Test("Two programs of one machine on one file: neither write is lost, and each takes the other's from the file")
+    func twoProgramsOneFile() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = StoreFile(folder: folder, name: "baton")
+        let app = try Self.store(file: file)
+        let cli = try Self.store(file: file)
+        try cli.set("from the cli", forKey: "one")
+        try app.set("from the app", forKey: "two")  // merges the file first: "one" stays on disk
+        #expect(try file.read()?.entries.map(\.key).sorted() == ["one", "two"])
+        #expect(app.string(forKey: "one") == "from the cli")
+        #expect(cli.reloadIfChanged() == ["two"] && cli.string(forKey: "two") == "from the app")
+        #expect(cli.reloadIfChanged().isEmpty, "nothing new the second time")
+        #expect(app.digests == cli.digests)
+    }
+
     @Test("With writesThrough off, writes reach the disk at synchronize()")
     func batching() throws {
         let folder = try Self.folder()

@@ -102,6 +102,21 @@ struct StoreSyncTests {
         #expect(reasons == [.initialSync] && keys == 200)
     }
 
+    @Test("A program that starts beside peers already in step learns it from their answer, not from the next round")
+    func inStepAtOnce() async throws {
+        let network = InMemoryNetwork()
+        let clock = ManualClock(start: Date())
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        defer { Task { await Self.shutdown([a]) } }
+        _ = try a.store(named: "baton")
+        let c = Self.peer(2, named: "c", on: network, clock: clock)
+        defer { Task { await Self.shutdown([c]) } }
+        _ = try c.store(named: "baton")
+        // Both empty: equal digests. The clock does not move, so no periodic round can be what answers.
+        #expect(await waitUntil { c.isSynced("baton") && a.isSynced("baton") })
+        #expect(c.heardPeer(for: "baton"))
+    }
+
     @Test("A device that holds no store gets it whole when a peer's digests are heard")
     func newDeviceGetsTheStore() async throws {
         let network = InMemoryNetwork()
