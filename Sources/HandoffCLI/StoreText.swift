@@ -74,6 +74,36 @@ public enum StoreText {
         }
     }
 
+    /// The keys and values of `baton kv import`: one JSON object; a null value removes its key.
+    public static func importValues(from text: String) throws(CommandFailure) -> [String: PropertyListValue?] {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        } catch {
+            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not read"
+            throw CommandFailure("The file is not valid JSON: \(reason).")
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw CommandFailure("The file holds JSON, but not an object: give {\"key\": value, …}.")
+        }
+        var values: [String: PropertyListValue?] = [:]
+        for (key, element) in object {
+            if let problem = keyProblem(key) { throw CommandFailure("The key \(PeerText.visible(key)): \(problem)") }
+            if element is NSNull {
+                values[key] = .some(nil)
+                continue
+            }
+            guard !containsNull(element),
+                let data = try? JSONSerialization.data(withJSONObject: element, options: [.fragmentsAllowed]),
+                let value = try? PropertyListValue(json: data)
+            else {
+                throw CommandFailure("The value of \(PeerText.visible(key)) is JSON that a store cannot hold (a null inside it?).")
+            }
+            values[key] = value
+        }
+        return values
+    }
+
     /// Why `text` is not JSON, and how to give it as text.
     static func notJSON(_ text: String, key: String, fromStandardInput: Bool = false, reason: String?) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

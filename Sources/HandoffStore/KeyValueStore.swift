@@ -132,6 +132,40 @@ public final class KeyValueStore {
         try write([entry])
     }
 
+    /// Sets every key of `values` (nil removes the key) as one write: checked as a whole against
+    /// the limits, on disk once, sent to peers together. Throws, changing nothing, when a key or a
+    /// limit would break.
+    public func setAll(_ values: [String: PropertyListValue?]) throws(KeyValueStoreError) {
+        var keys = liveKeys
+        var bytes = usedBytes
+        var made: [StoreEntry] = []
+        for key in values.keys.sorted() {
+            let value = values[key]!
+            let keyBytes = key.utf8.count
+            guard keyBytes >= 1, keyBytes <= limits.keyBytes else { throw .invalidKey(bytes: keyBytes, limit: limits.keyBytes) }
+            let held = entries[key]
+            if value == nil, held?.value == nil { continue }
+            let entry = StoreEntry(
+                key: key, value: value, version: StoreVersion(clock: 0, writer: device), replaces: held?.version)
+            if let measured = measure?(entry), value != nil, measured.bytes > measured.limit {
+                throw .entryTooLarge(bytes: measured.bytes, limit: measured.limit)
+            }
+            keys += (value != nil ? 1 : 0) - (held?.value != nil ? 1 : 0)
+            bytes += entry.size - (held?.size ?? 0)
+            made.append(entry)
+        }
+        guard keys <= limits.keys else { throw .tooManyKeys(limit: limits.keys) }
+        guard bytes <= limits.totalBytes else { throw .storeFull(bytes: bytes, limit: limits.totalBytes) }
+        guard !made.isEmpty else { return }
+        // Versions in key order, each after the one before.
+        var clock = greatestClock
+        let stamped = made.map { entry in
+            clock = StoreVersion.nextClock(after: clock, now: now())
+            return StoreEntry(key: entry.key, value: entry.value, version: StoreVersion(clock: clock, writer: device), replaces: entry.replaces)
+        }
+        try write(stamped)
+    }
+
     /// Removes `key`: a tombstone goes to peers. Nothing happens when the key has no value.
     public func removeObject(forKey key: String) throws(KeyValueStoreError) {
         guard entries[key]?.value != nil else { return }

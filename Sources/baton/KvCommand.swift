@@ -27,6 +27,7 @@ struct KvCommand: AsyncParsableCommand {
               baton kv rm theme                   removed on every machine
               baton kv list                       KEY, BYTES, WRITER, SAVED of each key
               baton kv watch                      each change peers make, until Ctrl-C
+              baton kv import settings.json       many keys at once, from a JSON object
 
             VALUE is JSON, read as baton-peer --user-info is: objects, arrays, strings, numbers (a \
             whole number is an integer), true and false; null is refused. A bare word is not JSON: \
@@ -40,7 +41,7 @@ struct KvCommand: AsyncParsableCommand {
             Exit status: 0 done; 1 no such key, a write the store refused, or a network or file \
             problem (said on standard error); 64 a usage error (a bad KEY, VALUE or option).
             """,
-        subcommands: [Get.self, SetValue.self, Remove.self, List.self, Watch.self])
+        subcommands: [Get.self, SetValue.self, Remove.self, List.self, Watch.self, Import.self])
 }
 
 /// `--store NAME`, on every `baton kv` subcommand.
@@ -195,6 +196,70 @@ extension KvCommand {
                 throw ExitCode.failure
             }
             try await session.waitForPeer(key: key, wait: wait)
+        }
+    }
+
+    /// `baton kv import FILE`.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set many keys at once from a JSON object: one write, here and on every machine.",
+            discussion: """
+                FILE holds one JSON object; each of its keys is set to its value (JSON as for set; \
+                null removes the key). The keys are checked together against the store's limits: \
+                when one would break, nothing is written. - reads standard input.
+
+                  baton kv import settings.json
+                  baton kv list --json | jq -s 'map({(.key): .value}) | add' > backup.json
+                  baton kv import backup.json --store restored
+
+                Like set, it waits up to --wait seconds for a peer to take the write.
+                """)
+
+        @Argument(help: ArgumentHelp("A file holding a JSON object; - reads standard input.", valueName: "file"))
+        var file: String
+
+        @OptionGroup var kv: KvStoreOptions
+
+        @Option(help: ArgumentHelp("Seconds to wait for a peer to take the write; 0 does not wait.", valueName: "seconds"))
+        var wait: Double = 2
+
+        @OptionGroup var network: NetworkOptions
+
+        func validate() throws {
+            if let problem = StoreText.waitProblem(wait) { throw ValidationError(problem) }
+        }
+
+        @MainActor
+        func run() async throws {
+            let text: String
+            if file == "-" {
+                text = try StoreText.readAll(limit: 8 * 1_048_576)
+            } else {
+                guard let data = FileManager.default.contents(atPath: file), let read = String(data: data, encoding: .utf8) else {
+                    throw CommandFailure("Cannot read \(file): it is missing, unreadable or not UTF-8 text.")
+                }
+                text = read
+            }
+            let values = try StoreText.importValues(from: text)
+            let session: KvSession
+            do {
+                session = try await KvSession.open(network, store: kv.store)
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                try KvDisk.writeOffline(kv.store, because: error) { store throws(KeyValueStoreError) in try store.setAll(values) }
+                return
+            }
+            do {
+                try session.store.setAll(values)
+            } catch {
+                KvOutput.note(error.description)
+                await session.close()
+                throw ExitCode.failure
+            }
+            // The write is taken when a peer took its greatest version.
+            let last = values.keys.compactMap { session.store.entry(forKey: $0)?.version }.max()
+            try await session.waitForPeer(version: last, wait: wait)
         }
     }
 
@@ -449,8 +514,13 @@ final class KvSession {
     /// After a write of `key`: waits up to `wait` seconds for a peer to take it, closes, and
     /// says on standard error when none did.
     func waitForPeer(key: String, wait: Double) async throws {
+        try await waitForPeer(version: store.entry(forKey: key)?.version, wait: wait)
+    }
+
+    /// As `waitForPeer(key:wait:)`, for a write whose version is `version`.
+    func waitForPeer(version: StoreVersion?, wait: Double) async throws {
         var taken = true
-        if wait > 0, let version = store.entry(forKey: key)?.version {
+        if wait > 0, let version {
             taken = await sync.waitForPeer(toTake: version, timeout: wait)
         }
         await close()

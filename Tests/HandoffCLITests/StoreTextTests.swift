@@ -27,6 +27,19 @@ struct StoreTextTests {
         #expect(try StoreText.value(from: "{not json\n", asString: true) == .string("{not json\n"))
     }
 
+    @Test("kv import reads one JSON object: values as set reads them, null removes; anything else is refused")
+    func importValues() throws {
+        let values = try StoreText.importValues(from: #"{"theme": "dark", "size": 14, "old": null, "layout": {"w": 80}}"#)
+        #expect(values.count == 4)
+        #expect(values["theme"] == .some(.string("dark")) && values["size"] == .some(.integer(14)))
+        #expect(values["old"] == .some(nil))
+        #expect(values["layout"] == .some(.dictionary(["w": .integer(80)])))
+        #expect(throws: CommandFailure.self) { try StoreText.importValues(from: "[1, 2]") }
+        #expect(throws: CommandFailure.self) { try StoreText.importValues(from: "{") }
+        #expect(throws: CommandFailure.self) { try StoreText.importValues(from: #"{"": 1}"#) }
+        #expect(throws: CommandFailure.self) { try StoreText.importValues(from: #"{"a": [null]}"#) }
+    }
+
     @Test("A bare word is not JSON: the error shows the command with --string, quoted for the shell")
     func bareWord() {
         let word = #expect(throws: CommandFailure.self) { try StoreText.value(from: "dark", asString: false, key: "theme") }

@@ -233,6 +233,23 @@ struct KeyValueStoreTests {
         #expect(app.digests == cli.digests)
     }
 
+    @Test("setAll is one write: checked as a whole, versions in key order, nothing written when a limit breaks")
+    func setAll() throws {
+        let store = try Self.store()
+        try store.set(1, forKey: "gone")
+        var sent: [[StoreEntry]] = []
+        store.onWrites = { sent.append($0) }
+        let values: [String: PropertyListValue?] = ["b": 2, "a": "one", "gone": nil]
+        #expect(values.count == 3)
+        try store.setAll(values)
+        #expect(sent.count == 1 && sent[0].map(\.key) == ["a", "b", "gone"])
+        #expect(sent[0][0].version < sent[0][1].version && sent[0][1].version < sent[0][2].version)
+        #expect(store.string(forKey: "a") == "one" && store.object(forKey: "gone") == nil)
+        let tooMany = Dictionary(uniqueKeysWithValues: (0..<1_023).map { ("k\($0)", PropertyListValue?.some(.integer($0))) })
+        #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try store.setAll(tooMany) }
+        #expect(store.usage.keys == 2 && sent.count == 1, "nothing written, nothing sent")
+    }
+
     @Test("With writesThrough off, writes reach the disk at synchronize()")
     func batching() throws {
         let folder = try Self.folder()

