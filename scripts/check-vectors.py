@@ -161,11 +161,14 @@ def check_store(v: dict) -> list:
         """The 24 bytes of a version, rebuilt from its clock and its writer's seed (section 3)
         and compared with the committed bytes."""
         _, _, _, writer = device_keys(bytes.fromhex(described["writerSeed"]))
-        if writer.hex() != described["writer"]: problems.append(f"{what}: writer is not its seed's device id")
+        # The writer is a sender id: the device's tag (the first 8 bytes of its id) ‖ the instance.
+        if described["writer"][:16] != writer.hex()[:16] or len(described["writer"]) != 32:
+            problems.append(f"{what}: writer does not begin with its seed's device tag")
+        writer = bytes.fromhex(described["writer"])
         if not 0 <= described["counter"] < 65536: problems.append(f"{what}: counter out of its millisecond")
         clock = described["milliseconds"] * 65536 + described["counter"]
         built = clock.to_bytes(8, "big") + writer
-        if built.hex() != described["bytes"]: problems.append(f"{what}: bytes are not clock (8, big-endian) ‖ device id (16)")
+        if built.hex() != described["bytes"]: problems.append(f"{what}: bytes are not clock (8, big-endian) ‖ writer (16)")
         if described["milliseconds"] > sent_ms + 60_000: problems.append(f"{what}: clock more than 60 s past sentAt")
         return built
 

@@ -182,7 +182,7 @@ public enum StoreText {
         public var value: PropertyListValue
         /// What the key counts against the store's limit (`StoreEntry.size`).
         public var size: Int
-        /// The writer's device id (16 bytes).
+        /// The writer: its sender id (16 bytes: its device's tag, then the program's instance).
         public var writer: [UInt8]
         /// The writer's name on this machine's list, when it is listed.
         public var writerName: String?
@@ -202,7 +202,8 @@ public enum StoreText {
             guard let value = entry.value else { return nil }
             self.init(
                 key: entry.key, value: value, size: entry.size, writer: entry.version.writer,
-                writerName: roster?.listed[entry.version.writer]?.name, savedAt: entry.version.date)
+                writerName: roster?.identity(for: entry.version.writerTag).flatMap { roster?.listed[$0.deviceID.bytes]?.name },
+                savedAt: entry.version.date)
         }
 
         /// The writer's name, or the first 8 hex digits of its fingerprint.
@@ -233,8 +234,8 @@ public enum StoreText {
         }.joined(separator: "\n")
     }
 
-    /// `baton kv list --json`: one object per key: `key`, `value`, `size`, `writer` (the device
-    /// id in hex), `writerName` when listed, `savedAt` (ISO 8601, UTC).
+    /// `baton kv list --json`: one object per key: `key`, `value`, `size`, `writer` (the
+    /// writing program's sender id in hex: its device's tag, then its instance), `writerName` when listed, `savedAt` (ISO 8601, UTC).
     public static func listJSON(_ row: Row) -> String {
         var fields: [String: PropertyListValue] = [
             "key": .string(row.key), "value": row.value, "size": .integer(row.size), "writer": .string(hex(row.writer)),

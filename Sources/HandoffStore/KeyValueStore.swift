@@ -16,8 +16,9 @@ public final class KeyValueStore {
     public static let tombstoneLifetime: TimeInterval = 30 * 86_400
 
     public let name: String
-    /// The id of this device: the writer of this store's own writes.
-    public let device: DeviceID
+    /// This program's sender id: the writer of this store's own writes (its device's tag and
+    /// the program's instance).
+    public let writer: SenderID
     public let limits: KeyValueStoreLimits
     /// Where the store lives on disk; nil: in memory only.
     public let file: StoreFile?
@@ -46,17 +47,17 @@ public final class KeyValueStore {
     /// made when taking a peer's), to send them.
     package var onWrites: (([StoreEntry]) -> Void)?
 
-    /// A store named `name` (1–64 UTF-8 bytes, no `/`, not starting with `.`) for `device`,
+    /// A store named `name` (1–64 UTF-8 bytes, no `/`, not starting with `.`) written as `writer`,
     /// read from `file` when one is given and exists.
     ///
     /// Throws `StoreFile.ReadProblem` when the file is there but cannot be used.
     public init(
-        name: String, device: DeviceID, file: StoreFile?, policy: ConflictPolicy? = nil,
+        name: String, writer: SenderID, file: StoreFile?, policy: ConflictPolicy? = nil,
         limits: KeyValueStoreLimits = KeyValueStoreLimits(), now: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreFile.ReadProblem) {
         precondition(StoreMessage.isValidName(name), "not a store name: \(name)")
         self.name = name
-        self.device = device
+        self.writer = writer
         self.file = file
         self.limits = limits
         self.now = now
@@ -146,7 +147,7 @@ public final class KeyValueStore {
             let held = entries[key]
             if value == nil, held?.value == nil { continue }
             let entry = StoreEntry(
-                key: key, value: value, version: StoreVersion(clock: 0, writer: device), replaces: held?.version)
+                key: key, value: value, version: StoreVersion(clock: 0, writer: writer), replaces: held?.version)
             if let measured = measure?(entry), value != nil, measured.bytes > measured.limit {
                 throw .entryTooLarge(bytes: measured.bytes, limit: measured.limit)
             }
@@ -161,7 +162,7 @@ public final class KeyValueStore {
         var clock = greatestClock
         let stamped = made.map { entry in
             clock = StoreVersion.nextClock(after: clock, now: now())
-            return StoreEntry(key: entry.key, value: entry.value, version: StoreVersion(clock: clock, writer: device), replaces: entry.replaces)
+            return StoreEntry(key: entry.key, value: entry.value, version: StoreVersion(clock: clock, writer: writer), replaces: entry.replaces)
         }
         try write(stamped)
     }
@@ -183,7 +184,7 @@ public final class KeyValueStore {
     {
         let clock = StoreVersion.nextClock(after: greatestClock, now: now())
         return StoreEntry(
-            key: key, value: value, version: StoreVersion(clock: clock, writer: device),
+            key: key, value: value, version: StoreVersion(clock: clock, writer: writer),
             replaces: replacing ?? entries[key]?.version, kept: kept)
     }
 
@@ -296,7 +297,7 @@ public final class KeyValueStore {
             case .newest:
                 break
             case .keepLocal:
-                guard held.version.writer == device.bytes, !entry.kept else { break }
+                guard held.version.writerTag == writer.tag, !entry.kept else { break }
                 let again = makeEntry(key: entry.key, value: value, replacing: entry.version, kept: true)
                 let bytes = usedBytes - entry.size + again.size
                 guard bytes <= limits.totalBytes else { break }

@@ -73,7 +73,7 @@ public final class StoreSync {
         let file = folder.map { StoreFile(folder: $0, name: name) }
         let store: KeyValueStore
         do {
-            store = try KeyValueStore(name: name, device: center.membership.identity.publicIdentity.deviceID, file: file, now: nowSource)
+            store = try KeyValueStore(name: name, writer: center.senderID, file: file, now: nowSource)
         } catch {
             guard case .damaged(let reason) = error, let file else {
                 if case .unreadable(let sentence) = error, !problems.contains(sentence) { problems.append(sentence) }
@@ -83,7 +83,7 @@ public final class StoreSync {
             problems.append(
                 "The store \(file.path) was damaged (\(reason)); it was moved to \(aside ?? "nowhere: it could not be moved") "
                     + "and the store is rebuilt from peers.")
-            store = try KeyValueStore(name: name, device: center.membership.identity.publicIdentity.deviceID, file: file, now: nowSource)
+            store = try KeyValueStore(name: name, writer: center.senderID, file: file, now: nowSource)
         }
         attach(store)
         return store

@@ -1,24 +1,28 @@
 import Foundation
 
 /// The version of a key-value store entry (docs/PROTOCOL.md, section 18): a hybrid logical
-/// clock and the id of the device that wrote it, 24 bytes on the wire. Versions compare as
-/// those bytes, unsigned: the clock first, then the device.
+/// clock and the sender id of the program that wrote it (its device's tag and its instance),
+/// 24 bytes on the wire. Versions compare as those bytes, unsigned: the clock first, then the
+/// writer. Two programs of one device are two writers, so no two writes share a version.
 public struct StoreVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// 8 bytes of clock and 16 of device id.
+    /// 8 bytes of clock and 16 of sender id.
     public static let length = 24
     /// How many counter values one millisecond of the clock holds.
     public static let ticksPerMillisecond: UInt64 = 65_536
 
     /// Milliseconds since 1970 × 65,536, plus a counter.
     public let clock: UInt64
-    /// The writing device's id, 16 bytes.
+    /// The writing program's sender id, 16 bytes: its device's tag (8) ‖ its instance (8).
     public let writer: [UInt8]
 
-    /// A version of `clock` by the device whose id is `writer` (16 bytes).
-    public init(clock: UInt64, writer: DeviceID) {
+    /// A version of `clock` by the program whose sender id is `writer`.
+    public init(clock: UInt64, writer: SenderID) {
         self.clock = clock
         self.writer = writer.bytes
     }
+
+    /// The tag of the device that wrote it: the first 8 bytes of the writer.
+    public var writerTag: DeviceTag { DeviceTag(bytes: writer.prefix(DeviceTag.length))! }
 
     /// Reads 24 bytes; nil for any other length.
     public init?(bytes: some Collection<UInt8>) {

@@ -332,8 +332,9 @@ extension KvCommand {
                   baton kv list --store editor --json
                   baton kv list --wait 1              ask peers for a second first
 
-                --json prints one object per key and line: key, value, size, writer (the device id in \
-                hex), writerName (when listed), savedAt (ISO 8601).
+                --json prints one object per key and line: key, value, size, writer (the writing \
+                program's sender id in hex: its machine's tag, then the program's instance), writerName \
+                (when listed), savedAt (ISO 8601).
                 """,
             aliases: ["ls"])
 
@@ -550,7 +551,7 @@ enum KvDisk {
         let store: KeyValueStore
         do {
             let device = try DeviceIdentity.load().identity.publicIdentity.deviceID
-            store = try KeyValueStore(name: name, device: device, file: file)
+            store = try KeyValueStore(name: name, writer: SenderID.random(device: device), file: file)
         } catch {
             // Neither the network nor the store: what the network said is what to fix first.
             throw failure
@@ -578,7 +579,7 @@ enum KvDisk {
             throw CommandFailure(error.description)
         }
         do {
-            return (try KeyValueStore(name: name, device: device, file: file), file)
+            return (try KeyValueStore(name: name, writer: SenderID.random(device: device), file: file), file)
         } catch {
             switch error {
             case .unreadable(let sentence):

@@ -9,18 +9,18 @@ import PropertyList
 @MainActor
 @Suite("KeyValueStore: API, limits, versions, conflicts, file")
 struct KeyValueStoreTests {
-    static let a = DeviceIdentity(seed: Array(repeating: 0xA1, count: 32))!.publicIdentity.deviceID
-    static let b = DeviceIdentity(seed: Array(repeating: 0xB0, count: 32))!.publicIdentity.deviceID
+    static let a = SenderID.random(device: DeviceIdentity(seed: Array(repeating: 0xA1, count: 32))!.publicIdentity.deviceID)
+    static let b = SenderID.random(device: DeviceIdentity(seed: Array(repeating: 0xB0, count: 32))!.publicIdentity.deviceID)
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     final class Clock: @unchecked Sendable {
         var now = Date(timeIntervalSince1970: 1_800_000_000)
     }
 
-    static func store(_ device: DeviceID = a, file: StoreFile? = nil, policy: ConflictPolicy? = nil, clock: Clock = Clock())
+    static func store(_ writer: SenderID = a, file: StoreFile? = nil, policy: ConflictPolicy? = nil, clock: Clock = Clock())
         throws -> KeyValueStore
     {
-        try KeyValueStore(name: "baton", device: device, file: file, policy: policy, now: { clock.now })
+        try KeyValueStore(name: "baton", writer: writer, file: file, policy: policy, now: { clock.now })
     }
 
     static func folder() throws -> String {
@@ -115,7 +115,7 @@ struct KeyValueStoreTests {
     func sameWinnerInAnyOrder() throws {
         let writes = (0..<30).map { i in
             let clock = UInt64(1_000 + i * 37 % 11)
-            let writer: DeviceID = i % 2 == 0 ? Self.a : Self.b
+            let writer: SenderID = i % 2 == 0 ? Self.a : Self.b
             return StoreEntry(key: "k\(i % 7)", value: .integer(i), version: StoreVersion(clock: clock, writer: writer))
         }
         #expect(writes.count == 30)

@@ -183,7 +183,7 @@ struct StoreSyncTests {
         #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try aStore.set(1, forKey: "extra") }
         // …and an entry sent as if by a, past b's limit, is refused by b.
         let entry = StoreEntry(
-            key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: Date()), writer: Self.identities[0].publicIdentity.deviceID))
+            key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: Date()), writer: a.center.senderID))
         a.center.sendStore(StoreMessage(store: "baton", digests: aStore.digests, entries: [entry]))
         #expect(await waitUntil { b.refusedCount >= 1 })
         #expect(bStore.object(forKey: "forced") == nil && bStore.usage.keys == 1_024)

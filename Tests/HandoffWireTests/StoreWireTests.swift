@@ -8,8 +8,8 @@ import Testing
 /// STORE payload must hold to be read.
 @Suite("Key-value store: versions, digests, STORE payloads")
 struct StoreWireTests {
-    static let alice = Fixtures.identity.publicIdentity.deviceID
-    static let bob = Fixtures.bob.publicIdentity.deviceID
+    static let alice = SenderID.random(device: Fixtures.identity.publicIdentity.deviceID)
+    static let bob = SenderID.random(device: Fixtures.bob.publicIdentity.deviceID)
     /// The clock at `Fixtures.sentAt`: 1,800,000,000,000 ms × 65,536.
     static let wall: UInt64 = 1_800_000_000_000 * 65_536
 
@@ -50,7 +50,8 @@ struct StoreWireTests {
     @Test func versionBytesRoundTrip() throws {
         let version = StoreVersion(clock: 0x0102_0304_0506_0708, writer: Self.alice)
         #expect(version.bytes.count == StoreVersion.length)
-        #expect(Self.hex(version.bytes) == "0102030405060708" + "2614dcb96a1b161f024a218624342e1b")
+        #expect(Self.hex(version.bytes) == "0102030405060708" + Self.hex(Self.alice.bytes))
+        #expect(Self.hex(version.bytes).dropFirst(16).hasPrefix("2614dcb96a1b161f"), "the writer begins with its device's tag")
         let read = try #require(StoreVersion(bytes: version.bytes))
         #expect(read == version)
         #expect(read.clock == 0x0102_0304_0506_0708)
