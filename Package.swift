@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "handoff-bench",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI",
+                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI", "HandoffCLI", "HandoffStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -161,12 +161,16 @@ private final class ProgressGate: Sendable {
 /// Store states (docs/PROTOCOL.md, section 18): entries too large for a datagram, served and
 /// fetched over the state stream as an activity's state is.
 extension ActivityCenter {
-    /// Keeps `bytes` to serve as store `store`'s state `revision`, and says where it is; nil when
-    /// the center runs without a state stream.
-    public func shelveStoreState(store: String, revision: Int, bytes: [UInt8]) -> StoreState? {
-        guard let stream = stateStream, !bytes.isEmpty, StoreState.sizes.contains(bytes.count) else { return nil }
+    /// Keeps store `store`'s state `revision`, made by `make` (the canonical plist of its
+    /// entries: the same bytes each time), to serve, and says where it is; nil when the center
+    /// runs without a state stream. The entries are kept, not the bytes: they are the store's
+    /// own values, shared, where the bytes would be a copy.
+    public func shelveStoreState(store: String, revision: Int, make: @escaping @Sendable () -> [UInt8]) -> StoreState? {
+        guard let stream = stateStream else { return nil }
+        let bytes = make()
+        guard StoreState.sizes.contains(bytes.count) else { return nil }
         let digest = Array(SHA256.hash(data: bytes))
-        stream.shelf.put(activityID: StoreState.activityID(store: store), revision: revision, digest: digest, bytes: bytes)
+        stream.shelf.put(activityID: StoreState.activityID(store: store), revision: revision, digest: digest, remake: make)
         return StoreState(size: bytes.count, digest: digest, port: stream.port, revision: revision)
     }
 

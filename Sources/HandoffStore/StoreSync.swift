@@ -15,7 +15,11 @@ public final class StoreSync {
     /// How long an answer waits, at most, so that peers answering one STORE do not all send at once.
     static let answerDelay: TimeInterval = 0.1
     /// An answer per store at most this often.
-    static let answerSpacing: TimeInterval = 1
+    static let answerSpacing: TimeInterval = 0.25
+    /// What went out less than this long ago is taken as on its way, not sent again in an answer.
+    static let inFlight: TimeInterval = 1
+    /// Acknowledgements due within this long go out together.
+    static let ackDelay: TimeInterval = 0.01
     /// Digests go out again after 27–33 s.
     static let digestsInterval: ClosedRange<TimeInterval> = 27...33
     /// Versions one acknowledgement lists at most.
@@ -253,7 +257,7 @@ public final class StoreSync {
             if let host { fetch(state, of: store, digests: message.digests, from: sender, host: host) }
             return
         }
-        take(message.entries, into: store, digests: message.digests, newSender: newSender)
+        take(message.entries, into: store, digests: message.digests, newSender: newSender, writer: sender)
     }
 
     /// Fetches a store state from `sender` at `host`, one per store and sender at a time, and
@@ -274,7 +278,7 @@ public final class StoreSync {
             }
             guard let self else { return }
             self.fetching.remove(flight)
-            if let entries { self.take(entries, into: store, digests: digests, newSender: false) }
+            if let entries { self.take(entries, into: store, digests: digests, newSender: false, writer: sender) }
         }
     }
 
@@ -287,17 +291,20 @@ public final class StoreSync {
     public private(set) var fetches = 0
 
     /// Takes a peer's entries into `store`, acknowledges them, and answers digests that differ.
-    private func take(_ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests, newSender: Bool) {
+    private func take(
+        _ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests, newSender: Bool, writer: SenderID?
+    ) {
         let now = center.clock.now
         let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
         let taken = entries.isEmpty ? nil : store.take(entries, initial: initial)
         refusedCount += taken?.refused ?? 0
         let own = store.digests
         let differing = Set(own.buckets(differingFrom: digests))
-        if let taken, !taken.took.isEmpty {
-            // The greatest 32 at most: an acknowledgement fits a datagram whatever it answers.
-            let took = Array(taken.took.sorted(by: >).prefix(Self.tookLimit))
-            center.sendStore(StoreMessage(store: store.name, digests: own, took: took))
+        // Writes that came from their writer are acknowledged (what `kv set` waits for); what a
+        // peer passes on in an answer is not.
+        if let taken, let writer {
+            let fresh = taken.took.filter { $0.writer == writer.bytes }
+            if !fresh.isEmpty { acknowledge(fresh, of: store) }
         }
         // Someone else said what this device would: those buckets need no answer from here.
         if var answer = answers[store.name] {
@@ -313,6 +320,25 @@ public final class StoreSync {
             scheduleAnswer(for: store, buckets: differing, now: now)
         }
     }
+
+    /// Acknowledges `versions` of `store` within `ackDelay`, with whatever else is due by then,
+    /// in one STORE (the greatest 32: it fits a datagram whatever it answers).
+    private func acknowledge(_ versions: [StoreVersion], of store: KeyValueStore) {
+        let name = store.name
+        let due = pendingAcks[name] != nil
+        pendingAcks[name, default: []] += versions
+        guard !due else { return }
+        let clock = center.clock
+        let at = clock.now.addingTimeInterval(Self.ackDelay)
+        Task { @MainActor [weak self] in
+            try? await clock.sleep(until: at)
+            guard let self, let versions = self.pendingAcks.removeValue(forKey: name), let store = self.stores[name] else { return }
+            let took = Array(versions.sorted(by: >).prefix(Self.tookLimit))
+            self.center.sendStore(StoreMessage(store: name, digests: store.digests, took: took))
+        }
+    }
+
+    private var pendingAcks: [String: [StoreVersion]] = [:]
 
     private func markSynced(_ store: KeyValueStore) {
         store.synced()
@@ -340,7 +366,7 @@ public final class StoreSync {
         }
     }
 
-    /// Sends `store`'s digests, at most once a second, unless an answer is already due.
+    /// Sends `store`'s digests, at most once per `answerSpacing`, unless an answer is already due.
     private func answerAsEqual(_ store: KeyValueStore, now: Date) {
         guard answers[store.name] == nil else { return }
         if let last = lastAnswer[store.name], now.timeIntervalSince(last) < Self.answerSpacing { return }
@@ -349,7 +375,7 @@ public final class StoreSync {
     }
 
     /// Sends the digests of an empty store named `name`, which this device does not hold, at
-    /// most once a second.
+    /// most once per `answerSpacing`.
     private func answerAsEmpty(_ name: String, now: Date) {
         if let last = lastAnswer[name], now.timeIntervalSince(last) < Self.answerSpacing { return }
         lastAnswer[name] = now
@@ -365,7 +391,7 @@ public final class StoreSync {
         let now = center.clock.now
         let entries = store.entries(inBuckets: pending.buckets).filter { entry in
             guard let sent = recentlySent[SentKey(store: name, version: entry.version)] else { return true }
-            return now.timeIntervalSince(sent) >= Self.answerSpacing
+            return now.timeIntervalSince(sent) >= Self.inFlight
         }
         if entries.isEmpty {
             sendDigests(of: store)
@@ -387,7 +413,7 @@ public final class StoreSync {
     private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
         let digests = store.digests
         let now = center.clock.now
-        recentlySent = recentlySent.filter { now.timeIntervalSince($0.value) < Self.answerSpacing }
+        recentlySent = recentlySent.filter { now.timeIntervalSince($0.value) < Self.inFlight }
         for entry in entries { recentlySent[SentKey(store: store.name, version: entry.version)] = now }
         let limit = center.configuration.maximumDatagramSize
         var batches: [[StoreEntry]] = []
@@ -406,7 +432,7 @@ public final class StoreSync {
         if !batch.isEmpty { batches.append(batch) }
         if tooLarge || batches.count > Self.datagramsBeforeState {
             stateRevision += 1
-            if let state = center.shelveStoreState(store: store.name, revision: stateRevision, bytes: StoreState.encode(entries)) {
+            if let state = center.shelveStoreState(store: store.name, revision: stateRevision, make: { StoreState.encode(entries) }) {
                 center.sendStore(StoreMessage(store: store.name, digests: digests, state: state))
                 return
             }

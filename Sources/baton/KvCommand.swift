@@ -482,6 +482,9 @@ final class KvSession {
     /// What went wrong with a store's file is said on standard error; a store that cannot be
     /// opened ends the command with exit status 1.
     static func open(_ network: NetworkOptions, store name: String) async throws -> KvSession {
+        // A full store's plist (1 MB, read, written and served whole) in buffers that go back to
+        // the system once freed, as the editor's large states do.
+        EditCommand.returnLargeBuffersToTheSystem()
         let peers = try await PeerSession(options: network, app: "baton", appVersion: Baton.version)
         let sync = StoreSync(center: peers.center, folder: StoreFile.defaultFolder())
         let store: KeyValueStore

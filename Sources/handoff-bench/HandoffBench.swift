@@ -43,6 +43,10 @@ struct HandoffBench {
         // and its pieces; with `fetch`, the state stream alone.
         // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
         // `handoff-bench receive [N] [news] [frame|sync]`: datagrams heard, transport to directory (ReceiveBench).
+        // `handoff-bench kv-writer …`: one writer of the key-value store on the real network (StoreBench).
+        if CommandLine.arguments.dropFirst().first == "kv-writer" {
+            return try await StoreBench.writer(Array(CommandLine.arguments.dropFirst(2)))
+        }
         if CommandLine.arguments.dropFirst().first == "editor" {
             let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
             return EditorBench.run(megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 200)
