@@ -228,6 +228,19 @@ struct StoreSyncTests {
         #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }
 
+    @Test("A peer holds at most 16 stores: entries for a 17th store are refused and counted, nothing made")
+    func storeLimit() async throws {
+        let network = InMemoryNetwork()
+        let a = Self.peer(0, named: "a", on: network)
+        let b = Self.peer(1, named: "b", on: network)
+        defer { Task { await Self.shutdown([a, b]) } }
+        let names = (0..<17).map { "store\($0)" }
+        #expect(names.count == 17)
+        for name in names { try a.store(named: name).set(1, forKey: "k") }
+        #expect(await waitUntil { b.storeNames.count == 16 && b.refusedCount >= 1 })
+        #expect(b.storeNames.count == 16)
+    }
+
     @Test("Entries that do not fit one datagram are refused at set, with the limit named")
     func entryTooLarge() async throws {
         let network = InMemoryNetwork()

@@ -232,6 +232,26 @@ struct StoreWireTests {
         #expect(throws: RejectionReason.wrongType) { try Self.decode(both) }
     }
 
+    @Test func aStoreStateOutOfItsRangesIsInvalidAndWithinThemReads() throws {
+        func payload(size: Int, digest: Int = 32, port: Int = 47_800, revision: Int = 1) -> [String: PropertyListValue] {
+            var p = Self.goodPayload
+            p["state"] = .dictionary([
+                "size": .integer(size), "digest": .data(Data(repeating: 9, count: digest)), "port": .integer(port),
+                "revision": .integer(revision),
+            ])
+            return p
+        }
+        guard case .store(let message) = try Self.decode(payload(size: 4_194_304)) else { Issue.record("not a STORE"); return }
+        #expect(message.state == StoreState(size: 4_194_304, digest: Array(repeating: 9, count: 32), port: 47_800, revision: 1))
+        for bad in [payload(size: 4_194_305), payload(size: 0), payload(size: 10, digest: 31), payload(size: 10, port: 0),
+                    payload(size: 10, port: 65_536), payload(size: 10, revision: 0)] {
+            #expect(throws: RejectionReason.invalidValue) { try Self.decode(bad) }
+        }
+        var missing = payload(size: 10)
+        missing["state"] = .dictionary(["size": 10])
+        #expect(throws: RejectionReason.missingKey) { try Self.decode(missing) }
+    }
+
     @Test func aStoreNameStartingWithADotIsInvalid() {
         var payload = Self.goodPayload
         payload["store"] = ".baton"
