@@ -188,14 +188,7 @@ extension KvCommand {
                 }
                 return
             }
-            do {
-                try session.store.set(parsed, forKey: key)
-            } catch {
-                KvOutput.note(error.description)
-                await session.close()
-                throw ExitCode.failure
-            }
-            try await session.waitForPeer(key: key, wait: wait)
+            try await session.write(keys: [key], wait: wait) { store throws(KeyValueStoreError) in try store.set(parsed, forKey: key) }
         }
     }
 
@@ -250,16 +243,7 @@ extension KvCommand {
                 try KvDisk.writeOffline(kv.store, because: error) { store throws(KeyValueStoreError) in try store.setAll(values) }
                 return
             }
-            do {
-                try session.store.setAll(values)
-            } catch {
-                KvOutput.note(error.description)
-                await session.close()
-                throw ExitCode.failure
-            }
-            // The write is taken when a peer took its greatest version.
-            let last = values.keys.compactMap { session.store.entry(forKey: $0)?.version }.max()
-            try await session.waitForPeer(version: last, wait: wait)
+            try await session.write(keys: Array(values.keys), wait: wait) { store throws(KeyValueStoreError) in try store.setAll(values) }
         }
     }
 
@@ -306,14 +290,7 @@ extension KvCommand {
                 KvOutput.note("No key \(KvOutput.quoted(key)) in the store \(KvOutput.quoted(kv.store)): nothing to remove.")
                 throw ExitCode.failure
             }
-            do {
-                try session.store.removeObject(forKey: key)
-            } catch {
-                KvOutput.note(error.description)
-                await session.close()
-                throw ExitCode.failure
-            }
-            try await session.waitForPeer(key: key, wait: wait)
+            try await session.write(keys: [key], wait: wait) { store throws(KeyValueStoreError) in try store.removeObject(forKey: key) }
         }
     }
 
@@ -438,22 +415,7 @@ extension KvCommand {
                     session.tellProblems()
                 }
             }
-            let stop = AsyncStream<Void>.makeStream()
-            let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
-                signal(signo, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
-                source.setEventHandler { stop.continuation.finish() }
-                source.resume()
-                return source
-            }
-            if let duration {
-                Task {
-                    try? await Task.sleep(for: .seconds(duration))
-                    stop.continuation.finish()
-                }
-            }
-            for await _ in stop.stream {}
-            signals.forEach { $0.cancel() }
+            await UntilStopped.wait(duration: duration)
             printer.cancel()
             await session.close()
         }
@@ -515,13 +477,22 @@ final class KvSession {
         told = problems.count
     }
 
-    /// After a write of `key`: waits up to `wait` seconds for a peer to take it, closes, and
-    /// says on standard error when none did.
-    func waitForPeer(key: String, wait: Double) async throws {
-        try await waitForPeer(version: store.entry(forKey: key)?.version, wait: wait)
+    /// Makes a write of `keys` with `body`; a store that refuses it (a limit) ends the command
+    /// with exit status 1, saying why. Then waits as `waitForPeer`: the write is taken when a
+    /// peer took its greatest version.
+    func write(keys: [String], wait: Double, _ body: (KeyValueStore) throws(KeyValueStoreError) -> Void) async throws {
+        do {
+            try body(store)
+        } catch {
+            KvOutput.note(error.description)
+            await close()
+            throw ExitCode.failure
+        }
+        try await waitForPeer(version: keys.compactMap { store.entry(forKey: $0)?.version }.max(), wait: wait)
     }
 
-    /// As `waitForPeer(key:wait:)`, for a write whose version is `version`.
+    /// After a write whose version is `version`: waits up to `wait` seconds for a peer to take
+    /// it, closes, and says on standard error when none did.
     func waitForPeer(version: StoreVersion?, wait: Double) async throws {
         var taken = true
         if wait > 0, let version {

@@ -44,22 +44,7 @@ struct MonitorCommand: AsyncParsableCommand {
         stores.problems.forEach { FileHandle.standardError.write(Data((PeerText.visible($0) + "\n").utf8)) }
         stores.start()
         session.center.query()
-        let stop = AsyncStream<Void>.makeStream()
-        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
-            signal(signo, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
-            source.setEventHandler { stop.continuation.finish() }
-            source.resume()
-            return source
-        }
-        if let duration {
-            Task {
-                try? await Task.sleep(for: .seconds(duration))
-                stop.continuation.finish()
-            }
-        }
-        for await _ in stop.stream {}
-        signals.forEach { $0.cancel() }
+        await UntilStopped.wait(duration: duration)
         monitor.stop()
         stores.stop()
         await session.shutdown()
