@@ -60,7 +60,26 @@ struct MakeSeeds {
             ("offer", .offer(counter, state: StateOffer(size: 3_000, digest: Array(repeating: 0x5E, count: 32), port: 47_789))),
             ("devices-empty", .devices(statements: [], digest: Statement.setDigest([]))),
             ("devices-introduce", .devices(statements: [introduction.bytes], digest: Statement.setDigest([introduction.bytes]))),
+            ("store-entries", .store(storeMessage)),
+            ("store-state", .store(StoreMessage(
+                store: "baton", digests: storeMessage.digests, took: [storeMessage.entries[0].version],
+                state: StoreState(size: 1_500, digest: Array(repeating: 0x3C, count: 32), port: 47_790, revision: 2)))),
         ]
+    }
+
+    /// A STORE with a value, a dictionary that replaced a version, and a kept tombstone.
+    static var storeMessage: StoreMessage {
+        let writer = SenderID(tag: DeviceTag(FuzzFixtures.device.publicIdentity.deviceID), instance: Array(0xA8...0xAF))!
+        let clock = StoreVersion.clock(at: FuzzFixtures.now.addingTimeInterval(-2))
+        let entries = [
+            StoreEntry(key: "theme", value: .string("dark"), version: StoreVersion(clock: clock, writer: writer)),
+            StoreEntry(
+                key: "layout", value: .dictionary(["w": .integer(80), "h": .integer(24)]),
+                version: StoreVersion(clock: clock + 1, writer: writer), replaces: StoreVersion(clock: clock - 5, writer: writer)),
+            StoreEntry(key: "draft", value: nil, version: StoreVersion(clock: clock + 2, writer: writer), kept: true),
+        ]
+        return StoreMessage(
+            store: "baton", digests: StoreDigests(entries: entries.map { ($0.key, $0.version) }), entries: entries)
     }
 
     /// A device that is not listed, introduced by the shared device in a DEVICES seed.
