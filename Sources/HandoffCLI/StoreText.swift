@@ -262,10 +262,17 @@ public enum StoreText {
     /// `peerChange theme removed`, `quotaViolation theme: …`; as JSON `{"store", "reason",
     /// "key", "value"}` (`removed: true` in place of a value that is gone). `value` is what the
     /// store holds for the key now.
-    public static func change(store: String, reason: String, key: String, value: PropertyListValue?, json: Bool) -> String {
+    /// With `json`, `savedAt` (when the entry was written, by its writer's clock) and `at` (when
+    /// it was printed) go in the line too, when given.
+    public static func change(
+        store: String, reason: String, key: String, value: PropertyListValue?, json: Bool, savedAt: Date? = nil,
+        at: Date? = nil
+    ) -> String {
         let refused = reason == "quotaViolation"
         if json {
             var fields: [String: PropertyListValue] = ["store": .string(store), "reason": .string(reason), "key": .string(key)]
+            if let savedAt, !refused { fields["savedAt"] = .date(savedAt) }
+            if let at { fields["at"] = .date(at) }
             if let value {
                 fields["value"] = value
             } else if !refused {

@@ -273,7 +273,7 @@ public final class KeyValueStore {
             if entry.isTombstone, entry.version.date < oldest { continue }
             let held = entries[entry.key]
             if let held, held.version >= entry.version {
-                if held.version != entry.version, Self.conflict(winner: held, loser: entry) {
+                if held.version != entry.version, Self.conflict(winner: held, loser: entry), firstReport(of: entry) {
                     result.conflicts.append(entry.key)
                 }
                 continue
@@ -291,7 +291,7 @@ public final class KeyValueStore {
             result.took.append(entry.version)
             result.changed.append(entry.key)
             guard let held, Self.conflict(winner: entry, loser: held) else { continue }
-            result.conflicts.append(entry.key)
+            if firstReport(of: held) { result.conflicts.append(entry.key) }
             guard let value = held.value else { continue }
             switch policy {
             case .newest:
@@ -325,6 +325,22 @@ public final class KeyValueStore {
         if !result.overQuota.isEmpty { emit(KeyValueStoreChange(reason: .quotaViolation, keys: Array(Set(result.overQuota)))) }
         return result
     }
+
+    /// Whether the conflict `loser` lost is reported for the first time: a loser that comes again
+    /// (in another peer's answer) is reported once. The last 1,024 are remembered.
+    private func firstReport(of loser: StoreEntry) -> Bool {
+        let mark = ReportedLoser(key: loser.key, version: loser.version)
+        guard !reportedLosers.contains(mark) else { return false }
+        if reportedLosers.count >= 1_024 { reportedLosers.removeAll() }
+        reportedLosers.insert(mark)
+        return true
+    }
+
+    private struct ReportedLoser: Hashable {
+        let key: String
+        let version: StoreVersion
+    }
+    private var reportedLosers: Set<ReportedLoser> = []
 
     /// Whether the winner's writer had not seen the loser: it replaced nothing, or a version
     /// older than the loser.

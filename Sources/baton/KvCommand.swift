@@ -410,7 +410,7 @@ extension KvCommand {
                     for key in change.keys {
                         KvOutput.line(StoreText.change(
                             store: store.name, reason: change.reason.rawValue, key: key, value: store.object(forKey: key),
-                            json: json))
+                            json: json, savedAt: store.entry(forKey: key)?.version.date, at: Date()))
                     }
                     session.tellProblems()
                 }

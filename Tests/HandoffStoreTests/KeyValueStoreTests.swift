@@ -146,6 +146,7 @@ struct KeyValueStoreTests {
         // A loser arriving after the winner is reported too (the winner replaced nothing).
         let old = StoreEntry(key: "k", value: "old", version: StoreVersion(clock: mine.version.clock + 2, writer: Self.b))
         #expect(store.take([old], initial: false).conflicts == ["k"] && store.string(forKey: "k") == "theirs")
+        #expect(store.take([old], initial: false).conflicts.isEmpty, "the same loser again (another peer's answer) is not a new conflict")
         // b writes again, having seen its own: a successor, no conflict.
         let next = StoreEntry(
             key: "k", value: "later", version: StoreVersion(clock: theirs.version.clock + 1, writer: Self.b), replaces: theirs.version)
