@@ -94,7 +94,7 @@ struct DatagramV3Tests {
         var two = good
         two[3] = UInt8(ascii: "2")
         #expect(throws: RejectionReason.badMagic) { try Self.decode(two) }
-        for kind: UInt8 in [0, 7, 255] {
+        for kind: UInt8 in [0, 8, 255] {
             var unknown = good
             unknown[4] = kind
             #expect(throws: RejectionReason.unknownKind) { try Self.decode(unknown) }
