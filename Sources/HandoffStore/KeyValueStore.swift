@@ -391,7 +391,11 @@ public final class KeyValueStore {
         liveKeys = entries.values.count { $0.value != nil }
     }
 
+    /// Forgets tombstones older than their lifetime: looked for at most once a minute, so that a
+    /// run of writes does not pass over the whole store each time.
     private func dropOldTombstones(now: Date) {
+        if let swept = lastSweep, now.timeIntervalSince(swept) < 60, now >= swept { return }
+        lastSweep = now
         let oldest = now.addingTimeInterval(-Self.tombstoneLifetime)
         let kept = entries.filter { !$0.value.isTombstone || $0.value.version.date >= oldest }
         guard kept.count != entries.count else { return }
@@ -421,6 +425,8 @@ public final class KeyValueStore {
 
     /// The file as this program last wrote or read it.
     private var writtenStamp: StoreFile.Stamp?
+    /// When old tombstones were last looked for.
+    private var lastSweep: Date?
 
     /// Takes what another program of this machine wrote to the store's file, when the file
     /// changed since this program wrote or read it; reports the keys as `peerChange`. Returns them.

@@ -16,7 +16,10 @@ public final class StoreSync {
     static let answerDelay: TimeInterval = 0.1
     /// An answer per store at most this often.
     static let answerSpacing: TimeInterval = 0.25
-    /// What went out less than this long ago is taken as on its way, not sent again in an answer.
+    /// What went out (or came in) less than this long before a peer's digests were heard is
+    /// taken as crossing them, not sent again in the answer.
+    static let crossing: TimeInterval = 0.25
+    /// How long sends and takes are remembered for that.
     static let inFlight: TimeInterval = 1
     /// Acknowledgements due within this long go out together.
     static let ackDelay: TimeInterval = 0.01
@@ -27,7 +30,7 @@ public final class StoreSync {
     /// Entries that would take more datagrams than this go as a store state.
     static let datagramsBeforeState = 4
     /// What counts as the first exchange after start (`initialSync`), at most.
-    static let initialWindow: TimeInterval = 10
+    static let initialWindow: TimeInterval = 60
 
     public let center: ActivityCenter
     /// Where stores live on disk; nil: in memory (tests).
@@ -38,7 +41,9 @@ public final class StoreSync {
     private var synced: Set<String> = []
     private var startedAt: Date?
     /// Answers due, per store: the buckets still to send, and when.
-    private var answers: [String: (buckets: Set<Int>, due: Date)] = [:]
+    /// Answers due, per store: the buckets still to send, when, and when the newest digests
+    /// that asked for them were heard.
+    private var answers: [String: (buckets: Set<Int>, due: Date, heard: Date)] = [:]
     private var lastAnswer: [String: Date] = [:]
     private var timers: [String: Task<Void, Never>] = [:]
     private var periodic: Task<Void, Never>?
@@ -298,6 +303,8 @@ public final class StoreSync {
         let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
         let taken = entries.isEmpty ? nil : store.take(entries, initial: initial)
         refusedCount += taken?.refused ?? 0
+        // What just came in is not sent back to where it came from in the next answer.
+        if let taken { note(taken.took, of: store.name, at: now) }
         let own = store.digests
         let differing = Set(own.buckets(differingFrom: digests))
         // Writes that came from their writer are acknowledged (what `kv set` waits for); what a
@@ -353,12 +360,13 @@ public final class StoreSync {
         let name = store.name
         if var pending = answers[name] {
             pending.buckets.formUnion(buckets)
+            pending.heard = now
             answers[name] = pending
             return
         }
         var due = now.addingTimeInterval(TimeInterval.random(in: 0...Self.answerDelay))
         if let last = lastAnswer[name] { due = max(due, last.addingTimeInterval(Self.answerSpacing)) }
-        answers[name] = (buckets, due)
+        answers[name] = (buckets, due, now)
         let clock = center.clock
         timers[name] = Task { @MainActor [weak self] in
             do { try await clock.sleep(until: due) } catch { return }
@@ -387,11 +395,11 @@ public final class StoreSync {
         guard let pending = answers.removeValue(forKey: name), let store = stores[name] else { return }
         lastAnswer[name] = center.clock.now
         guard !pending.buckets.isEmpty else { return }
-        // What went out less than a second ago is on its way (the peer's digests crossed it).
-        let now = center.clock.now
+        // What went out (or came in) just before the digests that asked were heard is on its way:
+        // those digests crossed it.
         let entries = store.entries(inBuckets: pending.buckets).filter { entry in
             guard let sent = recentlySent[SentKey(store: name, version: entry.version)] else { return true }
-            return now.timeIntervalSince(sent) >= Self.inFlight
+            return pending.heard.timeIntervalSince(sent) >= Self.crossing
         }
         if entries.isEmpty {
             sendDigests(of: store)
@@ -412,9 +420,7 @@ public final class StoreSync {
     /// refuses it before this).
     private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
         let digests = store.digests
-        let now = center.clock.now
-        recentlySent = recentlySent.filter { now.timeIntervalSince($0.value) < Self.inFlight }
-        for entry in entries { recentlySent[SentKey(store: store.name, version: entry.version)] = now }
+        note(entries.map(\.version), of: store.name, at: center.clock.now)
         let limit = center.configuration.maximumDatagramSize
         var batches: [[StoreEntry]] = []
         var batch: [StoreEntry] = []
@@ -449,8 +455,13 @@ public final class StoreSync {
         let store: String
         let version: StoreVersion
     }
-    /// Entries sent in the last second, and when.
+    /// Entries sent or taken in the last second, and when.
     private var recentlySent: [SentKey: Date] = [:]
+
+    private func note(_ versions: [StoreVersion], of store: String, at now: Date) {
+        recentlySent = recentlySent.filter { now.timeIntervalSince($0.value) < Self.inFlight }
+        for version in versions { recentlySent[SentKey(store: store, version: version)] = now }
+    }
 
     /// Whether a peer's digests of `store` matched this device's since start.
     public func isSynced(_ store: String) -> Bool { synced.contains(store) }

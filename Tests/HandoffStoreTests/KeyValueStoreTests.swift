@@ -57,7 +57,7 @@ struct KeyValueStoreTests {
     @Test("Limits: the 1,025th key, a 65-byte key, an empty key and a value past 1 MB fail, and nothing stored changes")
     func limits() throws {
         let store = try Self.store()
-        for i in 0..<1_024 { try store.set(.integer(i), forKey: "k\(i)") }
+        try store.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { ("k\($0)", PropertyListValue?.some(.integer($0))) }))
         #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try store.set(1, forKey: "one-more") }
         // Replacing a key that is there is not a new key.
         try store.set("x", forKey: "k0")
@@ -186,7 +186,7 @@ struct KeyValueStoreTests {
     @Test("A peer's entries past a limit are refused with quotaViolation, and what was stored stays")
     func peerQuota() async throws {
         let store = try Self.store(Self.a)
-        for i in 0..<1_024 { try store.set(.integer(i), forKey: "k\(i)") }
+        try store.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { ("k\($0)", PropertyListValue?.some(.integer($0))) }))
         var changes = store.changes().makeAsyncIterator()
         let extra = StoreEntry(key: "extra", value: 1, version: StoreVersion(clock: 1, writer: Self.b))
         let taken = store.take([extra], initial: false)

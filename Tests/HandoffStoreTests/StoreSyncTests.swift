@@ -67,7 +67,7 @@ struct StoreSyncTests {
         var changes = cStore.changes().makeAsyncIterator()
         try store.set("dark", forKey: "theme")
         let version = try #require(store.entry(forKey: "theme")?.version)
-        #expect(await a.waitForPeer(toTake: version, timeout: 10))
+        #expect(await a.waitForPeer(toTake: version, timeout: 30))
         #expect(await waitUntil { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
         #expect(await waitUntil { cStore.string(forKey: "theme") == "dark" })
         let change = await changes.next()
@@ -90,7 +90,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([c]) } }
         let cStore = try c.store(named: "baton")
         var changes = cStore.changes().makeAsyncIterator()
-        #expect(await c.waitForSync(of: "baton", timeout: 10))
+        #expect(await c.waitForSync(of: "baton", timeout: 30))
         #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
         #expect(cStore.digests == store.digests)
         var reasons: Set<KeyValueStoreChange.Reason> = []
@@ -176,7 +176,7 @@ struct StoreSyncTests {
         let b = Self.peer(1, named: "b", on: network)
         defer { Task { await Self.shutdown([a, b]) } }
         let bStore = try b.store(named: "baton")
-        for i in 0..<1_024 { try bStore.set(.integer(i), forKey: "b\(i)") }
+        try bStore.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { ("b\($0)", PropertyListValue?.some(.integer($0))) }))
         #expect(await waitUntil { (try? a.store(named: "baton").usage.keys) == 1_024 })
         // a's own write is refused locally (its store is full too)…
         let aStore = try a.store(named: "baton")
@@ -202,7 +202,7 @@ struct StoreSyncTests {
         let text = String(repeating: "Größe 大 ", count: 20_000)
         try aStore.set(.string(text), forKey: "clipboard")
         let version = try #require(aStore.entry(forKey: "clipboard")?.version)
-        #expect(await a.waitForPeer(toTake: version, timeout: 10))
+        #expect(await a.waitForPeer(toTake: version, timeout: 30))
         #expect(bStore.string(forKey: "clipboard") == text)
         // Over the stream (a second fetch can follow when b's digests from before the write reach
         // a more than a second late, on a loaded machine).
@@ -218,12 +218,12 @@ struct StoreSyncTests {
         let store = try a.store(named: "baton")
         store.writesThrough = false
         let value = PropertyListValue.data(Data(repeating: 0x5A, count: 960))
-        for i in 0..<1_024 { try store.set(value, forKey: String(format: "key-%04d", i)) }
+        try store.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { (String(format: "key-%04d", $0), PropertyListValue?.some(value)) }))
         #expect(store.usage.keys == 1_024 && store.usage.bytes > 1_030_000)
         let d = Self.peer(3, named: "d", on: network, streams: streams)
         defer { Task { await Self.shutdown([d]) } }
         let dStore = try d.store(named: "baton")
-        #expect(await d.waitForSync(of: "baton", timeout: 20))
+        #expect(await d.waitForSync(of: "baton", timeout: 30))
         #expect(dStore.digests == store.digests && dStore.usage == store.usage)
         #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }
