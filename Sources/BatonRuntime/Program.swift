@@ -188,6 +188,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     /// Update, then the commands; a `.publish` is held for `flush` when `deferPublish`.
     private func apply(_ message: AppMessage, deferPublish: Bool) {
+        // Ticks stop while nothing on screen ages: the model's clock is brought up to date before
+        // anything else happens, or a notice shown now would count from the last tick and could
+        // be gone at once (a problem after ten quiet seconds showed for under a second).
+        if case .tick = message {} else if Date().timeIntervalSince(model.now) > 1 {
+            apply(.tick(Date()), deferPublish: deferPublish)
+        }
         let commands = BatonApp.update(&model, message)
         if !isAsking { keysBeforeQuestion = nil }
         for command in commands {

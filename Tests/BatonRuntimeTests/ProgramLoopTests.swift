@@ -68,6 +68,18 @@ struct ProgramLoopTests {
         await b.stop()
     }
 
+    @Test("A notice after a quiet spell (no ticks) counts from now: the next tick does not take it away")
+    func noticeAfterQuiet() async throws {
+        let b = TestPeer.start(TestPeer.center(InMemoryNetwork(), "bob@b"), session: .counter(CounterState(count: 0)))
+        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        // The model's clock as it stands after 20 quiet seconds: nothing ages on screen, so no ticks came.
+        b.program.handle(.tick(Date(timeIntervalSinceNow: -20)))
+        b.program.handle(.continueFailed("the source went away"))
+        b.program.handle(.tick(Date()))
+        #expect(b.program.model.visibleNotice?.text == "Could not continue: the source went away")
+        await b.stop()
+    }
+
     @Test("A continue of an activity no longer nearby comes back as .continueFailed")
     func continueGone() async throws {
         let b = TestPeer.start(TestPeer.center(InMemoryNetwork(), "bob@b"), session: .counter(CounterState(count: 0)))
