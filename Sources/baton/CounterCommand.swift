@@ -106,7 +106,8 @@ struct EditCommand: AsyncParsableCommand {
         discussion: """
             Keys: type to insert (a bracketed paste is inserted whole, as text), Tab for a tab; \
             arrows, Home/End, PgUp/PgDn move; Ctrl-Z (or Alt-U) undoes, Ctrl-Y redoes; Ctrl-F or \
-            Ctrl-W searches (F3 again); Ctrl-K cuts the line, Ctrl-U pastes; Ctrl-G goes to a line; \
+            Ctrl-W searches (F3 again); Ctrl-K cuts the line, Ctrl-U pastes (on any machine of the group: \
+            the clipboard follows you, baton kv); Ctrl-G goes to a line; \
             Ctrl-S saves (atomically; the file you opened without a question, unless another \
             program changed it since), Ctrl-O saves under another name or path; Ctrl-Q or Ctrl-X \
             quits and asks first about unsaved changes; Ctrl-N lists what peers offer. The recent \
