@@ -23,9 +23,20 @@ public final class KeyValueStore {
     /// Where the store lives on disk; nil: in memory only.
     public let file: StoreFile?
     /// What happens to the loser of two writes that conflict.
+    /// Set here, it is written to the store's file at once, and the other programs of this
+    /// machine holding the store take it from there.
     public var policy: ConflictPolicy {
-        didSet { if policy != oldValue { try? persist() } }
+        get { currentPolicy }
+        set {
+            guard newValue != currentPolicy else { return }
+            currentPolicy = newValue
+            policyChanged = true
+            try? persist()
+        }
     }
+    private var currentPolicy: ConflictPolicy
+    /// This program changed the policy since it last wrote the file: the file's is older.
+    private var policyChanged = false
     /// Whether each write is on disk before it returns; off, writes wait for `synchronize()`.
     public var writesThrough = true
     /// When the store last exchanged digests or entries with a peer.
@@ -62,7 +73,7 @@ public final class KeyValueStore {
         self.limits = limits
         self.now = now
         let contents = try file?.read()
-        self.policy = policy ?? contents?.policy ?? .newest
+        currentPolicy = policy ?? contents?.policy ?? .newest
         if let contents {
             greatestClock = contents.clock
             lastSync = contents.lastSync
@@ -415,7 +426,8 @@ public final class KeyValueStore {
         let merged: [String] = try file.withLock { () throws(KeyValueStoreError) -> [String] in
             let merged = file.stamp() == writtenStamp ? [] : mergeFile()
             let sorted = entries.values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            try file.write(StoreFile.Contents(policy: policy, clock: greatestClock, lastSync: lastSync, entries: sorted))
+            try file.write(StoreFile.Contents(policy: currentPolicy, clock: greatestClock, lastSync: lastSync, entries: sorted))
+            policyChanged = false
             writtenStamp = file.stamp()
             return merged
         }
@@ -446,6 +458,7 @@ public final class KeyValueStore {
     private func mergeFile() -> [String] {
         guard let file, let contents = try? file.read() else { return [] }
         greatestClock = max(greatestClock, contents.clock)
+        if !policyChanged { currentPolicy = contents.policy }
         var changed: [String] = []
         for entry in contents.entries where entries[entry.key].map({ $0.version < entry.version }) ?? true {
             hold(entry)

@@ -28,6 +28,7 @@ struct KvCommand: AsyncParsableCommand {
               baton kv list                       KEY, BYTES, WRITER, SAVED of each key
               baton kv watch                      each change peers make, until Ctrl-C
               baton kv import settings.json       many keys at once, from a JSON object
+              baton kv policy keep-both           what a store does when two machines write one key
 
             VALUE is JSON, read as baton-peer --user-info is: objects, arrays, strings, numbers (a \
             whole number is an integer), true and false; null is refused. A bare word is not JSON: \
@@ -41,7 +42,7 @@ struct KvCommand: AsyncParsableCommand {
             Exit status: 0 done; 1 no such key, a write the store refused, or a network or file \
             problem (said on standard error); 64 a usage error (a bad KEY, VALUE or option).
             """,
-        subcommands: [Get.self, SetValue.self, Remove.self, List.self, Watch.self, Import.self])
+        subcommands: [Get.self, SetValue.self, Remove.self, List.self, Watch.self, Import.self, Policy.self])
 }
 
 /// `--store NAME`, on every `baton kv` subcommand.
@@ -244,6 +245,54 @@ extension KvCommand {
                 return
             }
             try await session.write(keys: Array(values.keys), wait: wait) { store throws(KeyValueStoreError) in try store.setAll(values) }
+        }
+    }
+
+    /// `baton kv policy [POLICY]`.
+    struct Policy: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set what a store does when two machines write one key at once.",
+            discussion: """
+                Two writes conflict when neither machine had seen the other's. The newer one always \
+                wins the key; what happens to the other is the store's policy:
+
+                  newest       the other is gone (the default)
+                  keep-local   this machine writes its own value again, after the winner: it ends \
+                with this machine's value everywhere
+                  keep-both    the losing value is kept under KEY.conflict.DEVICE (DEVICE: the start \
+                of the losing machine's fingerprint)
+
+                Either way kv watch prints a conflict line for the key. The policy is this machine's \
+                setting for the store: set it on every machine that shares the store. Running Baton \
+                programs take the change within a second.
+
+                  baton kv policy                     the policy of the store baton
+                  baton kv policy keep-both --store editor
+                """)
+
+        @Argument(help: ArgumentHelp("newest, keep-local or keep-both; none shows the policy.", valueName: "policy"))
+        var policy: String?
+
+        @OptionGroup var kv: KvStoreOptions
+
+        func validate() throws {
+            if let policy, ConflictPolicy(rawValue: policy) == nil {
+                throw ValidationError("'\(PeerText.visible(policy))' is not a policy: newest, keep-local or keep-both.")
+            }
+        }
+
+        @MainActor
+        func run() async throws {
+            guard let wanted = policy.flatMap(ConflictPolicy.init(rawValue:)) else {
+                let (store, _) = try KvDisk.open(kv.store)
+                KvOutput.line(store?.policy.rawValue ?? ConflictPolicy.newest.rawValue)
+                return
+            }
+            let store = try KvDisk.openOrMake(kv.store)
+            store.policy = wanted
+            guard store.policy == wanted, try store.file?.read()?.policy == wanted else {
+                throw CommandFailure("Cannot write the store \(store.file?.path ?? kv.store): its policy stays as it was.")
+            }
         }
     }
 
@@ -543,6 +592,22 @@ enum KvDisk {
 
     /// The store `name` on disk; nil when it has no file. A file that cannot be read fails
     /// the command, saying why and what to do.
+    /// The store `name` on disk, made empty when it has no file yet.
+    static func openOrMake(_ name: String) throws -> KeyValueStore {
+        if let store = try open(name).store { return store }
+        let device: DeviceID
+        do {
+            device = try DeviceIdentity.load().identity.publicIdentity.deviceID
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let file = StoreFile(folder: StoreFile.defaultFolder(), name: name)
+        guard let store = try? KeyValueStore(name: name, writer: SenderID.random(device: device), file: file) else {
+            throw CommandFailure("Cannot make the store \(file.path).")
+        }
+        return store
+    }
+
     static func open(_ name: String) throws -> (store: KeyValueStore?, file: StoreFile) {
         let file = StoreFile(folder: StoreFile.defaultFolder(), name: name)
         guard FileManager.default.fileExists(atPath: file.path) else { return (nil, file) }

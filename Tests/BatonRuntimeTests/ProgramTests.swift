@@ -84,10 +84,17 @@ struct ProgramTests {
         a.backend.send(text: "wörld")
         a.backend.send(.left, .left)
         // Column 3 is also where the cursor stood after typing "wör": wait for the text too.
-        #expect(await waitUntil {
-            a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld"
-                && a.center.lastPublished?.userInfo["cursorColumn"] == 3
-        })
+        #expect(
+            await waitUntil {
+                a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld"
+                    && a.center.lastPublished?.userInfo["cursorColumn"] == 3
+            },
+            """
+            published: \(String(describing: a.center.lastPublished?.userInfo["text"])) \
+            column \(String(describing: a.center.lastPublished?.userInfo["cursorColumn"])), \
+            revision \(a.center.lastPublished?.revision ?? 0); model: \(String(describing: a.program.model.session.editorState?.buffer.text)) \
+            at \(String(describing: a.program.model.session.editorState?.buffer.cursor)); saves \(a.center.saveCount)
+            """)
 
         // B starts with a counter, opens Nearby, and continues the editing session from there.
         let b = start(center(network, "bob@b"), session: .counter(CounterState(count: 0)))

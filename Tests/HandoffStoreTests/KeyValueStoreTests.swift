@@ -232,6 +232,12 @@ struct KeyValueStoreTests {
         #expect(cli.reloadIfChanged() == ["two"] && cli.string(forKey: "two") == "from the app")
         #expect(cli.reloadIfChanged().isEmpty, "nothing new the second time")
         #expect(app.digests == cli.digests)
+        // The policy set by one program reaches the other through the file, and is not undone by its next write.
+        cli.policy = .keepBoth
+        app.reloadIfChanged()
+        #expect(app.policy == .keepBoth)
+        try app.set(3, forKey: "three")
+        #expect(try file.read()?.policy == .keepBoth)
     }
 
     @Test("setAll is one write: checked as a whole, versions in key order, nothing written when a limit breaks")
