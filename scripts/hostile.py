@@ -20,12 +20,12 @@ KIND is one of:
                  (step 5: a key id the receiver does not hold)
   bit-flip       a valid datagram with one random bit flipped anywhere   -> authenticationFailed
                  (a flip in the magic gives badMagic, or oldProtocol when it makes BTN1; in the
-                 kind byte unknownKind unless it stays 1-6; in the device tag unknownDevice; each
+                 kind byte unknownKind unless it stays 1-7; in the device tag unknownDevice; each
                  datagram's expected reason is worked out and reported)
   truncated-tag  a valid datagram missing 1-15 bytes of its tag           -> authenticationFailed
   short          1-113 bytes (shorter than header, signature and tag)     -> tooShort
   bad-magic      a valid-length datagram whose magic is neither BTN3 nor BTN1 -> badMagic
-  unknown-kind   a sealed datagram whose kind byte is not 1-6             -> unknownKind
+  unknown-kind   a sealed datagram whose kind byte is not 1-7             -> unknownKind
   v2             a version 2 datagram (magic BTN1, the group's one key)   -> oldProtocol
                  (what a peer not yet updated sends; doctor and monitor name it)
   replay         one valid WITHDRAW (of an activity nobody has) sealed once with sequence 1,
@@ -151,7 +151,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 MAGIC = b"BTN3"
 OLD_MAGIC = b"BTN1"  # protocol versions 1 and 2
-ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER, DEVICES = 1, 2, 3, 4, 5, 6
+ANNOUNCE, WITHDRAW, QUERY, CONTINUED, OFFER, DEVICES, STORE = 1, 2, 3, 4, 5, 6, 7
 HEADER = 34      # magic, kind, flags, key id (4), sender id (16), sequence (8)
 SIGNATURE = 64   # Ed25519, sealed before the payload
 TAG = 16
@@ -375,7 +375,7 @@ def flipped_reason(position: int, datagram: bytes, identity: Identity) -> str:
     if position < 4:
         return "oldProtocol" if datagram[:4] == OLD_MAGIC else "badMagic"
     kind = datagram[4]
-    if not ANNOUNCE <= kind <= DEVICES:
+    if not ANNOUNCE <= kind <= STORE:
         return "unknownKind"
     if 6 <= position < 10:
         return "authenticationFailed"  # step 5: a key id this group does not have
@@ -444,7 +444,7 @@ def datagrams(kind: str, count: int, key: bytes | None, rng: random.Random, vict
 
     elif kind == "unknown-kind":
         for i in range(count):
-            bad = rng.choice([0] + list(range(DEVICES + 1, 256)))
+            bad = rng.choice([0] + list(range(STORE + 1, 256)))
             body = plist(announce_payload(activity, "dev.baton.counter", 1, counter(666)))
             yield sealer.seal(bad, sender, i + 1, body), "unknownKind"
 
