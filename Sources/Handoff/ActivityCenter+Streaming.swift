@@ -40,15 +40,11 @@ extension ActivityCenter {
         }
         let request = StateRequest(
             activityID: described.activityID, revision: described.revision, digest: offer.digest, size: offer.size)
-        var limits = StateFetcher.Limits()
-        limits.maximumSize = configuration.stateLimit
         // Taken only from the device that offered it: the OFFER's sender, as the list knows it now.
         guard let offerer = membership.device(for: nearby.senderID.tag) else {
             throw .transferFailed(peer: peer, reason: "its device is no longer on this machine's list")
         }
-        let fetcher = StateFetcher(
-            identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
-            dialer: stream.dialer, clock: clock, limits: limits)
+        let fetcher = stateFetcher(stream, maximumSize: configuration.stateLimit)
         let source = StreamSource(senderID: nearby.senderID, identity: offerer)
         let started = ContinuousClock.now
         let gate = ProgressGate()
@@ -158,6 +154,18 @@ private final class ProgressGate: Sendable {
     }
 }
 
+extension ActivityCenter {
+    /// A fetcher of states over `stream`, as this center's device and sender, of at most
+    /// `maximumSize` bytes.
+    func stateFetcher(_ stream: StateStreamSetup, maximumSize: Int) -> StateFetcher {
+        var limits = StateFetcher.Limits()
+        limits.maximumSize = maximumSize
+        return StateFetcher(
+            identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
+            dialer: stream.dialer, clock: clock, limits: limits)
+    }
+}
+
 /// Store states (docs/PROTOCOL.md, section 18): entries too large for a datagram, served and
 /// fetched over the state stream as an activity's state is.
 extension ActivityCenter {
@@ -185,11 +193,7 @@ extension ActivityCenter {
         guard let device = membership.device(for: sender.tag) else {
             throw .transferFailed(peer: host, reason: "its device is not on this machine's list")
         }
-        var limits = StateFetcher.Limits()
-        limits.maximumSize = StoreState.sizes.upperBound
-        let fetcher = StateFetcher(
-            identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
-            dialer: stream.dialer, clock: clock, limits: limits)
+        let fetcher = stateFetcher(stream, maximumSize: StoreState.sizes.upperBound)
         let request = StateRequest(
             activityID: StoreState.activityID(store: store), revision: state.revision, digest: state.digest, size: state.size)
         let source = StreamSource(senderID: sender, identity: device)

@@ -331,10 +331,9 @@ public final class ActivityCenter {
     // MARK: Key-value stores
 
     /// Called with every STORE datagram accepted from a listed device (docs/PROTOCOL.md,
-    /// section 18), with its sender; the stores themselves live above the center
+    /// section 18), with its sender and the host it came from (`NearbyActivity.sourceHost`'s
+    /// form), where its store state is fetched. The stores themselves live above the center
     /// (`HandoffStore`'s `StoreSync`).
-    /// The last argument is the host the datagram came from (`NearbyActivity.sourceHost`'s form),
-    /// where its store state is fetched.
     public var storeListener: (@MainActor (StoreMessage, SenderID, String?) -> Void)?
 
     /// Seals and sends a STORE datagram, numbered after everything sent before it; nothing

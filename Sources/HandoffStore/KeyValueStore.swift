@@ -46,6 +46,8 @@ public final class KeyValueStore {
     /// The greatest clock made or taken.
     private(set) var greatestClock: UInt64 = 0
     private var usedBytes = 0
+    /// What each key with a value counts against the limit (its value encoded once, when held).
+    private var sizes: [String: Int] = [:]
     private var liveKeys = 0
     private var isDirty = false
     private let now: @Sendable () -> Date
@@ -134,14 +136,14 @@ public final class KeyValueStore {
         let keyBytes = key.utf8.count
         guard keyBytes >= 1, keyBytes <= limits.keyBytes else { throw .invalidKey(bytes: keyBytes, limit: limits.keyBytes) }
         let entry = makeEntry(key: key, value: value)
-        let held = entries[key]
-        if held?.value == nil, liveKeys >= limits.keys { throw .tooManyKeys(limit: limits.keys) }
-        let bytes = usedBytes - (held?.size ?? 0) + entry.size
+        if entries[key]?.value == nil, liveKeys >= limits.keys { throw .tooManyKeys(limit: limits.keys) }
+        let size = entry.size
+        let bytes = usedBytes - heldSize(key) + size
         guard bytes <= limits.totalBytes else { throw .storeFull(bytes: bytes, limit: limits.totalBytes) }
         if let measured = measure?(entry), measured.bytes > measured.limit {
             throw .entryTooLarge(bytes: measured.bytes, limit: measured.limit)
         }
-        try write([entry])
+        try write([entry], sizes: [size])
     }
 
     /// Sets every key of `values` (nil removes the key) as one write: checked as a whole against
@@ -151,6 +153,7 @@ public final class KeyValueStore {
         var keys = liveKeys
         var bytes = usedBytes
         var made: [StoreEntry] = []
+        var madeSizes: [Int] = []
         for key in values.keys.sorted() {
             let value = values[key]!
             let keyBytes = key.utf8.count
@@ -162,9 +165,11 @@ public final class KeyValueStore {
             if let measured = measure?(entry), value != nil, measured.bytes > measured.limit {
                 throw .entryTooLarge(bytes: measured.bytes, limit: measured.limit)
             }
+            let size = entry.size
             keys += (value != nil ? 1 : 0) - (held?.value != nil ? 1 : 0)
-            bytes += entry.size - (held?.size ?? 0)
+            bytes += size - heldSize(key)
             made.append(entry)
+            madeSizes.append(size)
         }
         guard keys <= limits.keys else { throw .tooManyKeys(limit: limits.keys) }
         guard bytes <= limits.totalBytes else { throw .storeFull(bytes: bytes, limit: limits.totalBytes) }
@@ -175,13 +180,13 @@ public final class KeyValueStore {
             clock = StoreVersion.nextClock(after: clock, now: now())
             return StoreEntry(key: entry.key, value: entry.value, version: StoreVersion(clock: clock, writer: writer), replaces: entry.replaces)
         }
-        try write(stamped)
+        try write(stamped, sizes: madeSizes)
     }
 
     /// Removes `key`: a tombstone goes to peers. Nothing happens when the key has no value.
     public func removeObject(forKey key: String) throws(KeyValueStoreError) {
         guard entries[key]?.value != nil else { return }
-        try write([makeEntry(key: key, value: nil)])
+        try write([makeEntry(key: key, value: nil)], sizes: [0])
     }
 
     /// Writes what `set` and `removeObject` left in memory (with `writesThrough` off) to disk.
@@ -199,15 +204,16 @@ public final class KeyValueStore {
             replaces: replacing ?? entries[key]?.version, kept: kept)
     }
 
-    /// Keeps `made` (this device's own writes), on disk as the store says, and sends them.
-    private func write(_ made: [StoreEntry]) throws(KeyValueStoreError) {
-        let before = (entries, greatestClock, usedBytes, liveKeys)
-        for entry in made { hold(entry) }
+    /// Keeps `made` (this device's own writes, whose sizes are `sizes`), on disk as the store
+    /// says, and sends them.
+    private func write(_ made: [StoreEntry], sizes madeSizes: [Int]) throws(KeyValueStoreError) {
+        let before = (entries, greatestClock, usedBytes, liveKeys, sizes)
+        for (entry, size) in zip(made, madeSizes) { hold(entry, size: size) }
         if writesThrough {
             do {
                 try persist()
             } catch {
-                (entries, greatestClock, usedBytes, liveKeys) = before
+                (entries, greatestClock, usedBytes, liveKeys, sizes) = before
                 bucketDigests = nil
                 cachedDigests = nil
                 throw error
@@ -289,16 +295,17 @@ public final class KeyValueStore {
                 }
                 continue
             }
-            let heldValueSize = held?.size ?? 0
+            let heldValueSize = heldSize(entry.key)
+            let entrySize = entry.size
             if entry.value != nil {
-                let bytes = usedBytes - heldValueSize + entry.size
+                let bytes = usedBytes - heldValueSize + entrySize
                 if bytes > limits.totalBytes || (held?.value == nil && liveKeys >= limits.keys) {
                     result.refused += 1
                     result.overQuota.append(entry.key)
                     continue
                 }
             }
-            hold(entry)
+            hold(entry, size: entrySize)
             result.took.append(entry.version)
             result.changed.append(entry.key)
             guard let held, Self.conflict(winner: entry, loser: held) else { continue }
@@ -309,17 +316,19 @@ public final class KeyValueStore {
                 break
             case .keepLocal:
                 guard held.version.writerTag == writer.tag, !entry.kept else { break }
+                // The same key and value as the one held: the same size.
                 let again = makeEntry(key: entry.key, value: value, replacing: entry.version, kept: true)
-                let bytes = usedBytes - entry.size + again.size
+                let bytes = usedBytes - entrySize + heldValueSize
                 guard bytes <= limits.totalBytes else { break }
-                hold(again)
+                hold(again, size: heldValueSize)
                 result.writes.append(again)
             case .keepBoth:
                 let key = entry.key + ".conflict." + held.version.writer.prefix(4).map { String(format: "%02x", $0) }.joined()
                 guard StoreEntry.isValidKey(key), entries[key]?.value == nil, liveKeys < limits.keys else { break }
                 let copy = makeEntry(key: key, value: value)
-                guard usedBytes + copy.size <= limits.totalBytes else { break }
-                hold(copy)
+                let copySize = copy.size
+                guard usedBytes + copySize <= limits.totalBytes else { break }
+                hold(copy, size: copySize)
                 result.writes.append(copy)
                 result.changed.append(key)
             }
@@ -384,22 +393,27 @@ public final class KeyValueStore {
 
     // MARK: Keeping
 
-    private func hold(_ entry: StoreEntry) {
+    /// Holds `entry`, whose size is `size` when the caller has it (`entry.size` encodes the value).
+    private func hold(_ entry: StoreEntry, size known: Int? = nil) {
         changedBuckets.insert(StoreDigests.bucket(of: entry.key))
         cachedDigests = nil
-        if let held = entries[entry.key] {
-            usedBytes -= held.size
-            if held.value != nil { liveKeys -= 1 }
-        }
+        if entries[entry.key]?.value != nil { liveKeys -= 1 }
+        usedBytes -= heldSize(entry.key)
+        let size = known ?? entry.size
+        sizes[entry.key] = size == 0 ? nil : size
         entries[entry.key] = entry
-        usedBytes += entry.size
+        usedBytes += size
         if entry.value != nil { liveKeys += 1 }
         greatestClock = max(greatestClock, entry.version.clock)
     }
 
+    /// What the entry held for `key` counts against the limit; 0 for none or a tombstone.
+    private func heldSize(_ key: String) -> Int { sizes[key] ?? 0 }
+
     private func recount() {
-        usedBytes = entries.values.reduce(0) { $0 + $1.size }
-        liveKeys = entries.values.count { $0.value != nil }
+        sizes = entries.compactMapValues { $0.value == nil ? nil : $0.size }
+        usedBytes = sizes.values.reduce(0, +)
+        liveKeys = sizes.count
     }
 
     /// Forgets tombstones older than their lifetime: looked for at most once a minute, so that a

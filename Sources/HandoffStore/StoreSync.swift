@@ -425,7 +425,10 @@ public final class StoreSync {
         var batches: [[StoreEntry]] = []
         var batch: [StoreEntry] = []
         var tooLarge = false
+        let canShelve = center.stateStream != nil
         for entry in entries {
+            // Past 4 datagrams it goes as a store state anyway: no need to size the rest.
+            if canShelve, batches.count > Self.datagramsBeforeState { break }
             if datagramSize(StoreMessage(store: store.name, digests: digests, entries: batch + [entry])) <= limit {
                 batch.append(entry)
             } else if datagramSize(StoreMessage(store: store.name, digests: digests, entries: [entry])) <= limit {
