@@ -38,6 +38,24 @@ extension Lab {
         try Command.run([Lab.script, "addif", name, String(host), interface, cidr])
     }
 
+    /// Packets the links on the way to host `host` dropped: `rx_dropped` and `tx_dropped` of every
+    /// interface in the host and in the bridge's namespace (a veth whose peer's queue was full
+    /// counts there, not in `/proc/net/softnet_stat`), by namespace and interface.
+    func linkDrops(host: Int) throws -> [String: Int] {
+        var drops: [String: Int] = [:]
+        for namespace in [namespace(host: host), bridgeNamespace] {
+            let text = try Command.run(["ip", "netns", "exec", namespace, "ip", "-s", "-j", "link", "show"]).output
+            let links = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]] ?? []
+            for link in links {
+                guard let name = link["ifname"] as? String, let stats = link["stats64"] as? [String: Any] else { continue }
+                let rx = (stats["rx"] as? [String: Any])?["dropped"] as? Int ?? 0
+                let tx = (stats["tx"] as? [String: Any])?["dropped"] as? Int ?? 0
+                drops["\(namespace.hasSuffix("-lan") ? "lan" : "h\(host)")/\(name)"] = rx + tx
+            }
+        }
+        return drops
+    }
+
     /// Host `host`'s UDP counters from `/proc/net/snmp` (`InDatagrams`, `RcvbufErrors`, …).
     func udpCounters(host: Int) throws -> [String: Int] {
         let text = try Command.run(command(host: host, ["cat", "/proc/net/snmp"])).output
