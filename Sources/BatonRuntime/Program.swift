@@ -83,6 +83,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private let messages: AsyncStream<AppMessage>
     let inbox: Inbox
     /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
+    /// The loop is iterating the inbox (from its start until the model quits).
+    private var loopRunning = false
     private var keysPosted = 0
     private var keysTaken = 0
     /// While a question shows: the keys posted before it was drawn, which must not answer it
@@ -156,27 +158,40 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         // Everything waiting is applied before one draw and one save request: a burst of keys
         // (a paste into a terminal without bracketed paste, typing while a frame is written)
         // costs one frame, not one per key.
+        loopRunning = true
         for await message in messages {
-            inbox.taken()
-            if case .key = message { keysTaken += 1 } else if case .paste = message { keysTaken += 1 }
-            if isKeyLike(message) { lastInputAt = .now }
-            if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
-                continue  // typed before the question was on screen: not an answer
-            }
-            if case .inputClosed = message {
-                writeRecoveryNow()
-                keepRecoveryOnQuit = true
-            }
-            let unseen = changesNothingShown(message)
-            apply(message, deferPublish: true)
+            // Input taken on the input thread (`takeInput`) may have quit already.
             if model.isQuitting { break }
-            appliedSinceDrawing += 1
-            if !unseen() { drawDue = true }
-            if inbox.waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
-                flush()
-            }
+            inbox.taken()
+            if !take(message, thenWaiting: inbox.waiting) { break }
         }
+        loopRunning = false
         stop()
+    }
+
+    /// The loop's work for one message: update, commands, and a flush once nothing more waits
+    /// (`waiting`: messages still to come after this one). False when the model quits.
+    private func take(_ message: AppMessage, thenWaiting waiting: Int) -> Bool {
+        if isKeyLike(message) {
+            keysTaken += 1
+            lastInputAt = .now
+        }
+        if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
+            return true  // typed before the question was on screen: not an answer
+        }
+        if case .inputClosed = message {
+            writeRecoveryNow()
+            keepRecoveryOnQuit = true
+        }
+        let unseen = changesNothingShown(message)
+        apply(message, deferPublish: true)
+        if model.isQuitting { return false }
+        appliedSinceDrawing += 1
+        if !unseen() { drawDue = true }
+        if waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
+            flush()
+        }
+        return true
     }
 
     /// Handles one message as the loop does: update, then its commands, then draw. What the
@@ -430,22 +445,57 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     // MARK: Inputs
 
+    /// The message of one input event.
+    private static func message(for event: TerminalEvent) -> AppMessage {
+        switch event {
+        case .key(let key): .key(key)
+        case .paste(let text): .paste(text)
+        case .resize(let size): .resize(size)
+        }
+    }
+
+    /// Posts a batch of input behind what waits in the inbox.
+    private func post(_ batch: [TerminalEvent]) {
+        for event in batch {
+            let message = Self.message(for: event)
+            if isKeyLike(message) { keysPosted += 1 }
+            inbox.yield(message)
+        }
+    }
+
+    /// A batch of input, on the input thread as a job of the main queue (`DispatchQueue.main.sync`
+    /// runs it there when the main queue is free, and waits for it otherwise). With nothing waiting
+    /// in the inbox, the loop is idle: the batch is taken here as the loop would take it, drawn
+    /// once, and no other thread wakes. Otherwise it goes behind what waits, in order.
+    private func takeInput(_ batch: [TerminalEvent]) {
+        guard loopRunning, !model.isQuitting, inbox.waiting == 0 else {
+            post(batch)
+            return
+        }
+        // The whole batch counts as posted before any of it is taken, as when it goes through
+        // the inbox: keys typed before a question showed are not its answer.
+        keysPosted += batch.count { if case .resize = $0 { false } else { true } }
+        for (index, event) in batch.enumerated() {
+            guard take(Self.message(for: event), thenWaiting: batch.count - index - 1 + inbox.waiting) else {
+                inbox.finish()  // quitting: the loop ends, and stops the program
+                return
+            }
+        }
+    }
+
     private func listen() {
+        // Input straight from the input thread where the backend allows it: one thread fewer to
+        // wake between a key and the screen (see `takeInput`). What was read before comes first.
+        if let direct = backend as? any DirectInputBackend,
+           let earlier = direct.handInput(to: { [weak self] batch in
+               DispatchQueue.main.sync { MainActor.assumeIsolated { self?.takeInput(batch) } }
+           }) {
+            for batch in earlier { post(batch) }
+        }
         let keys = backend.events()
         tasks.append(Task { [weak self, inbox, logger] in
             for await batch in keys {
-                for event in batch {
-                    switch event {
-                    case .key(let key):
-                        self?.keysPosted += 1
-                        inbox.yield(.key(key))
-                    case .paste(let text):
-                        self?.keysPosted += 1
-                        inbox.yield(.paste(text))
-                    case .resize(let size):
-                        inbox.yield(.resize(size))
-                    }
-                }
+                self?.post(batch)
             }
             // Cancelled by `stop` is not closed: the loop has already ended.
             guard !Task.isCancelled else { return }

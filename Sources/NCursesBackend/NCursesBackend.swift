@@ -29,7 +29,7 @@ import Darwin
 /// terminal modes and write pre-fetched terminfo strings (sgr0, cnorm, rmkx,
 /// rmcup) from the handler, then let the signal take its previous course.
 /// Handlers are installed at start-up and removed at `shutdown()`.
-public final class NCursesBackend: TerminalBackend {
+public final class NCursesBackend: DirectInputBackend {
     private let session: NCursesSession
 
     /// Opens the terminal on `input` and `output` (file descriptors, standard input and output by default).
@@ -95,7 +95,14 @@ public final class NCursesBackend: TerminalBackend {
 
     /// The single stream of input batches; it finishes when input ends or at shutdown.
     public func events() -> AsyncStream<[TerminalEvent]> {
-        session.stream
+        session.inputStream()
+    }
+
+    /// Hands input batches to `receiver` on the input thread from now on, instead of into
+    /// `events()`; returns the batches read before, or nil when `events()` already has them.
+    /// See `DirectInputBackend`.
+    public func handInput(to receiver: @escaping @Sendable ([TerminalEvent]) -> Void) -> [[TerminalEvent]]? {
+        session.handInput(to: receiver)
     }
 
     /// Ends curses mode (endwin), stops the input thread and frees the screen; idempotent.

@@ -59,15 +59,71 @@ extension NCursesSession {
                 deliver(events)
                 if ended {
                     inputOpen = false
-                    continuation.finish()
+                    finishInput()
                 }
             }
         }
     }
 
+    /// Passes a batch on by the route chosen (lock taken here); a receiver is called after the
+    /// lock is released, since it may wait for the thread that draws.
     private func deliver(_ events: [TerminalEvent]) {
         guard !events.isEmpty else { return }
-        continuation.yield(events)
+        let receiver = Self.lock.withLock { () -> (@Sendable ([TerminalEvent]) -> Void)? in
+            switch inputRoute {
+            case .undecided(var held):
+                held.append(events)
+                inputRoute = .undecided(held)
+                return nil
+            case .stream:
+                continuation.yield(events)
+                return nil
+            case .receiver(let receiver):
+                return receiver
+            }
+        }
+        receiver?(events)
+    }
+
+    /// The stream of input; batches read before this (and before any `handInput(to:)`) go into
+    /// it first. Lock taken here.
+    func inputStream() -> AsyncStream<[TerminalEvent]> {
+        Self.lock.withLock {
+            if case .undecided(let held) = inputRoute {
+                for batch in held { continuation.yield(batch) }
+                inputRoute = .stream
+            }
+            return stream
+        }
+    }
+
+    /// Input ended: the stream finishes, after any batches held for whoever asks first (so that
+    /// `events()` still gives them). Lock taken here.
+    func finishInput() {
+        Self.lock.withLock {
+            if case .undecided(let held) = inputRoute {
+                for batch in held { continuation.yield(batch) }
+                inputRoute = .stream
+            }
+        }
+        continuation.finish()
+    }
+
+    /// Hands each batch read from now on to `receiver` on the input thread; returns the batches
+    /// read before, or nil when they already go into the stream. Lock taken here.
+    func handInput(to receiver: @escaping @Sendable ([TerminalEvent]) -> Void) -> [[TerminalEvent]]? {
+        Self.lock.withLock {
+            switch inputRoute {
+            case .stream:
+                return nil
+            case .undecided(let held):
+                inputRoute = .receiver(receiver)
+                return held
+            case .receiver:
+                inputRoute = .receiver(receiver)
+                return []
+            }
+        }
     }
 
     /// Reads every key ncurses can decode now. Input has ended when the

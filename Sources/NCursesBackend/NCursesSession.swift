@@ -49,6 +49,15 @@ final class NCursesSession: @unchecked Sendable {
 
     let stream: AsyncStream<[TerminalEvent]>
     let continuation: AsyncStream<[TerminalEvent]>.Continuation
+    /// Where input batches go: held until someone asks for them, then into `stream` or to a
+    /// receiver on the input thread (`handInput(to:)`). Lock held.
+    var inputRoute = InputRoute.undecided([])
+
+    enum InputRoute {
+        case undecided([[TerminalEvent]])
+        case stream
+        case receiver(@Sendable ([TerminalEvent]) -> Void)
+    }
     private let readerFinished = DispatchSemaphore(value: 0)
     private var readerStarted = false
 
@@ -309,7 +318,7 @@ final class NCursesSession: @unchecked Sendable {
         Self.lock.withLock { releaseResources() }
         close(wakeReadFD)
         close(wakeWriteFD)
-        continuation.finish()
+        finishInput()
     }
 
     /// endwin and signal-handler bookkeeping; leaves the screen allocated. Lock held.

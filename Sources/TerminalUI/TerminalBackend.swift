@@ -23,3 +23,19 @@ public protocol TerminalBackend: AnyObject, Sendable {
     /// Restores the terminal and ends input; safe to call more than once.
     func shutdown()
 }
+
+/// A backend that can pass its input to a receiver on the thread that reads it, rather than
+/// through `events()`, which hands each batch to whichever thread iterates the stream: one
+/// thread to wake fewer between a key and the screen.
+///
+/// Contract, besides `TerminalBackend`'s:
+/// - `handInput(to:)` returns the batches read before it, for the caller to take first, and
+///   from then on calls `receiver` with each batch, in order, on the reading thread, one at a
+///   time; the receiver may wait (for the thread that draws, say), and input waits with it.
+///   The backend's own locks are not held while it runs, so it may draw.
+/// - It returns nil, and changes nothing, when `events()` was asked for first: the batches
+///   already go into the stream.
+/// - `events()` still finishes when input ends or at shutdown, after the last batch was passed.
+public protocol DirectInputBackend: TerminalBackend {
+    func handInput(to receiver: @escaping @Sendable ([TerminalEvent]) -> Void) -> [[TerminalEvent]]?
+}

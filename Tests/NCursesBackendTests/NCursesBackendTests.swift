@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TerminalUI
 @testable import NCursesBackend
@@ -190,6 +191,32 @@ struct NCursesBackendTests {
         terminal.backend.draw(frame, cursor: nil)  // after shutdown: ignored, must not crash
         #expect(terminal.backend.size == sizeBefore)
         #expect(terminal.backend.terminfoString("rmcup") == nil)
+    }
+
+    @Test("handInput: what was read before comes back, later keys reach the receiver in order, the stream still finishes; after events() it changes nothing")
+    func handsInputDirectly() async throws {
+        let terminal = try TerminalPipes()
+        terminal.type("ab")
+        let received = Mutex<[TerminalEvent]>([])
+        let earlier = try #require(terminal.backend.handInput { batch in received.withLock { $0 += batch } })
+        terminal.type("c\u{13}")
+        let finished = EventRecorder(terminal.backend.events())
+        let deadline = ContinuousClock.now + .seconds(5)
+        while received.withLock({ $0.count }) + earlier.joined().count < 4, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))  // polling a condition, with a deadline
+        }
+        #expect(Array(earlier.joined()) + received.withLock { $0 } == [
+            .key(.character("a")), .key(.character("b")), .key(.character("c")), .key(.control("s")),
+        ])
+        terminal.closeInput()
+        let streamed = try await finished.wait(for: "the stream to finish") { _, done in done }
+        #expect(streamed.isEmpty, "batches went to the stream as well: \(streamed)")
+
+        let other = try TerminalPipes()
+        let recorder = EventRecorder(other.backend.events())
+        #expect(other.backend.handInput { _ in Issue.record("a batch reached the receiver after events()") } == nil)
+        other.type("x")
+        try await recorder.waitForKeys([.character("x")])
     }
 
     @Test("Closing the input finishes the event stream after the last keys")
