@@ -82,9 +82,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// what is posted before `run` waits for it.
     private let messages: AsyncStream<AppMessage>
     let inbox: Inbox
-    /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
     /// The loop is iterating the inbox (from its start until the model quits).
     private var loopRunning = false
+    /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
     private var keysPosted = 0
     private var keysTaken = 0
     /// While a question shows: the keys posted before it was drawn, which must not answer it
@@ -474,9 +474,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         // The whole batch counts as posted before any of it is taken, as when it goes through
         // the inbox: keys typed before a question showed are not its answer.
-        keysPosted += batch.count { if case .resize = $0 { false } else { true } }
-        for (index, event) in batch.enumerated() {
-            guard take(Self.message(for: event), thenWaiting: batch.count - index - 1 + inbox.waiting) else {
+        let messages = batch.map(Self.message(for:))
+        keysPosted += messages.count(where: isKeyLike)
+        for (index, message) in messages.enumerated() {
+            guard take(message, thenWaiting: messages.count - index - 1 + inbox.waiting) else {
                 inbox.finish()  // quitting: the loop ends, and stops the program
                 return
             }
