@@ -11,6 +11,11 @@ import Testing
 @MainActor
 @Suite("Two programs over the in-memory transport")
 struct ProgramTests {
+    /// How long a condition may take. Alone each test here passes in about a second, but the
+    /// unit run starts some 800 tests at once on this two-core machine, and these two programs
+    /// share the main actor with every one of them: a CI run saw a key's publish wait 20 s.
+    static let patience: Duration = .seconds(60)
+
     func center(_ network: InMemoryNetwork, _ name: String) -> ActivityCenter {
         TestPeer.center(network, name)
     }
@@ -27,18 +32,18 @@ struct ProgramTests {
     func counter() async throws {
         let network = InMemoryNetwork()
         let a = start(center(network, "alice@a"), session: .counter(CounterState(count: 0)))
-        try await a.backend.waitUntil(timeout: .seconds(20)) { $0.lines.contains { $0.contains("Counter") } }
+        try await a.backend.waitUntil(timeout: Self.patience) { $0.lines.contains { $0.contains("Counter") } }
         a.backend.send(text: "+++++")
-        #expect(await waitUntil { a.program.activity?.revision ?? 0 >= 1 && a.center.lastPublished?.userInfo["count"] == 5 })
+        #expect(await waitUntil(timeout: Self.patience) { a.program.activity?.revision ?? 0 >= 1 && a.center.lastPublished?.userInfo["count"] == 5 })
 
         let bCenter = center(network, "bob@b")
-        let activity = try await bCenter.continueActivity(type: "dev.baton.counter", timeout: .seconds(20))
+        let activity = try await bCenter.continueActivity(type: "dev.baton.counter", timeout: Self.patience)
         let session = try #require(Session(activityType: activity.activityType, userInfo: activity.userInfo, from: "alice@a"))
         #expect(session == .counter(CounterState(count: 5)))
         let b = start(bCenter, session: session, opening: [.continued(session, from: "alice@a")])
 
-        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
-        try await b.backend.waitForScreen(containing: "Continued from alice@a", timeout: .seconds(20))
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: Self.patience)
+        try await b.backend.waitForScreen(containing: "Continued from alice@a", timeout: Self.patience)
         // The count — the big digits in the middle of the screen — is drawn the same on both.
         let body = 0..<(a.backend.lines.count - 3)
         #expect(Array(b.backend.lines[body]) == Array(a.backend.lines[body]))
@@ -60,12 +65,12 @@ struct ProgramTests {
             clipboard: try aSync.store(named: "baton"))
         let bStore = try bSync.store(named: "baton")
         let b = TestPeer.start(bCenter, session: .editor(EditorState(text: "", filePath: nil, fileName: "b.txt")), clipboard: bStore)
-        try await a.backend.waitForScreen(containing: "tail", timeout: .seconds(20))
+        try await a.backend.waitForScreen(containing: "tail", timeout: Self.patience)
         a.backend.send(.down)
         a.backend.send(.control("k"), .control("k"))
-        #expect(await waitUntil { b.program.model.clipboard == ["mé 👋", "tail"] })
+        #expect(await waitUntil(timeout: Self.patience) { b.program.model.clipboard == ["mé 👋", "tail"] })
         b.backend.send(.control("u"))
-        #expect(await waitUntil {
+        #expect(await waitUntil(timeout: Self.patience) {
             guard case .editor(let state) = b.program.model.session else { return false }
             return state.buffer.text == "mé 👋\ntail\n"
         })
@@ -85,7 +90,7 @@ struct ProgramTests {
         a.backend.send(.left, .left)
         // Column 3 is also where the cursor stood after typing "wör": wait for the text too.
         #expect(
-            await waitUntil {
+            await waitUntil(timeout: Self.patience) {
                 a.center.lastPublished?.userInfo["text"] == "héllo 你好 👋\nwörld"
                     && a.center.lastPublished?.userInfo["cursorColumn"] == 3
             },
@@ -98,11 +103,11 @@ struct ProgramTests {
 
         // B starts with a counter, opens Nearby, and continues the editing session from there.
         let b = start(center(network, "bob@b"), session: .counter(CounterState(count: 0)))
-        try await b.backend.waitForScreen(containing: "Ctrl-N", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "Ctrl-N", timeout: Self.patience)
         b.backend.send(.control("n"))
-        try await b.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "notes.txt", timeout: Self.patience)
         b.backend.send(.enter)
-        try await b.backend.waitForScreen(containing: "wörld", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "wörld", timeout: Self.patience)
 
         guard case .editor(let restored) = b.program.model.session else {
             Issue.record("B shows \(b.program.model.session)")
@@ -115,7 +120,7 @@ struct ProgramTests {
         let textRows = 1..<3
         #expect(Array(b.backend.lines[textRows]) == Array(a.backend.lines[textRows]))
         #expect(b.backend.cursor == a.backend.cursor)
-        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: Self.patience)
         await stop(a, b)
     }
 }
