@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TerminalUI
 @testable import NCursesBackend
@@ -197,15 +196,15 @@ struct NCursesBackendTests {
     func handsInputDirectly() async throws {
         let terminal = try TerminalPipes()
         terminal.type("ab")
-        let received = Mutex<[TerminalEvent]>([])
-        let earlier = try #require(terminal.backend.handInput { batch in received.withLock { $0 += batch } })
+        let (handed, continuation) = AsyncStream.makeStream(of: [TerminalEvent].self)
+        let received = EventRecorder(handed)
+        let earlier = try #require(terminal.backend.handInput { batch in continuation.yield(batch) })
         terminal.type("c\u{13}")
         let finished = EventRecorder(terminal.backend.events())
-        let deadline = ContinuousClock.now + .seconds(5)
-        while received.withLock({ $0.count }) + earlier.joined().count < 4, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))  // polling a condition, with a deadline
+        let handedOn = try await received.wait(for: "the keys after handInput") { events, _ in
+            earlier.joined().count + events.count >= 4
         }
-        #expect(Array(earlier.joined()) + received.withLock { $0 } == [
+        #expect(Array(earlier.joined()) + handedOn == [
             .key(.character("a")), .key(.character("b")), .key(.character("c")), .key(.control("s")),
         ])
         terminal.closeInput()
