@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension ScreenBuffer {
     /// The cells that differ from `old`, row by row, left to right.
     ///
@@ -7,6 +11,7 @@ extension ScreenBuffer {
         var changes: [CellChange] = []
         let sameSize = old.width == width && old.height == height
         for y in 0..<height {
+            if sameSize, sameBits(row: y, as: old) { continue }
             for x in 0..<width {
                 let index = y * width + x
                 let cell = cells[index]
@@ -16,5 +21,19 @@ extension ScreenBuffer {
             }
         }
         return changes
+    }
+
+    /// Whether row `y` holds the same bytes here as in `old` (of the same size): then its cells
+    /// are equal, and most rows of a frame are compared with one `memcmp` rather than cell by
+    /// cell. Equal cells may still differ in bytes (a long grapheme kept in two places); those
+    /// rows are compared cell by cell.
+    private func sameBits(row y: Int, as old: ScreenBuffer) -> Bool {
+        guard width > 0 else { return true }
+        let range = (y * width)..<((y + 1) * width)
+        return cells[range].withUnsafeBytes { mine in
+            old.cells[range].withUnsafeBytes { theirs in
+                mine.count == theirs.count && memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
+            }
+        }
     }
 }

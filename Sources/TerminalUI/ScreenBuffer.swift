@@ -52,11 +52,26 @@ public struct ScreenBuffer: Hashable, Sendable {
         let limit = maxWidth.map { x.addingClamped($0).clamped(to: 0...width) } ?? width
         let start = max(x, 0)
         var column = x
+        if x >= 0, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            // Printable ASCII (titles, the status bar, most prompts): nothing to sanitize and
+            // one column a byte, so no character is segmented or measured. Drawn on every key.
+            for byte in text.utf8 {
+                guard column < limit else { break }
+                store(Cell(uncheckedGrapheme: String(Unicode.Scalar(byte)), width: 1, style: style), x: column, y: y)
+                column += 1
+            }
+            return column - start
+        }
         for character in text.sanitizedForTerminal {
             guard column < limit else { break }
-            let columns = character.terminalColumns
-            if columns == 0 { continue }
-            let cell = Cell(character, style: style)
+            // Measured once where it can be (`Cell.plain`); otherwise as `Cell.init` makes it.
+            let cell: Cell
+            if let plain = Cell.plain(character, style: style) {
+                cell = plain
+            } else {
+                if character.terminalColumns == 0 { continue }
+                cell = Cell(character, style: style)
+            }
             if column + cell.width > limit {
                 if column >= 0 {
                     store(.blank(style: style), x: column, y: y)
@@ -125,6 +140,41 @@ public struct ScreenBuffer: Hashable, Sendable {
     public mutating func put(_ cell: Cell, x: Int, y: Int) -> Bool {
         guard !cell.isContinuation, contains(x: x, y: y), x + cell.width <= width else { return false }
         store(cell, x: x, y: y)
+        return true
+    }
+
+    /// The cells of row `y` from column `x`, `count` of them (clipped to the row): a drawn piece
+    /// of a row, to be put back whole in a later frame with `put(span:x:y:)`.
+    public func span(x: Int, y: Int, count: Int) -> ArraySlice<Cell> {
+        guard y >= 0, y < height else { return [] }
+        let start = x.clamped(to: 0...width)
+        let end = x.addingClamped(max(0, count)).clamped(to: start...width)
+        return cells[(y * width + start)..<(y * width + end)]
+    }
+
+    /// Writes a span taken with `span(x:y:count:)` from column `x` of row `y`, cell by cell as
+    /// `put(_:x:y:)` would: a continuation is written by the wide cell before it, and a span
+    /// that would not fit, or that starts inside a wide grapheme, writes nothing. Returns
+    /// whether it was written.
+    @discardableResult
+    public mutating func put(span: ArraySlice<Cell>, x: Int, y: Int) -> Bool {
+        guard y >= 0, y < height, x >= 0, x.addingClamped(span.count) <= width else { return false }
+        guard span.first?.isContinuation != true else { return false }
+        if x == 0, span.count == width, span.last?.width != 2 {
+            // A whole row, taken from a buffer that never holds half a grapheme: nothing
+            // around it to mend.
+            let start = y * width
+            cells.replaceSubrange(start..<(start + width), with: span)
+            return true
+        }
+        var column = x
+        for cell in span {
+            if !cell.isContinuation {
+                guard column + cell.width <= x + span.count else { break }
+                store(cell, x: column, y: y)
+            }
+            column += 1
+        }
         return true
     }
 
