@@ -28,7 +28,8 @@ extension BatonApp {
                 edit(&state, .typing, lines: line...line, now: now) { $0.insertTab() }
             default:
                 // Control characters are not text; a pasted one would only show as a picture.
-                guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                guard character.asciiValue.map({ $0 >= 0x20 && $0 < 0x7F }) == true
+                      || !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                     return []
                 }
                 edit(&state, .typing, lines: line...line, now: now) { $0.insert(character) }

@@ -20,7 +20,8 @@ extension BatonApp {
             let commands = handleCounterKey(key, &state, &model)
             if case .counter = model.session { model.session = .counter(state) }
             return commands
-        case .editor(var state):
+        case .editor:
+            guard var state = model.takeEditorState() else { return [] }
             let commands = handleEditorKey(key, &state, &model)
             if case .editor = model.session { model.session = .editor(state) }
             return commands

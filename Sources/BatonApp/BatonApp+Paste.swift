@@ -23,7 +23,7 @@ extension BatonApp {
         case nil:
             break
         }
-        guard case .editor(var state) = model.session else { return [] }
+        guard var state = model.takeEditorState() else { return [] }
         // One step in the history, as Ctrl-U: one Ctrl-Z removes the whole paste.
         paste(pastedLines(text), &state, now: model.now)
         model.session = .editor(state)

@@ -164,7 +164,7 @@ public struct EditHistory: Equatable, Sendable {
 extension TextBuffer {
     /// The lines `range` as strings.
     func lineStrings(_ range: ClosedRange<Int>) -> [String] {
-        range.map { String(line($0)) }
+        range.map { lineText($0) }
     }
 
     /// Replaces the lines from `line` (`count` of them) with `replacement`.

@@ -149,7 +149,11 @@ struct TextRope: Sendable {
         let upper = text.utf8.index(lower, offsetBy: range.count)
         // Through the UTF-8 view, so the ends are where the offsets say: a line ends before
         // its `\n` even when a `\r` is before it (`\r\n` is one `Character` of the block).
-        return String(decoding: text.utf8[lower..<upper], as: UTF8.self)
+        // The view's initializer checks only that the ends are scalar boundaries and copies
+        // the bytes; `String(decoding:)` would validate them all again (a 32 KiB block on
+        // every key typed).
+        let bytes = text.utf8[lower..<upper]
+        return String(bytes) ?? String(decoding: bytes, as: UTF8.self)
     }
 
     /// `text` (whose lines `lines` describe) cut into blocks of at most `maxLines` lines, each
