@@ -106,7 +106,11 @@ public enum BatonApp {
     }
 
     /// Draws the model: the frame to show and where the cursor goes (nil hides it).
-    public static func view(_ model: AppModel) -> (frame: ScreenBuffer, cursor: CursorPosition?) {
+    ///
+    /// A `memo` kept from the last call lets the frame reuse the rows drawn then (see
+    /// `ViewMemo`); the frame is the same with or without it.
+    public static func view(_ model: AppModel, memo: ViewMemo? = nil) -> (frame: ScreenBuffer, cursor: CursorPosition?) {
+        memo?.startFrame()
         var frame = ScreenBuffer(size: model.size)
         let layout = model.layout
         guard model.size.width > 0, model.size.height > 0 else { return (frame, nil) }
@@ -115,7 +119,7 @@ public enum BatonApp {
         case .counter(let state):
             CounterView.draw(state, layout: layout, into: &frame)
         case .editor(let state):
-            cursor = EditorView.draw(state, layout: layout, into: &frame)
+            cursor = EditorView.draw(state, layout: layout, into: &frame, memo: memo)
         }
         // Whether an overlay is drawn, and so decides where the cursor goes (nil: hidden).
         var overlayShown = model.overlay != nil

@@ -7,6 +7,11 @@ extension EditorState {
     /// whole; when the cursor is off screen and the start of the line would show it, the view
     /// goes back to column 0.
     public func scrollShowingCursor(width: Int, height: Int) -> ScrollOffset {
+        scrollShowingCursor(width: width, height: height, cursorColumns: buffer.cursorColumns)
+    }
+
+    /// `scrollShowingCursor(width:height:)` with the cursor's `TextBuffer.cursorColumns` known.
+    func scrollShowingCursor(width: Int, height: Int, cursorColumns: (start: Int, width: Int)) -> ScrollOffset {
         var result = scroll
         let cursor = buffer.cursor
         if height > 0 {
@@ -18,8 +23,8 @@ extension EditorState {
             result.top = result.top.clamped(0, max(0, buffer.lineCount - height))
         }
         if width > 0 {
-            let column = buffer.cursorDisplayColumn
-            let end = column + buffer.cursorCharacterWidth
+            let column = cursorColumns.start
+            let end = column + cursorColumns.width
             if column >= result.left && end <= result.left.addingSaturated(width) {
                 // Visible already.
             } else if end <= width {

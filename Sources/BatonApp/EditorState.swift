@@ -72,7 +72,10 @@ public struct EditorState: Equatable, Sendable {
     /// `/tmp/notes.txt`), since the base name alone would not say which file it is; otherwise
     /// `fileName`.
     public var titleName: String? {
-        if let filePath, filePath.contains("/"), !filePath.hasPrefix("./") || filePath.dropFirst(2).contains("/") {
+        // Bytes, not Foundation's `contains`: the title is drawn on every key.
+        let slash = UInt8(ascii: "/")
+        if let filePath, filePath.utf8.contains(slash),
+           !filePath.hasPrefix("./") || filePath.utf8.dropFirst(2).contains(slash) {
             return filePath
         }
         return fileName

@@ -7,23 +7,30 @@ import TerminalUI
 /// nano's `$` marks do; no mark covers the cursor.
 enum EditorView {
     /// Draws `state` and returns where the cursor goes, nil when there is no text area.
-    static func draw(_ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer) -> CursorPosition? {
+    ///
+    /// With a `memo`, a line drawn the same way in the last frame is copied from it.
+    static func draw(
+        _ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer, memo: ViewMemo? = nil
+    ) -> CursorPosition? {
         if let row = layout.titleRow {
             drawTitle(state, row: row, into: &frame)
         }
         let width = layout.contentWidth
         let height = layout.contentHeight
         guard width > 0, height > 0 else { return nil }
-        let scroll = state.scrollShowingCursor(width: width, height: height)
         let buffer = state.buffer
+        let cursorColumns = buffer.cursorColumns
+        let scroll = state.scrollShowingCursor(width: width, height: height, cursorColumns: cursorColumns)
         let cursor = CursorPosition(
-            x: buffer.cursorDisplayColumn - scroll.left,
+            x: cursorColumns.start - scroll.left,
             y: layout.contentTop + buffer.cursor.line - scroll.top)
         for row in 0..<height {
             let index = scroll.top + row
             guard index < buffer.lineCount else { break }
             let y = layout.contentTop + row
-            let cut = frame.drawScrolled(buffer.line(index), from: scroll.left, x: 0, y: y, width: width)
+            let text = buffer.lineText(index)
+            let cut = memo?.drawLine(text, left: scroll.left, y: y, width: width, into: &frame)
+                ?? frame.drawScrolled(text, from: scroll.left, x: 0, y: y, width: width)
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
             }

@@ -3,7 +3,9 @@ import TerminalUI
 extension String {
     /// Columns this text takes as `ScreenBuffer` draws it.
     var columns: Int {
-        reduce(0) { $0 + TextBuffer.columns(of: $1) }
+        // Printable ASCII, one column a byte, is most of what is measured (titles, status).
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return utf8.count }
+        return reduce(0) { $0 + TextBuffer.columns(of: $1) }
     }
 
     /// This text cut to at most `width` columns, ending in "…" when anything was cut.

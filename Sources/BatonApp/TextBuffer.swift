@@ -71,6 +71,9 @@ public struct TextBuffer: Equatable, Sendable {
     public var lineCount: Int { rope.lineCount }
     /// The characters of line `index` (from 0, less than `lineCount`), without its break.
     public func line(_ index: Int) -> [Character] { Array(rope.line(index)) }
+    /// Line `index` as a string, without its break: for reading it through once (drawing it),
+    /// where `line(_:)`'s array would segment it into characters only to be walked.
+    public func lineText(_ index: Int) -> String { rope.line(index) }
     /// The line the cursor is on.
     public var currentLine: [Character] { line(cursor.line) }
     /// Whether the buffer holds no characters at all.
@@ -79,14 +82,24 @@ public struct TextBuffer: Equatable, Sendable {
     public var utf8Count: Int { rope.utf8Count }
 
     /// The display column of the cursor on its line.
-    public var cursorDisplayColumn: Int { Self.displayWidth(currentLine.prefix(cursor.column)) }
+    public var cursorDisplayColumn: Int { cursorColumns.start }
 
     /// Columns the character under the cursor takes (1 at the end of a line, never less than 1).
-    public var cursorCharacterWidth: Int {
-        let line = currentLine
-        guard cursor.column < line.count else { return 1 }
-        let start = Self.displayWidth(line.prefix(cursor.column))
-        return max(1, Self.advance(from: start, over: line[cursor.column]) - start)
+    public var cursorCharacterWidth: Int { cursorColumns.width }
+
+    /// `cursorDisplayColumn` and `cursorCharacterWidth` from one walk over the cursor's line, for
+    /// the draw of every key, which needs both.
+    public var cursorColumns: (start: Int, width: Int) {
+        var start = 0
+        var index = 0
+        for character in rope.line(cursor.line) {
+            if index == cursor.column {
+                return (start, max(1, Self.advance(from: start, over: character) - start))
+            }
+            start = Self.advance(from: start, over: character)
+            index += 1
+        }
+        return (start, 1)
     }
 
     // MARK: Editing

@@ -101,6 +101,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// acknowledgements each save brings (`.published`, an unchanged `.network`) do not, and
     /// drawing for them would cost a key's worth of work after every key.
     private var drawDue = false
+    /// The editor's rows of the last frame, so a key draws again only the lines it changed.
+    private let viewMemo = ViewMemo()
     private var tasks: [Task<Void, Never>] = []
     /// Nearby changes reach the screen at most once per this interval (the first at once,
     /// the last always): with fifty peers ticking, redrawing on each would cost more than
@@ -688,7 +690,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     private func render() {
         appliedSinceDrawing = 0
         drawDue = false
-        let (frame, cursor) = BatonApp.view(model)
+        let (frame, cursor) = BatonApp.view(model, memo: viewMemo)
         backend.draw(frame, cursor: cursor)
     }
 

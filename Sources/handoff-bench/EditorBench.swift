@@ -86,5 +86,29 @@ enum EditorBench {
         print("  undo of one step (\"typed here\"), update only: \(summary(undo))")
         print("  undo of one step, update and view (80×24): \(summary(undoDrawn))")
         print("  redo of one step, update only: \(summary(redo))")
+        // A key as the program takes it: update, the frame built (view), and compared with the
+        // last one (what the terminal backend writes).
+        var viewed: [Double] = []
+        var memoViewed: [Double] = []
+        var diffed: [Double] = []
+        let memo = ViewMemo()
+        var (last, _) = BatonApp.view(model, memo: memo)
+        for round in 0..<max(rounds, 200) {
+            // A letter typed, then taken back: the line keeps its length, and the view its
+            // horizontal scroll, as while typing a line that fits the screen.
+            BatonApp.update(&model, .key(round % 2 == 0 ? .character("x") : .backspace))
+            var frame = last
+            viewed.append(milliseconds(clock.measure { frame = BatonApp.view(model).frame }))
+            var memoFrame = last
+            memoViewed.append(milliseconds(clock.measure { memoFrame = BatonApp.view(model, memo: memo).frame }))
+            precondition(memoFrame == frame, "the memo drew another frame")
+            var changed = 0
+            diffed.append(milliseconds(clock.measure { changed = frame.diff(from: last).count }))
+            precondition(changed > 0, "a typed key changed nothing on screen")
+            last = frame
+        }
+        print("  key typed, the frame built (view, 80×24): \(summary(viewed))")
+        print("  key typed, the frame built from the last one's rows (view with a memo): \(summary(memoViewed))")
+        print("  key typed, the frame compared with the last (diff): \(summary(diffed))")
     }
 }

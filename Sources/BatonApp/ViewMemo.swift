@@ -1,0 +1,69 @@
+import TerminalUI
+
+/// The editor's text rows drawn in the last frame, kept from one frame to the next by whoever
+/// draws frames (the `Program`), so that a frame draws again only the lines that changed.
+///
+/// A row is known by what decides its cells (the line's bytes, the display column it is seen
+/// from, and the width of the text area), so a line that moved up or down a row is found as
+/// well. Only the rows of the last frame are kept. `BatonApp.view(_:memo:)` with a memo draws
+/// the same frame as without one; the memo saves measuring every character again.
+public final class ViewMemo {
+    /// What decides a row's cells. Compared by bytes: `String`'s own comparison normalizes
+    /// the text first, which costs about as much as drawing it.
+    struct RowKey: Equatable {
+        let text: String
+        let left: Int
+        let width: Int
+
+        static func == (a: RowKey, b: RowKey) -> Bool {
+            a.left == b.left && a.width == b.width && a.text.utf8.count == b.text.utf8.count
+                && a.text.utf8.elementsEqual(b.text.utf8)
+        }
+    }
+
+    struct Row {
+        let key: RowKey
+        /// A copy: a slice would share the frame's storage and make its next write copy it all.
+        let cells: [Cell]
+        let cut: (left: Bool, right: Bool)
+    }
+
+    /// The rows of the last frame and of this one, in the order they were drawn (top down).
+    private var previous: [Row] = []
+    private var current: [Row] = []
+    /// Rows copied from an earlier frame rather than drawn, since the memo was made.
+    private(set) var rowsReused = 0
+
+    /// An empty memo.
+    public init() {}
+
+    /// Starts a frame: rows kept since the last call become the ones to reuse.
+    func startFrame() {
+        swap(&previous, &current)
+        current.removeAll(keepingCapacity: true)
+    }
+
+    /// Draws `text` as the editor draws a line (`ScreenBuffer.drawScrolled` from display column
+    /// `left` into `width` columns at (0, `y`) of a row blank there), from the last frame's
+    /// cells when it drew the same line the same way.
+    func drawLine(_ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer) -> (left: Bool, right: Bool) {
+        let key = RowKey(text: text, left: left, width: width)
+        if let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
+            current.append(row)
+            rowsReused += 1
+            return row.cut
+        }
+        let cut = frame.drawScrolled(text, from: left, x: 0, y: y, width: width)
+        current.append(Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut))
+        return cut
+    }
+
+    /// The last frame's row drawn as `key` says: the one in the same place first (a row that did
+    /// not change), then any other (a row that moved up or down). No hashing: a frame has a
+    /// screenful of rows, and most comparisons end at the lengths.
+    private func reusable(_ key: RowKey) -> Row? {
+        let place = current.count
+        if place < previous.count, previous[place].key == key { return previous[place] }
+        return previous.first { $0.key == key }
+    }
+}

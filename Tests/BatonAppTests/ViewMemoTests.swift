@@ -1,0 +1,87 @@
+import Testing
+import TerminalUI
+@testable import BatonApp
+
+/// `BatonApp.view(_:memo:)` reuses the rows it drew in the last frame; every frame must be the
+/// one drawn without the memo.
+@Suite("The view's row memo")
+struct ViewMemoTests {
+    /// Lines that scroll sideways, wide and zero-width clusters, tabs, and a lone CR.
+    static let text = [
+        "plain ASCII line",
+        String(repeating: "0123456789", count: 12),
+        "中文 and 日本語 beside 👋🏽 and 👨‍👩‍👧 " + String(repeating: "宽", count: 50),
+        "\tTabbed\tline\twith\ttabs",
+        "नमस्ते क्षत्रिय — e\u{301}\u{301} — 🇫🇷",
+        "a lone \r inside",
+        "",
+    ].joined(separator: "\n")
+
+    @Test("A random walk of keys and sizes draws, with the memo, the frames drawn without it")
+    func memoMatchesPlainView() {
+        var generator = SplitMix(seed: 23)
+        let keys: [Key] = [
+            .left, .right, .up, .down, .home, .end, .backspace, .delete, .enter, .tab,
+            .character("x"), .character("宽"), .character("👍🏽"), .character("é"),
+        ]
+        let sizes = [TerminalSize(width: 40, height: 10), TerminalSize(width: 13, height: 6), TerminalSize(width: 80, height: 24)]
+        var model = Fixtures.editor(Self.text)
+        let memo = ViewMemo()
+        var frames = 0
+        for step in 0..<2_000 {
+            if step % 250 == 249 {
+                BatonApp.update(&model, .resize(sizes[Int(generator.next() % UInt64(sizes.count))]))
+            } else {
+                BatonApp.update(&model, .key(keys[Int(generator.next() % UInt64(keys.count))]))
+            }
+            let plain = BatonApp.view(model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == plain.frame, "step \(step)")
+            #expect(memoized.cursor == plain.cursor, "step \(step)")
+            if memoized.frame != plain.frame { break }
+            frames += 1
+        }
+        #expect(frames == 2_000)
+        // The walk did reach text that scrolls sideways and wide graphemes.
+        #expect(model.editorState.buffer.lineCount > 3)
+    }
+
+    @Test("A row drawn last frame is copied whole, also when it moved to another row")
+    func movedRowIsReused() {
+        var model = Fixtures.editor("first\nsecond 中文\nthird")
+        let memo = ViewMemo()
+        _ = BatonApp.view(model, memo: memo)
+        // A new first line: every row below moves down one.
+        model.press(.enter)
+        let plain = BatonApp.view(model)
+        let memoized = BatonApp.view(model, memo: memo)
+        #expect(memoized.frame == plain.frame)
+        // "first", "second 中文" and "third" each moved down a row and were copied, not drawn.
+        #expect(memo.rowsReused == 3)
+        #expect(memoized.frame.lines() == [
+            " (unnamed) [+]              Ln 2, Col 1 ",
+            "                                        ",
+            "first                                   ",
+            "second 中文                             ",
+            "third                                   ",
+            "                                        ",
+            "                                        ",
+            "                                        ",
+            "^S save  ^O save as  ^Q quit  ^N nearby ",
+            " Editor · 2 peers · online              ",
+        ])
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing walk is the same every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
