@@ -46,6 +46,19 @@ public enum CharacterWidth {
         return 1
     }
 
+    /// Whether `scalar` is a one-column character whatever stands beside it: printable ASCII,
+    /// or U+00A0–U+02FF but U+00AD SOFT HYPHEN. Nothing there is a control, a mark, a format
+    /// character or a joiner, so a text made only of such scalars is one character per scalar,
+    /// each one column, and safe as it is: titles, the status bar (`·`) and Latin-1 text are
+    /// measured and drawn without segmenting them.
+    public static func isNarrowAlone(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20..<0x7F: return true
+        case 0xA0..<0x300: return scalar.value != 0xAD
+        default: return false
+        }
+    }
+
     /// Whether `scalar` is a C0 control, DEL or a C1 control.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)

@@ -52,12 +52,13 @@ public struct ScreenBuffer: Hashable, Sendable {
         let limit = maxWidth.map { x.addingClamped($0).clamped(to: 0...width) } ?? width
         let start = max(x, 0)
         var column = x
-        if x >= 0, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            // Printable ASCII (titles, the status bar, most prompts): nothing to sanitize and
-            // one column a byte, so no character is segmented or measured. Drawn on every key.
-            for byte in text.utf8 {
+        if x >= 0, text.unicodeScalars.allSatisfy(CharacterWidth.isNarrowAlone) {
+            // Titles, the status bar, most prompts: nothing to sanitize and one column a scalar
+            // (`CharacterWidth.isNarrowAlone`), so no character is segmented or measured.
+            // Drawn on every key.
+            for scalar in text.unicodeScalars {
                 guard column < limit else { break }
-                store(Cell(uncheckedGrapheme: String(Unicode.Scalar(byte)), width: 1, style: style), x: column, y: y)
+                store(Cell(uncheckedGrapheme: String(scalar), width: 1, style: style), x: column, y: y)
                 column += 1
             }
             return column - start

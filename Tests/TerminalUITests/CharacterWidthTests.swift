@@ -113,4 +113,40 @@ struct CharacterWidthShortcutTests {
         }
         #expect(differing.isEmpty, "\(differing.prefix(10).map { String($0, radix: 16) })")
     }
+
+    @Test("Narrow alone: each such scalar is one safe one-column character, whatever stands beside it")
+    func narrowAlone() {
+        let scalars = (UInt32(0)..<0x400).compactMap(Unicode.Scalar.init).filter(CharacterWidth.isNarrowAlone)
+        // Printable ASCII and U+00A0–U+02FF but the soft hyphen.
+        #expect(scalars.count == 95 + 0x260 - 1)
+        for scalar in scalars {
+            let character = Character(scalar)
+            #expect(CharacterWidth.columns(of: character) == 1, "U+\(String(scalar.value, radix: 16))")
+            #expect(!TerminalSanitizer.isUnsafe(scalar))
+            // No join with a letter before or after it, or with itself.
+            #expect("a\(character)a".count == 3, "U+\(String(scalar.value, radix: 16))")
+            #expect("\(character)\(character)".count == 2)
+        }
+        let all = String(String.UnicodeScalarView(scalars))
+        #expect(all.count == scalars.count)
+        #expect(all.terminalColumns == scalars.count)
+        // Just outside: a combining mark, the soft hyphen, a control.
+        #expect(!CharacterWidth.isNarrowAlone("\u{301}"))
+        #expect(!CharacterWidth.isNarrowAlone("\u{AD}"))
+        #expect(!CharacterWidth.isNarrowAlone("\u{9F}"))
+    }
+
+    @Test("ScreenBuffer draws narrow-alone text as the character-by-character path does")
+    func narrowAloneDrawing() throws {
+        var fast = ScreenBuffer(width: 12, height: 1)
+        fast.put(" Editor · ©ÿ", x: 0, y: 0, style: Style(reverse: true))
+        // The same text with a zero-width space inside takes the general path.
+        var general = ScreenBuffer(width: 12, height: 1)
+        general.put(" Editor · ©\u{200B}ÿ", x: 0, y: 0, style: Style(reverse: true))
+        #expect(fast == general)
+        try fast.assertLines([" Editor · ©ÿ"])
+        var cut = ScreenBuffer(width: 8, height: 1)
+        #expect(cut.put("é · é · é", x: 2, y: 0, maxWidth: 4) == 4)
+        try cut.assertLines(["  é ·   "])
+    }
 }
