@@ -18,19 +18,29 @@ public struct TCPStreamDialer: StreamDialer {
     /// fetch of a process (what `baton --continue-activity` does) took 40–48 ms for 16 MiB in
     /// `handoff-bench stream` against 43–62 ms with 4 MiB, whose buffers' page faults it paid.
     public let readAhead: Int
+    /// The socket's receive buffer (`SO_RCVBUF`), or nil for the kernel's autotuning. Setting it
+    /// ends autotuning: the kernel then holds at most about twice this for the connection, so a
+    /// fetcher that stops reading stops the source soon (tests of a paused client use it).
+    public let receiveBufferSize: Int?
 
     public init(
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, connectTimeout: TimeAmount = .seconds(2),
-        readAhead: Int = 1 << 20
+        readAhead: Int = 1 << 20, receiveBufferSize: Int? = nil
     ) {
         self.group = group
         self.connectTimeout = connectTimeout
         self.readAhead = readAhead
+        self.receiveBufferSize = receiveBufferSize
     }
 
     public func connect(host: String, port: Int) async throws -> any StreamConnection {
         let readAhead = readAhead
-        let bootstrap = ClientBootstrap(group: group)
+        var bootstrap = ClientBootstrap(group: group)
+        if let receiveBufferSize {
+            // Before connect, so the window the connection offers follows it.
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferSize))
+        }
+        bootstrap = bootstrap
             .connectTimeout(connectTimeout)
             .channelOption(.autoRead, value: false)
             .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 65_536, maximum: 1 << 20))

@@ -46,8 +46,11 @@ struct TCPStateStreamTests {
     func resumeAfterServerDrop() async throws {
         let state = StreamTest.state(16 << 20, seed: 3)
         let (server, request) = try await serve(state)
-        // A small read-ahead keeps most of the state in the server when the first connection pauses.
-        let dialer = GatedDialer(TCPStreamDialer(readAhead: 64 * 1024), pauseAfter: 1 << 20)
+        // A small read-ahead and a fixed receive buffer keep most of the state in the server when
+        // the first connection pauses: with autotuning (up to net.ipv4.tcp_rmem's 32 MiB here)
+        // all 16 MiB could sit in the paused client's socket on a slow run, and the fetch would
+        // end on its first connection.
+        let dialer = GatedDialer(TCPStreamDialer(readAhead: 64 * 1024, receiveBufferSize: 64 * 1024), pauseAfter: 1 << 20)
         let resumes = Mutex<[Int]>([])
         let fetch = Task {
             try await StreamTest.fetch(from: Self.host, port: server.port, request: request, dialer: dialer) { _, resumed in
