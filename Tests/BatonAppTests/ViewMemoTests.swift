@@ -19,7 +19,7 @@ struct ViewMemoTests {
 
     @Test("A random walk of keys and sizes draws, with the memo, the frames drawn without it")
     func memoMatchesPlainView() {
-        var generator = SplitMix(seed: 23)
+        var generator = SeededGenerator(seed: 23)
         let keys: [Key] = [
             .left, .right, .up, .down, .home, .end, .backspace, .delete, .enter, .tab,
             .character("x"), .character("宽"), .character("👍🏽"), .character("é"),
@@ -70,18 +70,5 @@ struct ViewMemoTests {
             "^S save  ^O save as  ^Q quit  ^N nearby ",
             " Editor · 2 peers · online              ",
         ])
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing walk is the same every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
