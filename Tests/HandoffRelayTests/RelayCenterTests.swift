@@ -37,7 +37,7 @@ struct RelayCenterTests {
     }
 
     /// Waits, woken by the center's events, until `condition` holds; false after `timeout`.
-    static func wait(_ center: ActivityCenter, within timeout: Duration = .seconds(5), until condition: @escaping @MainActor () -> Bool) async -> Bool {
+    static func wait(_ center: ActivityCenter, within timeout: Duration = .seconds(30), until condition: @escaping @MainActor () -> Bool) async -> Bool {
         let events = center.events()
         if condition() { return true }
         return await within(timeout) { @MainActor in

@@ -90,7 +90,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([c]) } }
         let cStore = try c.store(named: "baton")
         var changes = cStore.changes().makeAsyncIterator()
-        #expect(await c.waitForSync(of: "baton", timeout: 30))
+        #expect(await c.waitForSync(of: "baton", timeout: 60))
         #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
         #expect(cStore.digests == store.digests)
         var reasons: Set<KeyValueStoreChange.Reason> = []
@@ -223,7 +223,7 @@ struct StoreSyncTests {
         let d = Self.peer(3, named: "d", on: network, streams: streams)
         defer { Task { await Self.shutdown([d]) } }
         let dStore = try d.store(named: "baton")
-        #expect(await d.waitForSync(of: "baton", timeout: 30))
+        #expect(await d.waitForSync(of: "baton", timeout: 60))
         #expect(dStore.digests == store.digests && dStore.usage == store.usage)
         #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }

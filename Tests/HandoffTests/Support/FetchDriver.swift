@@ -79,12 +79,16 @@ struct FetchDriver {
         return waits
     }
 
-    /// Waits (in real time, with a deadline) until `condition` holds.
-    static func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    /// Waits (in real time, with a deadline) until `condition` holds, looking 1 ms apart at first
+    /// and backing off to 25 ms, as `HandoffTesting.waitUntil` does and for the same reason.
+    static func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
+        var pause = Duration.milliseconds(1)
         while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(1))  // wait-ok: polls a condition until its deadline
+            let now = ContinuousClock.now
+            if now >= deadline { return false }
+            try? await Task.sleep(for: min(pause, deadline - now))  // wait-ok: polls a condition until its deadline
+            pause = min(pause * 2, .milliseconds(25))
         }
         return true
     }
