@@ -73,10 +73,12 @@ struct ProgramLargeTextTests {
         let typed = "held"
         let sent = ContinuousClock.now
         p.backend.send(text: typed)
-        #expect(await waitUntil { p.center.saveCount > 1 }, "no save after the keys")
+        // The save that holds the keys. (On a loaded machine another save of the text as opened
+        // can come before the program has taken the keys; that one is not "after the keys".)
+        #expect(await waitUntil { p.program.activity?.userInfo["cursorColumn"] == .integer(typed.count) }, "no save after the keys")
         let waited = ContinuousClock.now - sent
         #expect(waited >= Program.typingPause, "saved \(waited) after the keys")
-        #expect(p.center.saveCount == 2)
+        #expect(p.center.saveCount >= 2)
         let info = try #require(p.program.activity?.userInfo)
         #expect(info["text"] == .string(typed + text), "the first save after the keys holds them all")
         #expect(info["cursorColumn"] == .integer(typed.count))

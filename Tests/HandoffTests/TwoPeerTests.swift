@@ -21,7 +21,7 @@ struct TwoPeerTests {
         activity.userInfo = ["count": 5]
         try activity.becomeCurrent()
 
-        let continued = try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(20))
+        let continued = try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(60))
         #expect(continued.userInfo["count"] == 5)
         #expect(continued.title == "Counting")
         #expect(continued.peer?.name == "alice@a")
@@ -66,7 +66,7 @@ struct TwoPeerTests {
         let secret = UserActivity(activityType: "com.example.secret", center: a)
         try secret.becomeCurrent()
         let undeclared = await #expect(throws: HandoffError.self) {
-            try await b.continueActivity(type: "com.example.secret", timeout: .seconds(20))
+            try await b.continueActivity(type: "com.example.secret", timeout: .seconds(60))
         }
         #expect(undeclared == .undeclaredType(type: "com.example.secret", declared: ["dev.baton.counter", "dev.baton.editing"]))
 
@@ -74,7 +74,7 @@ struct TwoPeerTests {
         wrong.userInfo = ["count": 1.5]
         try wrong.becomeCurrent()
         let violation = await #expect(throws: HandoffError.self) {
-            try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(20))
+            try await b.continueActivity(type: "dev.baton.counter", timeout: .seconds(60))
         }
         #expect(violation == .schemaViolation(type: "dev.baton.counter", key: "count", expected: .integer, actual: .real))
         #expect(app.restored.isEmpty)
@@ -144,7 +144,7 @@ struct TwoPeerTests {
         #expect(await waitUntil { a.lastPublished != nil })
         // B joins late; no repeat will come for a minute, so only the answer to its QUERY can bring it.
         let b = makeCenter(on: network, name: "bob@b")
-        let found = await b.findNearby(type: "dev.baton.counter", timeout: .seconds(20))
+        let found = await b.findNearby(type: "dev.baton.counter", timeout: .seconds(60))
         #expect(found?.record.userInfo["count"] == 9)
         let other = await b.findNearby(type: "dev.baton.editing", timeout: .milliseconds(100))
         #expect(other == nil)
