@@ -158,11 +158,12 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
 
     /// Waits until a drawn frame satisfies `condition` and returns it; the last
     /// frame already drawn counts. Throws `TestBackendError.timedOut` at the
-    /// deadline, with the last screen in its description.
+    /// deadline, with the last screen in its description. The default deadline is 30 s: a unit
+    /// run starts every test at once, and on two cores a frame can take seconds to come.
     @discardableResult
     public func waitUntil(
         _ description: String = "a frame matching the condition",
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         condition: @escaping @Sendable (DrawnFrame) -> Bool
     ) async throws -> DrawnFrame {
         let id: UInt64 = lock.withLock {
@@ -207,13 +208,13 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
 
     /// Waits until some row of a drawn frame contains `text`.
     @discardableResult
-    public func waitForScreen(containing text: String, timeout: Duration = .seconds(5)) async throws -> DrawnFrame {
+    public func waitForScreen(containing text: String, timeout: Duration = .seconds(30)) async throws -> DrawnFrame {
         try await waitUntil("a screen containing \"\(text)\"", timeout: timeout) { $0.contains(text) }
     }
 
     /// Waits until a frame with a number above `count` is drawn (a frame after the ones seen so far).
     @discardableResult
-    public func waitForFrame(after count: Int, timeout: Duration = .seconds(5)) async throws -> DrawnFrame {
+    public func waitForFrame(after count: Int, timeout: Duration = .seconds(30)) async throws -> DrawnFrame {
         try await waitUntil("frame number \(count + 1)", timeout: timeout) { $0.number > count }
     }
 

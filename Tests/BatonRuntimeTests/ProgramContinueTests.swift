@@ -37,15 +37,15 @@ struct ProgramContinueTests {
         let (alice, bob) = try await Self.bobContinuing(fetch)
         let before = try #require(bob.program.activity)
         // No report yet: the Program's waiter still brings the overlay up.
-        try await bob.backend.waitForScreen(containing: "Connecting…", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "Connecting…", timeout: .seconds(60))
         fetch.report(received: 4 * Self.mib, total: 16 * Self.mib, after: .milliseconds(400))
-        try await bob.backend.waitForScreen(containing: "4 MB of 16 MB · 10 MB/s", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "4 MB of 16 MB · 10 MB/s", timeout: .seconds(60))
         #expect(bob.backend.lines.contains { $0.contains("from alice@a") })
         #expect(bob.backend.lines.contains { $0.contains("█████████") && $0.contains("25%") })
 
         // A key for the counter is dropped while the continue runs; Esc cancels.
         bob.backend.send(.character("+"), .escape)
-        try await bob.backend.waitForScreen(containing: "Continue cancelled; nothing was restored", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "Continue cancelled; nothing was restored", timeout: .seconds(60))
         #expect(await waitUntil { fetch.sawCancellation })
         #expect(await waitUntil { bob.program.continuing == nil })
         #expect(bob.program.model.session == .counter(CounterState(count: 3)))
@@ -64,9 +64,9 @@ struct ProgramContinueTests {
         let fetch = SlowFetch()
         let (alice, bob) = try await Self.bobContinuing(fetch)
         fetch.report(received: Self.mib, total: 16 * Self.mib, after: .milliseconds(300))
-        try await bob.backend.waitForScreen(containing: "1 MB of 16 MB", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "1 MB of 16 MB", timeout: .seconds(60))
         fetch.fail(.transferFailed(peer: "alice@a", reason: "the connection was reset"))
-        try await bob.backend.waitForScreen(containing: "Could not continue: Could not fetch", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "Could not continue: Could not fetch", timeout: .seconds(60))
         #expect(bob.program.model.notice?.text
             == "Could not continue: Could not fetch the activity from alice@a: the connection was reset. Nothing was restored.")
         #expect(bob.program.model.overlay == nil)

@@ -14,14 +14,14 @@ struct ProgramInputTests {
     @Test("A burst of queued keys is applied whole before one redraw: no frame shows part of it")
     func burstIsOneFrame() async throws {
         let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         let before = p.backend.frameCount
         let typed = "the quick brown fox jumps"
         p.backend.send(text: typed)
-        let next = try await p.backend.waitForFrame(after: before, timeout: .seconds(20))
+        let next = try await p.backend.waitForFrame(after: before, timeout: .seconds(60))
         #expect(next.lines[1] == typed + String(repeating: " ", count: 48 - typed.count),
             "the first frame after the burst shows \(next.lines[1])")
-        try await p.backend.waitForScreen(containing: "Ln 1, Col 26", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Ln 1, Col 26", timeout: .seconds(60))
         try p.backend.assertScreen(Self.screen(position: "Ln 1, Col 26", text: [typed]))
         await p.stop()
     }
@@ -29,10 +29,10 @@ struct ProgramInputTests {
     @Test("A bracketed paste is inserted whole: q, Ctrl-Q, Ctrl-S and line breaks in it are text")
     func pasteIsText() async throws {
         let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         let versionBefore = try #require(Self.editor(p.program)).buffer.version
         p.backend.send(paste: "quit q\u{11}\u{13}now\r\nsecond\rthird")
-        try await p.backend.waitForScreen(containing: "third", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "third", timeout: .seconds(60))
         let editor = try #require(Self.editor(p.program))
         #expect(editor.buffer.text == "quit q\u{11}\u{13}now\nsecond\nthird")
         #expect(editor.buffer.cursor == TextPosition(line: 2, column: 5))
@@ -47,12 +47,12 @@ struct ProgramInputTests {
     @Test("A key queued behind the one that opens a question is not its answer: it was typed before the question showed")
     func noAnswerBeforeTheQuestion() async throws {
         let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         p.backend.send(text: "draft")
-        try await p.backend.waitForScreen(containing: "draft", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "draft", timeout: .seconds(60))
         // Ctrl-Q asks (unsaved changes); the n behind it in the same read would quit without saving.
         p.backend.send(keys: [.control("q"), .character("n")])
-        try await p.backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(60))
         p.backend.send(.character("c"))
         try await p.backend.waitUntil("the question gone") { !$0.contains("Unsaved changes") }
         #expect(!p.program.model.isQuitting)

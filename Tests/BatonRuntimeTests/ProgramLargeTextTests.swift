@@ -20,7 +20,7 @@ struct ProgramLargeTextTests {
         let p = TestPeer.start(
             TestPeer.center(InMemoryNetwork(), "alice@a"),
             session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
-        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
         let typed = "typed quickly"
         for (count, character) in typed.enumerated() {
             p.backend.send(.character(character))
@@ -32,7 +32,7 @@ struct ProgramLargeTextTests {
         // Whatever a save published, its text and cursor belong together: the cursor is just
         // after the typed letters the text starts with.
         var consistent = true
-        let newest = await waitUntil(timeout: .seconds(20)) {
+        let newest = await waitUntil(timeout: .seconds(60)) {
             guard let info = p.program.activity?.userInfo, case .string(let saved)? = info["text"],
                   case .integer(let column)? = info["cursorColumn"] else { return false }
             let prefix = saved.prefix(while: { $0 != "П" })
@@ -67,7 +67,7 @@ struct ProgramLargeTextTests {
         let p = TestPeer.start(
             TestPeer.center(InMemoryNetwork(), "alice@a"),
             session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
-        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
         // The save of the session as opened, before any key.
         #expect(await waitUntil { p.center.saveCount == 1 })
         let typed = "held"

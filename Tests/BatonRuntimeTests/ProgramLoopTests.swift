@@ -63,7 +63,7 @@ struct ProgramLoopTests {
         #expect(editor.continuedFrom == "alice@a")
         #expect(b.program.model.notice?.text == "Continued from alice@a")
         #expect(b.program.activity !== before && before.isInvalidated)
-        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(20))
+        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(60))
         await a.stop()
         await b.stop()
     }
@@ -71,7 +71,7 @@ struct ProgramLoopTests {
     @Test("A notice after a quiet spell (no ticks) counts from now: the next tick does not take it away")
     func noticeAfterQuiet() async throws {
         let b = TestPeer.start(TestPeer.center(InMemoryNetwork(), "bob@b"), session: .counter(CounterState(count: 0)))
-        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(60))
         // The model's clock as it stands after 20 quiet seconds: nothing ages on screen, so no ticks came.
         b.program.handle(.tick(Date(timeIntervalSinceNow: -20)))
         b.program.handle(.continueFailed("the source went away"))
@@ -83,7 +83,7 @@ struct ProgramLoopTests {
     @Test("A continue of an activity no longer nearby comes back as .continueFailed")
     func continueGone() async throws {
         let b = TestPeer.start(TestPeer.center(InMemoryNetwork(), "bob@b"), session: .counter(CounterState(count: 0)))
-        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        try await b.backend.waitForScreen(containing: "Counter", timeout: .seconds(60))
         // An item the model shows but the center has forgotten.
         b.program.handle(.nearbyChanged([NearbyItem(
             id: "gone", activityType: Session.counterActivityType, title: "Counter: 9", peerName: "carol@c",
@@ -120,7 +120,7 @@ struct ProgramLoopTests {
         let recorder = LogRecorder()
         let p = TestPeer.start(
             TestPeer.center(InMemoryNetwork(), "alice@a"), session: .counter(CounterState(count: 2)), logger: recorder.logger)
-        try await p.backend.waitForScreen(containing: "Counter", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Counter", timeout: .seconds(60))
         p.backend.send(.character("q"))
         await p.run.value
         #expect(p.program.model.isQuitting)

@@ -26,14 +26,14 @@ struct ProgramSaveRefusalTests {
 
         let center = TestPeer.center(InMemoryNetwork(), "alice@a")
         let p = TestPeer.start(center, session: .editor(EditorState(text: "", filePath: path)))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         p.backend.send(text: "keep me")
         p.backend.send(.control("s"))
         let said = "Not saved: \(path) is a FIFO; Baton edits regular files only."
-        #expect(await waitUntil(timeout: .seconds(20)) { p.program.model.notice?.text == said },
+        #expect(await waitUntil(timeout: .seconds(60)) { p.program.model.notice?.text == said },
             "the notice is \(String(describing: p.program.model.notice?.text))")
         #expect(p.program.model.notice?.kind == .problem)
-        try await p.backend.waitForScreen(containing: "Not saved: ", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Not saved: ", timeout: .seconds(60))
         guard case .editor(let editor) = p.program.model.session else {
             Issue.record("the session is no longer the editor")
             await p.stop()

@@ -28,7 +28,7 @@ struct ProgramSaveTests {
         let p = TestPeer.start(
             TestPeer.center(InMemoryNetwork(), "alice@a"),
             session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)))
-        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         return p
     }
 
@@ -40,7 +40,7 @@ struct ProgramSaveTests {
         let p = try await Self.editing(path)
         p.backend.send(text: "A")
         p.backend.send(.control("s"))
-        try await p.backend.waitForScreen(containing: "Saved", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Saved", timeout: .seconds(60))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "Aone\n")
         #expect(p.program.model.overlay == nil)
 
@@ -54,7 +54,7 @@ struct ProgramSaveTests {
         try "theirs\n".write(toFile: path, atomically: false, encoding: .utf8)
         p.backend.send(text: "C")
         p.backend.send(.control("s"))
-        try await p.backend.waitForScreen(containing: "Changed on disk", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Changed on disk", timeout: .seconds(60))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
         // The title shows the file's path (in a temporary folder of its own, cut from the left).
         let lines = p.backend.lines
@@ -86,7 +86,7 @@ struct ProgramSaveTests {
         let path = folder.path
         let p = try await Self.editing(path)
         p.backend.send(keys: [.character("A"), .control("s"), .character("y")])
-        try await p.backend.waitForScreen(containing: "Ayone", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Ayone", timeout: .seconds(60))
         #expect(await waitUntil { (try? String(contentsOfFile: path, encoding: .utf8)) == "Aone\n" })
         #expect(p.program.model.overlay == nil)
         await p.stop()

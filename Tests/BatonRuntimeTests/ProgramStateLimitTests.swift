@@ -22,15 +22,15 @@ struct ProgramStateLimitTests {
         let p = TestPeer.start(
             center, session: .editor(EditorState(text: "log", filePath: path)),
             opening: [.handoffOff("big.log is 40 MB; Baton hands off files up to 16 MB")])
-        try await p.backend.waitForScreen(containing: "⚠ big.log is 40 MB; Baton hands off", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "⚠ big.log is 40 MB; Baton hands off", timeout: .seconds(60))
         #expect(p.backend.lines.last?.contains("⚠ not handed off") == true)
 
         p.backend.send(text: "big ")
         p.backend.send(.control("s"))
         // The file on disk differs from the edited text: the editor asks before replacing it.
-        try await p.backend.waitForScreen(containing: "Replace file?", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Replace file?", timeout: .seconds(60))
         p.backend.send(.character("y"))
-        try await p.backend.waitForScreen(containing: "Saved ", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "Saved ", timeout: .seconds(60))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "big log")
         #expect(p.program.activity == nil, "an activity was made for a session that is not handed off")
         #expect(center.lastPublished == nil)

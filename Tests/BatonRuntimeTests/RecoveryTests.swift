@@ -86,19 +86,19 @@ struct RecoveryTests {
             session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)),
             status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
         let run = Task { @MainActor in await program.run() }
-        try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(20))
+        try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         #expect(store.all().isEmpty, "a clean buffer has a copy")
 
         backend.send(text: "A")
-        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path)?.text == "Aone\n" })
+        #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path)?.text == "Aone\n" })
         #expect(try mode(store.location(for: path)) == 0o600)
         backend.send(.control("s"))
-        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path) == nil })
+        #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path) == nil })
 
         backend.send(text: "B")
-        #expect(await waitUntil(timeout: .seconds(10)) { store.find(path: path)?.text == "ABone\n" })
+        #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path)?.text == "ABone\n" })
         backend.send(.control("q"))
-        try await backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(10))
+        try await backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(60))
         backend.send(.character("n"))
         await run.value
         #expect(store.find(path: path) == nil, "quitting without saving kept the copy")
@@ -118,9 +118,9 @@ struct RecoveryTests {
             session: .editor(EditorState(text: "", filePath: nil, fileName: "from-peer.txt")),
             status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
         let run = Task { @MainActor in await program.run() }
-        try await backend.waitForScreen(containing: "from-peer.txt", timeout: .seconds(20))
+        try await backend.waitForScreen(containing: "from-peer.txt", timeout: .seconds(60))
         backend.send(text: "draft")
-        try await backend.waitForScreen(containing: "draft", timeout: .seconds(10))
+        try await backend.waitForScreen(containing: "draft", timeout: .seconds(60))
         backend.endInput()
         await run.value
         let copies = store.all()

@@ -177,7 +177,7 @@ struct MembershipStoreTests {
         let gone = Array(repeating: UInt8(9), count: 16)
         try Self.store(folder).store(
             keys: nil, statements: [Statement(.remove(device: gone), by: membership.identity, at: Self.t0).bytes])
-        #expect(await waitUntil(timeout: .seconds(10)) { reloads.value > 0 })
+        #expect(await waitUntil(timeout: .seconds(60)) { reloads.value > 0 })
         #expect(membership.roster.removed.contains(gone))
         #expect(membership.roster.statements.first?.bytes == taken)
     }

@@ -126,7 +126,7 @@ struct TCPStateStreamTests {
         }
         try await connection.write(proofAndGet)
         // It reads nothing more; the socket buffers fill and the server's writes stop completing.
-        #expect(await StreamTest.waitUntil(timeout: .seconds(20)) { server.statistics.writeStalls == 1 })
+        #expect(await StreamTest.waitUntil(timeout: .seconds(60)) { server.statistics.writeStalls == 1 })
         #expect(await StreamTest.waitUntil { server.openConnections == 0 })
         #expect(server.statistics.finished == 0)
         await connection.close()

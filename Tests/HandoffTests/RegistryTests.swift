@@ -188,7 +188,7 @@ struct RegistryTests {
         activity.title = "Tomato soup"
         activity.userInfo = ["soup": "tomato", "quantity": 2, "extras": ["croutons"], "toGo": true]
         try activity.becomeCurrent()
-        let continued = try await b.continueActivity(type: "com.example.soupchef.order", timeout: .seconds(20))
+        let continued = try await b.continueActivity(type: "com.example.soupchef.order", timeout: .seconds(60))
         #expect(continued.userInfo["soup"] == "tomato")
         #expect(continued.userInfo["quantity"] == 2)
         #expect(continued.userInfo["toGo"] == true)

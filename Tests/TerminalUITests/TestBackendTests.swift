@@ -25,7 +25,7 @@ struct TestBackendTests {
     func waitsForDraw() async throws {
         let backend = TestBackend(width: 10, height: 1)
         backend.draw(frame(["Count: 0"]), cursor: nil)
-        async let seen = backend.waitForScreen(containing: "Count: 3", timeout: .seconds(10))
+        async let seen = backend.waitForScreen(containing: "Count: 3", timeout: .seconds(60))
         let drawer = Task {
             for count in 1...3 {
                 backend.draw(frame(["Count: \(count)"]), cursor: nil)
