@@ -4,14 +4,10 @@ extension String {
     /// Columns this text takes as `ScreenBuffer` draws it.
     var columns: Int {
         // Titles and the status bar, measured on every key, are mostly ASCII and `·`: one
-        // column a scalar there (`CharacterWidth.isNarrowAlone`), with no segmenting.
-        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return utf8.count }
-        var scalars = 0
-        for scalar in unicodeScalars {
-            guard CharacterWidth.isNarrowAlone(scalar) else { return reduce(0) { $0 + TextBuffer.columns(of: $1) } }
-            scalars += 1
-        }
-        return scalars
+        // column a scalar there (`CharacterWidth.isNarrowAlone`), with no segmenting, as
+        // `ScreenBuffer.put` draws them.
+        if unicodeScalars.allSatisfy(CharacterWidth.isNarrowAlone) { return unicodeScalars.count }
+        return reduce(0) { $0 + TextBuffer.columns(of: $1) }
     }
 
     /// This text cut to at most `width` columns, ending in "…" when anything was cut.
