@@ -66,7 +66,7 @@ extension NCursesSession {
             writeCodepoints([0x20], x: x, y: y, attributes: attributes, pair: pair, window: window)
             return
         }
-        if let ascii = Self.printableASCII(cell.grapheme) {
+        if let ascii = cell.printableASCII {
             // Most cells: one column everywhere, no cluster to build.
             var codepoint = wchar_t(ascii)
             baton_put_cluster(window, Int32(y), Int32(x), &codepoint, 1, attributes, pair)
@@ -94,13 +94,6 @@ extension NCursesSession {
         }
     }
 
-    /// The byte of a grapheme that is one printable ASCII character, else nil.
-    static func printableASCII(_ grapheme: String) -> UInt8? {
-        let bytes = grapheme.utf8
-        guard bytes.count == 1, let byte = bytes.first, byte >= 0x20, byte < 0x7F else { return nil }
-        return byte
-    }
-
     /// A cell holds at most `CCHARW_MAX` code points, so ncurses writes a longer cluster (a
     /// family 👨‍👩‍👧‍👦 is seven) cut. After `doupdate` has written the frame, each such cluster
     /// is written again whole where it stands, in as many columns as its cut form took: the
@@ -114,7 +107,7 @@ extension NCursesSession {
         for y in 0..<min(frame.height, size.height) {
             for x in 0..<min(frame.width, size.width) {
                 // Read in place: this looks at every cell of every frame, and almost none qualify.
-                guard frame.cells[y * frame.width + x].grapheme.utf8.count > limit else { continue }
+                guard frame.cells[y * frame.width + x].utf8Count > limit else { continue }
                 let cell = frame[x: x, y: y]
                 guard !cell.isContinuation, x + cell.width <= size.width,
                       cell.grapheme.unicodeScalars.count > limit else { continue }

@@ -1,16 +1,59 @@
+import Synchronization
+
 /// One column of a `ScreenBuffer`: a grapheme, the columns it takes, and its style.
 ///
 /// A wide (2-column) grapheme occupies its own cell plus the cell to its right,
 /// which holds a *continuation*: an empty grapheme of width 0. Cells can only be
 /// made through initialisers that sanitize, so a cell never holds a control
 /// character.
+///
+/// A cell is plain bytes (24 of them, nothing to retain or release): a frame of cells is made,
+/// copied, compared and freed as one block of memory, which is most of what drawing a frame
+/// costs. A grapheme of up to 16 bytes of UTF-8 is held in the cell; a longer one (a family
+/// emoji, a long Indic conjunct) is kept once in a table the process shares, and the cell holds
+/// its number there (see `LongGraphemes`). Equal cells are equal bytes.
 public struct Cell: Hashable, Sendable {
-    /// The grapheme drawn here; empty for the continuation of a wide grapheme.
-    public private(set) var grapheme: String
-    /// Columns the grapheme takes: 1 or 2, or 0 for a continuation.
-    public private(set) var width: Int
+    /// The grapheme's UTF-8, zero-filled after it; or, when `length` is `Cell.interned`, its
+    /// number in `LongGraphemes` in the first word.
+    private var storage: (UInt64, UInt64)
+    /// Bytes of `storage` the grapheme takes (0…16), or `Cell.interned`.
+    private var length: UInt8
+    /// Columns the grapheme takes.
+    private var columns: UInt8
     /// How the grapheme is drawn.
     public var style: Style
+    /// Fills the cell's last byte, so a cell has no padding and its bytes are all its own
+    /// (rows are compared with `memcmp`).
+    private var unused: UInt8 = 0
+
+    /// The grapheme drawn here; empty for the continuation of a wide grapheme.
+    public var grapheme: String {
+        if length == Cell.interned { return LongGraphemes.shared.string(at: storage.0) }
+        return withUnsafeBytes(of: storage) { bytes in
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<Int(length)]), as: UTF8.self)
+        }
+    }
+
+    /// Columns the grapheme takes: 1 or 2, or 0 for a continuation.
+    public var width: Int { Int(columns) }
+
+    /// The grapheme's length in UTF-8 bytes.
+    public var utf8Count: Int {
+        length == Cell.interned ? LongGraphemes.shared.string(at: storage.0).utf8.count : Int(length)
+    }
+
+    /// The grapheme's byte when it is one printable ASCII character, else nil: most cells, which
+    /// a backend writes without looking at the grapheme as a string.
+    public var printableASCII: UInt8? {
+        guard length == 1 else { return nil }
+        let byte = UInt8(truncatingIfNeeded: storage.0)
+        return byte >= 0x20 && byte < 0x7F ? byte : nil
+    }
+
+    /// `length` of a grapheme kept in `LongGraphemes`.
+    private static let interned: UInt8 = 0xFF
+    /// The most UTF-8 bytes a cell holds itself.
+    static let inlineBytes = 16
 
     /// The most Unicode scalars kept in one cell; longer clusters (stacked
     /// combining marks from hostile input) are cut here.
@@ -73,9 +116,109 @@ public struct Cell: Hashable, Sendable {
     public var isContinuation: Bool { width == 0 }
 
     /// Only for graphemes already sanitized and measured.
-    init(uncheckedGrapheme: String, width: Int, style: Style) {
-        self.grapheme = uncheckedGrapheme
-        self.width = width
+    init(uncheckedGrapheme: String, width: Int, style: Style, table: LongGraphemes = .shared) {
+        storage = (0, 0)
+        length = 0
+        columns = UInt8(truncatingIfNeeded: width)
         self.style = style
+        var text = uncheckedGrapheme
+        let fits = text.withUTF8 { bytes -> Bool in
+            guard bytes.count <= Cell.inlineBytes else { return false }
+            withUnsafeMutableBytes(of: &storage) { target in
+                UnsafeMutableRawBufferPointer(rebasing: target[..<bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+            }
+            length = UInt8(bytes.count)
+            return true
+        }
+        guard !fits else { return }
+        if let number = table.number(of: text) {
+            storage = (number, 0)
+            length = Cell.interned
+            return
+        }
+        // The table is full (hostile input: tens of thousands of different long clusters): the
+        // grapheme's first scalars, as many as fit whole, in its measured columns.
+        var kept = 0
+        for scalar in text.unicodeScalars {
+            let size = UTF8.width(scalar)
+            guard kept + size <= Cell.inlineBytes else { break }
+            withUnsafeMutableBytes(of: &storage) { target in
+                var at = kept
+                for byte in scalar.utf8 {
+                    target[at] = byte
+                    at += 1
+                }
+            }
+            kept += size
+        }
+        length = UInt8(kept)
+    }
+
+    /// Only for a scalar already sanitized, one column wide (`CharacterWidth.isNarrowAlone`).
+    init(uncheckedNarrowScalar scalar: Unicode.Scalar, style: Style) {
+        storage = (0, 0)
+        columns = 1
+        self.style = style
+        var count = 0
+        withUnsafeMutableBytes(of: &storage) { target in
+            for byte in scalar.utf8 {
+                target[count] = byte
+                count += 1
+            }
+        }
+        length = UInt8(count)
+    }
+
+    public static func == (a: Cell, b: Cell) -> Bool {
+        a.storage.0 == b.storage.0 && a.storage.1 == b.storage.1 && a.length == b.length
+            && a.columns == b.columns && a.style == b.style
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.0)
+        hasher.combine(storage.1)
+        hasher.combine(length)
+        hasher.combine(columns)
+        hasher.combine(style)
+    }
+}
+
+/// Graphemes longer than a `Cell` holds, each kept once for the whole process and known by its
+/// number. Keyed by bytes, not by `String` equality, which would merge canonically equivalent
+/// graphemes and draw one's bytes for the other. At most `capacity` of them: past that (only
+/// hostile text has that many different long clusters), a cell holds its grapheme cut.
+/// Numbers are never reused, so a cell's number stays good for the life of the process.
+final class LongGraphemes: Sendable {
+    static let shared = LongGraphemes(capacity: 16_384)
+    let capacity: Int
+
+    private struct Table {
+        var strings: [String] = []
+        var numbers: [[UInt8]: UInt64] = [:]
+    }
+
+    private let table = Mutex(Table())
+
+    /// A table of at most `capacity` graphemes.
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// The number of `text`, added when new; nil when the table is full.
+    func number(of text: String) -> UInt64? {
+        let bytes = Array(text.utf8)
+        return table.withLock { table in
+            if let number = table.numbers[bytes] { return number }
+            guard table.strings.count < capacity else { return nil }
+            let number = UInt64(table.strings.count)
+            table.strings.append(text)
+            table.numbers[bytes] = number
+            return number
+        }
+    }
+
+    /// The grapheme numbered `number`.
+    func string(at number: UInt64) -> String {
+        table.withLock { $0.strings[Int(number)] }
     }
 }

@@ -23,10 +23,9 @@ extension ScreenBuffer {
         return changes
     }
 
-    /// Whether row `y` holds the same bytes here as in `old` (of the same size): then its cells
-    /// are equal, and most rows of a frame are compared with one `memcmp` rather than cell by
-    /// cell. Equal cells may still differ in bytes (a long grapheme kept in two places); those
-    /// rows are compared cell by cell.
+    /// Whether row `y` holds the same bytes here as in `old` (of the same size). Equal cells
+    /// are equal bytes (see `Cell`), so most rows of a frame are compared with one `memcmp`, and
+    /// only a row that changed is gone through cell by cell.
     private func sameBits(row y: Int, as old: ScreenBuffer) -> Bool {
         guard width > 0 else { return true }
         let range = (y * width)..<((y + 1) * width)

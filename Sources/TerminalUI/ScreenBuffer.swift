@@ -58,7 +58,7 @@ public struct ScreenBuffer: Hashable, Sendable {
             // Drawn on every key.
             for scalar in text.unicodeScalars {
                 guard column < limit else { break }
-                store(Cell(uncheckedGrapheme: String(scalar), width: 1, style: style), x: column, y: y)
+                store(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y)
                 column += 1
             }
             return column - start

@@ -1,0 +1,81 @@
+import Testing
+@testable import TerminalUI
+
+@Suite("Cells as plain bytes")
+struct CellStorageTests {
+    @Test("A cell is 24 bytes with nothing to retain, so frames copy and compare as memory")
+    func cellIsPlainBytes() {
+        #expect(MemoryLayout<Cell>.size == 24)
+        #expect(MemoryLayout<Cell>.stride == 24)
+        #expect(_isPOD(Cell.self))
+    }
+
+    @Test("Graphemes of every length come back as they went in, measured as before")
+    func graphemesRoundTrip() throws {
+        // 1, 2, 3, 4 bytes; a flag; a skin tone; an Indic conjunct; 16 bytes exactly (in the
+        // cell); a family and a kiss with skin tones (longer than a cell holds).
+        let samples = ["a", "é", "中", "👋", "🇩🇪", "👍🏽", "क्ष", "\u{E4}\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}\u{307}", "👨‍👩‍👧", "👩🏽‍❤️‍💋‍👨🏻"]
+        let lengths = samples.map(\.utf8.count)
+        #expect(lengths.contains(16) && lengths.contains { $0 > 16 })
+        for sample in samples {
+            let character = try #require(sample.first)
+            #expect(sample.count == 1, "\(sample) is one grapheme")
+            let cell = Cell(character)
+            #expect(cell.grapheme == sample)
+            #expect(cell.utf8Count == sample.utf8.count)
+            #expect(cell.width == character.terminalColumns)
+            #expect(Cell.plain(character) == cell)
+        }
+        #expect(Cell("a").printableASCII == 0x61)
+        #expect(Cell("é").printableASCII == nil)
+        #expect(Cell.continuation().grapheme.isEmpty && Cell.continuation().isContinuation)
+    }
+
+    @Test("Long graphemes are told apart by their bytes, not by canonical equivalence")
+    func longGraphemesKeepTheirBytes() {
+        // Two marks of different combining classes in either order: equal as Strings, not as bytes.
+        let base = "a" + String(repeating: "\u{301}", count: 6)
+        let first = base + "\u{323}\u{302}"
+        let second = base + "\u{302}\u{323}"
+        #expect(first == second)
+        #expect(first.utf8.count > 16)
+        let a = Cell(uncheckedGrapheme: first, width: 1, style: .plain)
+        let b = Cell(uncheckedGrapheme: second, width: 1, style: .plain)
+        #expect(Array(a.grapheme.utf8) == Array(first.utf8))
+        #expect(Array(b.grapheme.utf8) == Array(second.utf8))
+        #expect(a != b)
+        // The same long grapheme made twice is the same cell, bit for bit.
+        #expect(a == Cell(uncheckedGrapheme: first, width: 1, style: .plain))
+        #expect(a.hashValue == Cell(uncheckedGrapheme: first, width: 1, style: .plain).hashValue)
+    }
+
+    @Test("A full table of long graphemes takes no more; a cell then holds the scalars that fit")
+    func fullTable() {
+        let table = LongGraphemes(capacity: 2)
+        let family = "👨‍👩‍👧"
+        let kiss = "👩🏽‍❤️‍💋‍👨🏻"
+        let third = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
+        #expect(table.number(of: family) == 0)
+        #expect(table.number(of: kiss) == 1)
+        #expect(table.number(of: family) == 0)
+        #expect(table.number(of: third) == nil)
+        #expect(table.string(at: 1) == kiss)
+        let cut = Cell(uncheckedGrapheme: third, width: 1, style: .plain, table: table)
+        // 🏴 and three tag letters: 16 bytes, whole scalars only.
+        #expect(Array(cut.grapheme.unicodeScalars) == Array(third.unicodeScalars.prefix(4)))
+        #expect(cut.width == 1)
+    }
+
+    @Test("Frames with long graphemes compare and diff by content")
+    func framesWithLongGraphemes() throws {
+        var old = ScreenBuffer(width: 6, height: 1)
+        old.put("a👨‍👩‍👧b", x: 0, y: 0)
+        var new = ScreenBuffer(width: 6, height: 1)
+        new.put("a👨‍👩‍👧c", x: 0, y: 0)
+        #expect(new.diff(from: old).map(\.x) == [3])
+        new.put("b", x: 3, y: 0)
+        #expect(new == old)
+        #expect(new.diff(from: old).isEmpty)
+        try new.assertLines(["a👨‍👩‍👧b  "])
+    }
+}
