@@ -111,7 +111,7 @@ public enum BatonApp {
     /// `ViewMemo`); the frame is the same with or without it.
     public static func view(_ model: AppModel, memo: ViewMemo? = nil) -> (frame: ScreenBuffer, cursor: CursorPosition?) {
         memo?.startFrame()
-        var frame = ScreenBuffer(size: model.size)
+        var frame = memo?.blankFrame(size: model.size) ?? ScreenBuffer(size: model.size)
         let layout = model.layout
         guard model.size.width > 0, model.size.height > 0 else { return (frame, nil) }
         var cursor: CursorPosition?
@@ -142,7 +142,7 @@ public enum BatonApp {
                 let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true)
                 if overlayShown { cursor = promptCursor }
             } else {
-                StatusBar.draw(model, row: row, into: &frame)
+                StatusBar.draw(model, row: row, into: &frame, memo: memo)
             }
         }
         return (frame, cursor)

@@ -8,45 +8,70 @@ import TerminalUI
 enum StatusBar {
     static let separator = " · "
 
-    static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer) {
+    static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer, memo: ViewMemo? = nil) {
         let style = Style(reverse: true)
         frame.clearRow(row, style: style)
-        frame.putTruncated(text(for: model, width: frame.width), x: 0, y: row, width: frame.width, style: style)
+        let text = memo?.statusText(for: Inputs(model, width: frame.width)) ?? text(for: model, width: frame.width)
+        frame.putTruncated(text, x: 0, y: row, width: frame.width, style: style)
+    }
+
+    /// What the bar's text is made of: the same inputs give the same text, so a frame whose
+    /// inputs did not change (nearly every key) takes the last frame's text (`ViewMemo`).
+    struct Inputs: Equatable {
+        let status: StatusInfo
+        let isCounter: Bool
+        let findResult: String?
+        let nearbyInBar: Int?
+        let isCRLF: Bool
+        let notHandedOff: Bool
+        let width: Int
+
+        init(_ model: AppModel, width: Int) {
+            status = model.status
+            isCounter = model.session.kind == .counter
+            if case .editor(let state) = model.session {
+                findResult = state.findResult
+                isCRLF = state.lineEnding == .crlf
+            } else {
+                findResult = nil
+                isCRLF = false
+            }
+            nearbyInBar = model.layout.messageRow == nil && !model.nearby.isEmpty ? model.nearby.count : nil
+            notHandedOff = model.publishProblem != nil || model.handoffOff != nil
+            self.width = width
+        }
+
+        /// The bar's text (before any final truncation).
+        var text: String {
+            let peers = status.peersHeard == 1 ? "1 peer" : "\(status.peersHeard) peers"
+            // (priority, text): higher priority stays longer.
+            var parts: [(priority: Int, text: String)] = [
+                (10, isCounter ? "Counter" : "Editor"),
+                (5, status.peerName),
+                (6, peers),
+                (4, status.endpoint),
+                (8, status.network.label),
+            ]
+            // What the last search, go-to or undo found (the title line has Ln, Col and [+]).
+            if let findResult { parts.insert((9, findResult), at: 1) }
+            // No line for the nearby hint in a small window: count them here.
+            if let nearbyInBar { parts.insert((7, "↪ \(nearbyInBar) nearby"), at: 1) }
+            // The file's lines end in CR LF, and saving keeps them so.
+            if isCRLF { parts.insert((9, "DOS"), at: 1) }
+            if notHandedOff { parts.append((9, "⚠ not handed off")) }
+            parts.removeAll { $0.text.isEmpty }
+            func render() -> String { " " + parts.map(\.text).joined(separator: separator) }
+            while render().columns > width, parts.count > 1 {
+                let lowest = parts.indices.min { parts[$0].priority < parts[$1].priority }!
+                parts.remove(at: lowest)
+            }
+            let text = render()
+            return text.columns > width ? String(text.dropFirst()) : text
+        }
     }
 
     /// The bar's text for `width` columns (before any final truncation).
     static func text(for model: AppModel, width: Int) -> String {
-        let status = model.status
-        let kind = model.session.kind == .counter ? "Counter" : "Editor"
-        let peers = status.peersHeard == 1 ? "1 peer" : "\(status.peersHeard) peers"
-        // (priority, text): higher priority stays longer.
-        var parts: [(priority: Int, text: String)] = [
-            (10, kind),
-            (5, status.peerName),
-            (6, peers),
-            (4, status.endpoint),
-            (8, status.network.label),
-        ]
-        if case .editor(let state) = model.session {
-            // What the last search, go-to or undo found (the title line has Ln, Col and [+]).
-            if let found = state.findResult { parts.insert((9, found), at: 1) }
-        }
-        if model.layout.messageRow == nil && !model.nearby.isEmpty {
-            // No line for the nearby hint in a small window: count them here.
-            parts.insert((7, "↪ \(model.nearby.count) nearby"), at: 1)
-        }
-        if case .editor(let state) = model.session, state.lineEnding == .crlf {
-            // The file's lines end in CR LF, and saving keeps them so.
-            parts.insert((9, "DOS"), at: 1)
-        }
-        if model.publishProblem != nil || model.handoffOff != nil { parts.append((9, "⚠ not handed off")) }
-        parts.removeAll { $0.text.isEmpty }
-        func render() -> String { " " + parts.map(\.text).joined(separator: separator) }
-        while render().columns > width, parts.count > 1 {
-            let lowest = parts.indices.min { parts[$0].priority < parts[$1].priority }!
-            parts.remove(at: lowest)
-        }
-        let text = render()
-        return text.columns > width ? String(text.dropFirst()) : text
+        Inputs(model, width: width).text
     }
 }

@@ -1,4 +1,7 @@
 import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The editor's text rows drawn in the last frame, kept from one frame to the next by whoever
 /// draws frames (the `Program`), so that a frame draws again only the lines that changed.
@@ -16,8 +19,15 @@ public final class ViewMemo {
         let width: Int
 
         static func == (a: RowKey, b: RowKey) -> Bool {
-            a.left == b.left && a.width == b.width && a.text.utf8.count == b.text.utf8.count
-                && a.text.utf8.elementsEqual(b.text.utf8)
+            guard a.left == b.left, a.width == b.width, a.text.utf8.count == b.text.utf8.count else { return false }
+            // One `memcmp` where both are contiguous (lines cut from the rope are); a byte at a
+            // time through the UTF-8 view costs more than the rest of a row's reuse.
+            let same = a.text.utf8.withContiguousStorageIfAvailable { mine in
+                b.text.utf8.withContiguousStorageIfAvailable { theirs in
+                    mine.count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0
+                }
+            }
+            return (same ?? nil) ?? a.text.utf8.elementsEqual(b.text.utf8)
         }
     }
 
@@ -33,9 +43,41 @@ public final class ViewMemo {
     private var current: [Row] = []
     /// Rows copied from an earlier frame rather than drawn, since the memo was made.
     private(set) var rowsReused = 0
+    /// Frames blanked in place rather than allocated, since the memo was made.
+    private(set) var framesReused = 0
+
+    /// The status bar's text of the last frame, and what it was made of.
+    private var status: (inputs: StatusBar.Inputs, text: String)?
+    /// Frames handed back after drawing (`recycle`), the newest last: the older one is no longer
+    /// the backend's last frame, so its cells can be blanked in place for the next frame
+    /// instead of allocated again.
+    private var spares: [ScreenBuffer] = []
 
     /// An empty memo.
     public init() {}
+
+    /// Hands back a frame once it has been drawn; a later frame reuses its memory.
+    public func recycle(_ frame: ScreenBuffer) {
+        spares.append(frame)
+        if spares.count > 2 { spares.removeFirst() }
+    }
+
+    /// A blank frame of `size`: the oldest spare blanked in place when it is that size.
+    func blankFrame(size: TerminalSize) -> ScreenBuffer {
+        guard spares.count == 2, spares[0].size == size else { return ScreenBuffer(size: size) }
+        var frame = spares.removeFirst()
+        frame.clear()
+        framesReused += 1
+        return frame
+    }
+
+    /// The status bar's text for `inputs`: the last frame's when they are the same.
+    func statusText(for inputs: StatusBar.Inputs) -> String {
+        if let status, status.inputs == inputs { return status.text }
+        let text = inputs.text
+        status = (inputs, text)
+        return text
+    }
 
     /// Starts a frame: rows kept since the last call become the ones to reuse.
     func startFrame() {

@@ -692,6 +692,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         drawDue = false
         let (frame, cursor) = BatonApp.view(model, memo: viewMemo)
         backend.draw(frame, cursor: cursor)
+        viewMemo.recycle(frame)
     }
 
     // MARK: UserActivityResponder, UserActivityDelegate

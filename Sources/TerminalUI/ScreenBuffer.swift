@@ -128,9 +128,10 @@ public struct ScreenBuffer: Hashable, Sendable {
         }
     }
 
-    /// Blanks every cell.
+    /// Blanks every cell, in place when the buffer's memory is its own.
     public mutating func clear() {
-        cells = Array(repeating: .blank, count: width * height)
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: repeatElement(.blank, count: width * height))
     }
 
     /// Puts `cell` at (`x`, `y`), blanking any wide grapheme it cuts in half.

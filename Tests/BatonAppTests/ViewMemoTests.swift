@@ -48,13 +48,31 @@ struct ViewMemoTests {
             #expect(memoized.frame == plain.frame, "step \(step)")
             #expect(memoized.cursor == plain.cursor, "step \(step)")
             if memoized.frame != plain.frame { break }
+            // Handed back as the Program does once drawn: two frames on, it is blanked and reused.
+            memo.recycle(memoized.frame)
             frames += 1
         }
         #expect(frames == Self.steps)
+        #expect(memo.framesReused > Self.steps / 2)
         // The walk did reach a line that scrolls sideways, and the text still holds wide graphemes.
         #expect(memo.rowsReused > Self.steps)
         #expect(scrolledSideways)
         #expect(model.editorState.buffer.text.contains("宽"))
+    }
+
+    @Test("The status bar's text is the last frame's until what it shows changes")
+    func statusBarFollowsItsInputs() {
+        var model = Fixtures.editor("text")
+        let memo = ViewMemo()
+        _ = BatonApp.view(model, memo: memo)
+        model.press(.character("x"))
+        #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        model.status.peersHeard = 7
+        let memoized = BatonApp.view(model, memo: memo)
+        #expect(memoized.frame == BatonApp.view(model).frame)
+        #expect(memoized.frame.lines().last?.contains("7 peers") == true)
+        BatonApp.update(&model, .resize(TerminalSize(width: 20, height: 10)))
+        #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
     }
 
     @Test("A row drawn last frame is copied whole, also when it moved to another row")
