@@ -150,6 +150,27 @@ static inline int baton_put_cluster(WINDOW *window, int y, int x, const wchar_t 
     return mvwadd_wch(window, y, x, &cell);
 }
 
+/// Writes `count` printable ASCII bytes from (`y`, `x`) in one style, as `mvwaddchnstr`
+/// does: straight into the window's cells, without wrapping or moving the cursor, and without
+/// building a wide cell for each (the bytes are one column each everywhere). Longer runs are
+/// written 256 at a time.
+static inline int baton_put_ascii_run(WINDOW *window, int y, int x, const unsigned char *bytes,
+                                      int count, attr_t attributes, short pair) {
+    chtype cells[256];
+    int result = OK;
+    for (int done = 0; done < count;) {
+        int n = count - done < 256 ? count - done : 256;
+        for (int i = 0; i < n; i++) {
+            cells[i] = (chtype)bytes[done + i] | (chtype)attributes | (chtype)COLOR_PAIR(pair);
+        }
+        if (mvwaddchnstr(window, y, x + done, cells, n) == ERR) {
+            result = ERR;
+        }
+        done += n;
+    }
+    return result;
+}
+
 /// The terminal's string that moves the cursor to row `y`, column `x` (terminfo `cup`
 /// through `tiparm`), or NULL when the terminal has none. Valid until the next `tiparm`.
 static inline const char *baton_cursor_address(int y, int x) {

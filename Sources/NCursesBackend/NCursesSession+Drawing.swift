@@ -20,9 +20,7 @@ extension NCursesSession {
             let screenSize = currentSizeLocked()
 
             if let lastFrame, lastFrame.size == frame.size, lastScreenSize == screenSize {
-                for change in frame.diff(from: lastFrame) where !change.cell.isContinuation {
-                    put(change.cell, x: change.x, y: change.y, on: window, size: screenSize)
-                }
+                putChanges(frame.diff(from: lastFrame), on: window, size: screenSize)
             } else {
                 werase(window)
                 let rows = min(frame.height, screenSize.height)
@@ -53,6 +51,42 @@ extension NCursesSession {
             lastFrame = frame
             lastScreenSize = screenSize
         }
+    }
+
+    /// Writes the changed cells: runs of printable ASCII in one style, side by side on a row
+    /// (a typed line, a title), with one call each; every other cell with its own move
+    /// (`put`). Lock held.
+    private func putChanges(_ changes: [CellChange], on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) {
+        var run: [UInt8] = []
+        var runX = 0
+        var runY = 0
+        var runStyle = Style.plain
+        func flush() {
+            guard !run.isEmpty else { return }
+            let attributes = attributes(for: runStyle)
+            let pair = Int16(runStyle.foreground.map { $0.rawValue + 1 } ?? 0)
+            // As in `writeCodepoints`: the bottom-right cell can report ERR although written.
+            _ = run.withUnsafeBufferPointer { bytes in
+                baton_put_ascii_run(window, Int32(runY), Int32(runX), bytes.baseAddress, Int32(bytes.count), attributes, pair)
+            }
+            run.removeAll(keepingCapacity: true)
+        }
+        for change in changes where !change.cell.isContinuation {
+            guard change.x < size.width, change.y < size.height else { continue }
+            if let ascii = change.cell.printableASCII {
+                if run.isEmpty || change.y != runY || change.x != runX + run.count || change.cell.style != runStyle {
+                    flush()
+                    runX = change.x
+                    runY = change.y
+                    runStyle = change.cell.style
+                }
+                run.append(ascii)
+            } else {
+                flush()
+                put(change.cell, x: change.x, y: change.y, on: window, size: size)
+            }
+        }
+        flush()
     }
 
     /// Writes one cell at its own position, in exactly `cell.width` columns

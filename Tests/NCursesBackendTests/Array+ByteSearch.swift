@@ -9,4 +9,11 @@ extension Array where Element == UInt8 {
     func contains(utf8 text: String) -> Bool {
         contains(bytes: Array(text.utf8))
     }
+
+    /// Where `text`'s UTF-8 first starts, or nil.
+    func offset(ofUTF8 text: String) -> Int? {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty, needle.count <= count else { return nil }
+        return (0...(count - needle.count)).first { Array(self[$0..<($0 + needle.count)]) == needle }
+    }
 }

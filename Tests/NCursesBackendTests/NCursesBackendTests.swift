@@ -92,6 +92,33 @@ struct NCursesBackendTests {
         #expect(update.count < 32)
     }
 
+    @Test("Changed ASCII goes out in runs, in its own style, around a wide character and a gap")
+    func writesASCIIRuns() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("first line", x: 0, y: 0)
+        frame.put("count 1", x: 0, y: 1)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "count 1") })
+        let before = terminal.output.bytes.count
+        // Row 1: a plain run, a wide character, then a reversed run; row 0: two changes apart.
+        frame.put("abc中", x: 0, y: 1)
+        frame.put("def", x: 5, y: 1, style: Style(reverse: true))
+        frame.put("F", x: 0, y: 0)
+        frame.put("L", x: 6, y: 0)
+        terminal.backend.draw(frame, cursor: nil)
+        #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: "def") })
+        let update = Array(terminal.output.bytes[before...])
+        let abc = try #require(update.offset(ofUTF8: "abc"))
+        let wide = try #require(update.offset(ofUTF8: "中"))
+        let def = try #require(update.offset(ofUTF8: "def"))
+        #expect(abc < wide && wide < def)
+        // Reverse video (SGR 7) is switched on between the plain run and the reversed one.
+        let between = Array(update[wide..<def])
+        #expect(between.contains(utf8: "7m"))
+        #expect(update.contains(utf8: "F") && update.contains(utf8: "L"))
+    }
+
     @Test("UTF-8 input arrives as character keys: 中, é, an emoji, and e + combining acute as one grapheme")
     func decodesUTF8Input() async throws {
         let terminal = try TerminalPipes()
