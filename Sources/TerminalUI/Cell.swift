@@ -46,7 +46,7 @@ public struct Cell: Hashable, Sendable {
     /// a backend writes without looking at the grapheme as a string.
     public var printableASCII: UInt8? {
         guard length == 1 else { return nil }
-        let byte = UInt8(truncatingIfNeeded: storage.0)
+        let byte = withUnsafeBytes(of: storage) { $0[0] }
         return byte >= 0x20 && byte < 0x7F ? byte : nil
     }
 
@@ -116,7 +116,7 @@ public struct Cell: Hashable, Sendable {
     public var isContinuation: Bool { width == 0 }
 
     /// Only for graphemes already sanitized and measured.
-    init(uncheckedGrapheme: String, width: Int, style: Style, table: LongGraphemes = .shared) {
+    init(uncheckedGrapheme: String, width: Int, style: Style) {
         storage = (0, 0)
         length = 0
         columns = UInt8(truncatingIfNeeded: width)
@@ -131,13 +131,21 @@ public struct Cell: Hashable, Sendable {
             return true
         }
         guard !fits else { return }
-        if let number = table.number(of: text) {
+        if let number = LongGraphemes.shared.number(of: text) {
             storage = (number, 0)
             length = Cell.interned
             return
         }
-        // The table is full (hostile input: tens of thousands of different long clusters): the
-        // grapheme's first scalars, as many as fit whole, in its measured columns.
+        // The table is full (hostile input: tens of thousands of different long clusters).
+        self = Cell(cutting: text, width: width, style: style)
+    }
+
+    /// A cell holding `text`'s first scalars, as many as fit in the cell whole, in `width`
+    /// columns: a long grapheme when `LongGraphemes` has no room for it.
+    init(cutting text: String, width: Int, style: Style) {
+        storage = (0, 0)
+        columns = UInt8(truncatingIfNeeded: width)
+        self.style = style
         var kept = 0
         for scalar in text.unicodeScalars {
             let size = UTF8.width(scalar)

@@ -81,13 +81,9 @@ struct NCursesBackendTests {
         var frame = ScreenBuffer(size: terminal.backend.size)
         frame.put("unchanged line", x: 0, y: 0)
         frame.put("count 1", x: 0, y: 1)
-        terminal.backend.draw(frame, cursor: nil)
-        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "count 1") })
-        let before = terminal.output.bytes.count
-        frame.put("2", x: 6, y: 1)
-        terminal.backend.draw(frame, cursor: nil)
-        #expect(terminal.output.wait { bytes, _ in bytes.count > before && bytes[before...].contains(UInt8(ascii: "2")) })
-        let update = Array(terminal.output.bytes[before...])
+        let update = try Self.redraw(on: terminal, from: frame, shown: "count 1", until: "2") { frame in
+            frame.put("2", x: 6, y: 1)
+        }
         #expect(!update.contains(utf8: "unchanged"))
         #expect(update.count < 32)
     }
@@ -98,25 +94,36 @@ struct NCursesBackendTests {
         var frame = ScreenBuffer(size: terminal.backend.size)
         frame.put("first line", x: 0, y: 0)
         frame.put("count 1", x: 0, y: 1)
-        terminal.backend.draw(frame, cursor: nil)
-        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "count 1") })
-        let before = terminal.output.bytes.count
         // Row 1: a plain run, a wide character, then a reversed run; row 0: two changes apart.
-        frame.put("abc中", x: 0, y: 1)
-        frame.put("def", x: 5, y: 1, style: Style(reverse: true))
-        frame.put("F", x: 0, y: 0)
-        frame.put("L", x: 6, y: 0)
-        terminal.backend.draw(frame, cursor: nil)
-        #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: "def") })
-        let update = Array(terminal.output.bytes[before...])
+        let update = try Self.redraw(on: terminal, from: frame, shown: "count 1", until: "def") { frame in
+            frame.put("abc中", x: 0, y: 1)
+            frame.put("def", x: 5, y: 1, style: Style(reverse: true))
+            frame.put("F", x: 0, y: 0)
+            frame.put("L", x: 6, y: 0)
+        }
         let abc = try #require(update.offset(ofUTF8: "abc"))
         let wide = try #require(update.offset(ofUTF8: "中"))
         let def = try #require(update.offset(ofUTF8: "def"))
         #expect(abc < wide && wide < def)
         // Reverse video (SGR 7) is switched on between the plain run and the reversed one.
-        let between = Array(update[wide..<def])
-        #expect(between.contains(utf8: "7m"))
+        #expect(Array(update[wide..<def]).contains(utf8: "7m"))
         #expect(update.contains(utf8: "F") && update.contains(utf8: "L"))
+    }
+
+    /// Draws `frame` and waits for `shown`; draws it again changed by `change` and returns what
+    /// that second draw wrote, once it holds `until`.
+    private static func redraw(
+        on terminal: TerminalPipes, from frame: ScreenBuffer, shown: String, until: String,
+        change: (inout ScreenBuffer) -> Void
+    ) throws -> [UInt8] {
+        terminal.backend.draw(frame, cursor: nil)
+        try #require(terminal.output.wait { bytes, _ in bytes.contains(utf8: shown) })
+        let before = terminal.output.bytes.count
+        var changed = frame
+        change(&changed)
+        terminal.backend.draw(changed, cursor: nil)
+        try #require(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: until) })
+        return Array(terminal.output.bytes[before...])
     }
 
     @Test("UTF-8 input arrives as character keys: 中, é, an emoji, and e + combining acute as one grapheme")

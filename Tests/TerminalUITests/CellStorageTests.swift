@@ -60,7 +60,7 @@ struct CellStorageTests {
         #expect(table.number(of: family) == 0)
         #expect(table.number(of: third) == nil)
         #expect(table.string(at: 1) == kiss)
-        let cut = Cell(uncheckedGrapheme: third, width: 1, style: .plain, table: table)
+        let cut = Cell(cutting: third, width: 1, style: .plain)
         // 🏴 and three tag letters: 16 bytes, whole scalars only.
         #expect(Array(cut.grapheme.unicodeScalars) == Array(third.unicodeScalars.prefix(4)))
         #expect(cut.width == 1)
