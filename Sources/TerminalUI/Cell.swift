@@ -146,35 +146,30 @@ public struct Cell: Hashable, Sendable {
         storage = (0, 0)
         columns = UInt8(truncatingIfNeeded: width)
         self.style = style
-        var kept = 0
+        length = 0
         for scalar in text.unicodeScalars {
-            let size = UTF8.width(scalar)
-            guard kept + size <= Cell.inlineBytes else { break }
-            withUnsafeMutableBytes(of: &storage) { target in
-                var at = kept
-                for byte in scalar.utf8 {
-                    target[at] = byte
-                    at += 1
-                }
-            }
-            kept += size
+            guard Int(length) + UTF8.width(scalar) <= Cell.inlineBytes else { break }
+            append(scalar)
         }
-        length = UInt8(kept)
     }
 
     /// Only for a scalar already sanitized, one column wide (`CharacterWidth.isNarrowAlone`).
     init(uncheckedNarrowScalar scalar: Unicode.Scalar, style: Style) {
         storage = (0, 0)
+        length = 0
         columns = 1
         self.style = style
-        var count = 0
+        append(scalar)
+    }
+
+    /// Puts `scalar`'s UTF-8 after the bytes held in place; the caller checks it fits.
+    private mutating func append(_ scalar: Unicode.Scalar) {
         withUnsafeMutableBytes(of: &storage) { target in
             for byte in scalar.utf8 {
-                target[count] = byte
-                count += 1
+                target[Int(length)] = byte
+                length += 1
             }
         }
-        length = UInt8(count)
     }
 
     public static func == (a: Cell, b: Cell) -> Bool {
