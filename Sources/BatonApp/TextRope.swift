@@ -1,7 +1,11 @@
-/// The text of a buffer as blocks of whole lines, each block one Swift string (up to a few
-/// hundred lines or about 32 KiB) with the UTF-8 length and characters of its lines: an edit
-/// rewrites the block (or the blocks) it touches, never the whole text, and finding a line
-/// walks the blocks' line counts.
+/// The text of a buffer as blocks of whole lines, each block one Swift string (up to 128 lines
+/// or about 8 KiB) with the UTF-8 length and characters of its lines: an edit rewrites the
+/// block (or the blocks) it touches, never the whole text. A key typed inside a line copies
+/// its block once (small blocks keep that copy short) and measures that line alone.
+///
+/// Finding a line is a binary search of the blocks' first lines, kept in an array of their
+/// own: reading each block's line count would touch a separate allocation per block, which,
+/// with cold caches, costs more than the rest of a key.
 ///
 /// Opening makes no copy and no grapheme walk: each block is a slice of the text it was made
 /// from, and a line's characters are counted when the line is first asked for (an ASCII line
@@ -26,6 +30,8 @@ struct TextRope: Sendable {
     }
 
     private var blocks: [Block]
+    /// The first line of each block, in order (`firstLines[0]` is 0).
+    private var firstLines: [Int]
     /// How many lines there are; at least 1.
     private(set) var lineCount: Int
     /// Bytes of UTF-8 in all.
@@ -34,16 +40,20 @@ struct TextRope: Sendable {
     let blockLines: Int
     let blockBytes: Int
 
-    init(_ text: String, blockLines: Int = 512, blockBytes: Int = 32 * 1024) {
+    init(_ text: String, blockLines: Int = 128, blockBytes: Int = 8 * 1024) {
         self.blockLines = max(1, blockLines)
         self.blockBytes = max(1, blockBytes)
         // Characters of non-ASCII lines are counted when a line is first asked for, not here:
         // opening 16 MB is one pass over its bytes.
         let infos = Self.lineInfos(of: text, countingCharacters: false)
         blocks = Self.blocks(of: text[...], lines: infos, maxLines: self.blockLines, maxBytes: self.blockBytes)
+        firstLines = Self.firstLines(of: blocks[...], from: 0)
         lineCount = infos.count
         utf8Count = text.utf8.count
     }
+
+    /// How many blocks the text is in (for tests).
+    var blockCount: Int { blocks.count }
 
     /// Characters (line by line) in line `line`.
     func characterCount(ofLine line: Int) -> Int {
@@ -74,6 +84,9 @@ struct TextRope: Sendable {
     /// Replaces the text from `start` to `end` (inside the text, `start` ≤ `end`) with
     /// `text`; returns the text removed and where the inserted text ends.
     mutating func replace(from start: TextPosition, to end: TextPosition, with text: String) -> (removed: String, end: TextPosition) {
+        if start.line == end.line, !text.utf8.contains(10), let result = replaceInLine(from: start, to: end, with: text) {
+            return result
+        }
         let (firstBlock, firstOffset) = locate(start.line)
         let (lastBlock, lastOffset) = locate(end.line)
         let first = line(start.line)
@@ -118,21 +131,73 @@ struct TextRope: Sendable {
         lines += blocks[lastBlock].lines[(lastOffset + 1)...]
         let replacement = Self.blocks(of: joined[...], lines: lines, maxLines: blockLines, maxBytes: blockBytes)
         blocks.replaceSubrange(firstBlock...lastBlock, with: replacement)
+        let lineChange = touched.count - (end.line - start.line + 1)
+        firstLines.replaceSubrange(
+            firstBlock...lastBlock, with: Self.firstLines(of: replacement[...], from: firstLines[firstBlock]))
+        if lineChange != 0 {
+            for index in (firstBlock + replacement.count)..<firstLines.count { firstLines[index] += lineChange }
+        }
 
-        lineCount += touched.count - (end.line - start.line + 1)
+        lineCount += lineChange
         utf8Count += text.utf8.count - removed.utf8.count
         return (removed, TextPosition(line: start.line + insertedLines, column: endColumn))
+    }
+
+    /// An edit inside one line that adds no line break (typing, Backspace and Delete within a
+    /// line): the line's block gets its text again with the line changed, and the line its new
+    /// length, with no other line measured or block cut. Nil, and nothing changed, when the
+    /// block would grow past twice `blockBytes` (then the block is cut again as any edit does).
+    private mutating func replaceInLine(from start: TextPosition, to end: TextPosition, with text: String) -> (removed: String, end: TextPosition)? {
+        let (block, offset) = locate(start.line)
+        let lineStart = lineStart(offset, in: blocks[block])
+        let blockText = blocks[block].text
+        let line = Self.string(blockText, utf8: lineStart..<(lineStart + blocks[block].lines[offset].utf8))
+        let headEnd = line.index(line.startIndex, offsetBy: start.column)
+        let tailStart = line.index(line.startIndex, offsetBy: end.column)
+        let lower = lineStart + line.utf8.distance(from: line.startIndex, to: headEnd)
+        let upper = lineStart + line.utf8.distance(from: line.startIndex, to: tailStart)
+        let size = blockText.utf8.count - (upper - lower) + text.utf8.count
+        guard size <= 2 * blockBytes || blocks[block].lines.count == 1 else { return nil }
+
+        let removed = String(line[headEnd..<tailStart])
+        // Measured as a whole line, so a combining mark joins the letter an edit puts before it.
+        let changed = String(line[..<headEnd]) + text + line[tailStart...]
+        let measured = Self.lineInfos(of: changed)[0]
+        let endColumn = min((line[..<headEnd] + text).count, measured.characters)
+
+        var joined = Self.string(blockText, utf8: 0..<lower)
+        joined.reserveCapacity(size)
+        joined += text
+        joined += Self.string(blockText, utf8: upper..<blockText.utf8.count)
+        blocks[block].text = joined[...]
+        blocks[block].lines[offset] = measured
+        utf8Count += text.utf8.count - removed.utf8.count
+        return (removed, TextPosition(line: start.line, column: endColumn))
     }
 
     /// The block holding `line` and the line's place in it.
     private func locate(_ line: Int) -> (block: Int, offset: Int) {
         precondition(line >= 0 && line < lineCount, "line \(line) of \(lineCount)")
-        var remaining = line
-        for (index, block) in blocks.enumerated() {
-            if remaining < block.lines.count { return (index, remaining) }
-            remaining -= block.lines.count
+        // The last block whose first line is at or before `line`.
+        var low = 0
+        var high = firstLines.count
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if firstLines[middle] <= line { low = middle } else { high = middle }
         }
-        preconditionFailure("line \(line) of \(lineCount)")
+        return (low, line - firstLines[low])
+    }
+
+    /// The first line of each of `blocks`, the first of them starting at line `first`.
+    private static func firstLines(of blocks: ArraySlice<Block>, from first: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(blocks.count)
+        var line = first
+        for block in blocks {
+            result.append(line)
+            line += block.lines.count
+        }
+        return result
     }
 
     /// The UTF-8 offset in `block.text` where its line `offset` starts.

@@ -63,6 +63,43 @@ struct TextRopeTests {
         #expect(!(TextRope(text + "x") == rope))
     }
 
+    @Test("Typing inside one line, as a user types: the line grows, lines around it stay, and a block grown past twice its size is cut again")
+    func typingInsideOneLine() {
+        let lines = (0..<40).map { "line \($0) ж" }
+        var model = lines
+        var rope = TextRope(lines.joined(separator: "\n"), blockLines: 8, blockBytes: 64)
+        let blocksBefore = rope.blockCount
+        var column = 0
+        for step in 0..<300 {
+            let letter = Self.alphabet[step % 7]  // no line breaks: a, é, e + accent, ж, 中, 👋, a family
+            let (removed, end) = rope.replace(from: TextPosition(line: 17, column: column), to: TextPosition(line: 17, column: column), with: letter)
+            var line = Array(model[17])
+            line.insert(contentsOf: Array(letter), at: column)
+            model[17] = String(line)
+            column += Array(letter).count
+            #expect(removed.isEmpty)
+            #expect(end == TextPosition(line: 17, column: column), "step \(step)")
+        }
+        // Backspace, three times, before the cursor: whole characters go.
+        for _ in 0..<3 {
+            let (removed, end) = rope.replace(from: TextPosition(line: 17, column: column - 1), to: TextPosition(line: 17, column: column), with: "")
+            var line = Array(model[17])
+            #expect(removed == String(line[column - 1]))
+            line.remove(at: column - 1)
+            model[17] = String(line)
+            column -= 1
+            #expect(end == TextPosition(line: 17, column: column))
+        }
+        #expect(rope.string == model.joined(separator: "\n"))
+        #expect(rope.lineCount == 40)
+        #expect(rope.utf8Count == model.joined(separator: "\n").utf8.count)
+        #expect(model.indices.allSatisfy { rope.line($0) == model[$0] && rope.characterCount(ofLine: $0) == model[$0].count })
+        // The line's block grew far past 2 × 64 bytes: it was cut again into blocks of one line
+        // or a few, rather than kept growing.
+        #expect(rope.blockCount > blocksBefore)
+        #expect(TextRope(model.joined(separator: "\n"), blockLines: 8, blockBytes: 64) == rope)
+    }
+
     @Test("A file cut into blocks reads back whole, line by line, the ends of blocks included")
     func opensIntoBlocks() {
         let lines = (0..<1000).map { "line \($0) " + String(repeating: "ж", count: $0 % 7) + ($0 % 5 == 0 ? "\r" : "") }
