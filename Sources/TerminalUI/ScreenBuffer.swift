@@ -130,8 +130,8 @@ public struct ScreenBuffer: Hashable, Sendable {
 
     /// Blanks every cell, in place when the buffer's memory is its own.
     public mutating func clear() {
-        cells.removeAll(keepingCapacity: true)
-        cells.append(contentsOf: repeatElement(.blank, count: width * height))
+        // Cells are plain bytes: blanking is a run of stores, with no element released.
+        cells.withUnsafeMutableBufferPointer { $0.update(repeating: .blank) }
     }
 
     /// Puts `cell` at (`x`, `y`), blanking any wide grapheme it cuts in half.
