@@ -107,6 +107,36 @@ enum EditorBench {
             precondition(changed > 0, "a typed key changed nothing on screen")
             last = frame
         }
+        // The same with cold caches, as a key typed after a pause meets them: 64 MiB of other
+        // memory is read between keys, so update, view and diff find little in cache.
+        var other = [UInt64](repeating: 1, count: 8 << 20)
+        var sink: UInt64 = 0
+        var coldUpdate: [Double] = []
+        var coldView: [Double] = []
+        var coldDiff: [Double] = []
+        var coldAll: [Double] = []
+        for round in 0..<max(rounds, 200) {
+            for index in stride(from: round % 8, to: other.count, by: 8) { sink &+= other[index]; other[index] = sink }
+            var frame = last
+            let start = clock.now
+            BatonApp.update(&model, .key(round % 2 == 0 ? .character("x") : .backspace))
+            let updated = clock.now
+            frame = BatonApp.view(model, memo: memo).frame
+            let viewed = clock.now
+            let changed = frame.diff(from: last).count
+            let diffed = clock.now
+            precondition(changed > 0, "a typed key changed nothing on screen")
+            memo.recycle(frame)
+            last = frame
+            coldUpdate.append(milliseconds(updated - start))
+            coldView.append(milliseconds(viewed - updated))
+            coldDiff.append(milliseconds(diffed - viewed))
+            coldAll.append(milliseconds(diffed - start))
+        }
+        print("  cold caches: update \(summary(coldUpdate))")
+        print("  cold caches: view with a memo \(summary(coldView))")
+        print("  cold caches: diff \(summary(coldDiff))")
+        print("  cold caches: key to the changes, in all \(summary(coldAll)) [\(sink & 1)]")
         print("  key typed, the frame built (view, 80×24): \(summary(viewed))")
         print("  key typed, the frame built from the last one's rows (view with a memo): \(summary(memoViewed))")
         print("  key typed, the frame compared with the last (diff): \(summary(diffed))")
