@@ -12,10 +12,12 @@ first one starting with BEGIN.
 
   open        spawn → the first screen shows the file's first line (a small terminal emulator
               replays the pty output).
-  key         --keys letters typed at the start of the first line, --gap-ms apart on a fixed
-              schedule; for each, write → the screen shows the typed letters before BEGIN. Also
-              write → the first output byte read back, which leaves out replaying the output
-              into the emulator here (the program's own share, with less noise).
+  key         --keys letters typed in front of BEGIN, --gap-ms apart on a fixed schedule; for
+              each, write → the screen shows the typed letters before BEGIN. Also write → the
+              first output byte read back, which leaves out replaying the output into the
+              emulator here (the program's own share, with less noise). The programs are all
+              open and take the keys in turns of 50 (then Enter, which moves BEGIN to the next
+              line), a second apart, so that what else the machine does falls on each alike.
   memory      VmRSS after the keys, and VmHWM (its peak), from /proc/PID/status.
   big         the same open and memory for a --big-mb file (no keys).
   small       the same keys on a --small-kb file (1 KB: the key target's own baseline).
@@ -98,47 +100,83 @@ def kill(program):
     program.finish(time.monotonic() + 3)
 
 
-def measure(run, argv, path, keys, gap_ms, open_timeout):
-    """Open, keys and memory of one program on `path` (keys = 0: open and memory only)."""
+def start(run, argv, path, open_timeout):
+    """Starts one program on `path` and times its first screen: (program, result)."""
     # A baton ended with unsaved keys leaves a recovery copy of the file, and the next
     # `baton edit` of it would ask about that copy before showing the file: each starts clean.
     state = run.env.get("XDG_STATE_HOME") or os.path.join(run.env["HOME"], ".local", "state")
     shutil.rmtree(os.path.join(state, "baton", "recovery"), ignore_errors=True)
     program = PtyProgram(run.lab.namespace(1), argv + [path], run.env, drain_thread=False, name=os.path.basename(argv[0]))
+    opened = read_until(program, lambda: shows(program, "BEGIN the"), program.started + open_timeout)
+    result = {"open_ms": None if opened is None else (opened - program.started) * 1000, "keys_ms": [], "first_ms": []}
+    return program, result
+
+
+def settle(programs, seconds):
+    """Reads what every program writes for `seconds` (a save or a redraw a key started ends)."""
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        for program in programs:
+            if program.alive():
+                program.read_some(0.002)
+
+
+def type_block(program, result, keys, gap_ms):
+    """Types `keys` letters at the start of the line holding BEGIN, `gap_ms` apart on a fixed
+    schedule, timing each to the screen (and to the first output byte); then Enter, which leaves
+    the letters on a line of their own and BEGIN at the start of the next one."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    typed = ""
+    begin = time.perf_counter()
+    for index in range(keys):
+        read_until(program, lambda: False, begin + index * gap_ms / 1000)
+        typed += letters[index % len(letters)]
+        sent = time.perf_counter()
+        program.write(typed[-1].encode())
+        expected = typed[-30:] + "BEGIN"
+        first = []
+        seen = read_until(program, lambda: shows(program, expected), sent + 10, first)
+        result["keys_ms"].append(None if seen is None else (seen - sent) * 1000)
+        if seen is not None and first:
+            result["first_ms"].append((first[0] - sent) * 1000)
+    read_until(program, lambda: False, begin + keys * gap_ms / 1000)
+    program.write(b"\r")
+    read_until(program, lambda: any(line.startswith("BEGIN") for line in program.lines()), time.perf_counter() + 10)
+
+
+def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
+    """Open, keys and memory of each program on `path` (keys = 0: open and memory only).
+
+    Each is opened alone, then all stay open and take the keys in turns, `block` at a time, so
+    that what the machine is doing meanwhile falls on all of them alike. Before a program's
+    turn, a second passes (the last one's save ends)."""
+    results = {}
+    started = []
     try:
-        opened = read_until(program, lambda: shows(program, "BEGIN the"), program.started + open_timeout)
-        result = {"open_ms": None if opened is None else (opened - program.started) * 1000}
-        if opened is None:
-            result["rss_mb"], result["hwm_mb"] = memory(program.pid) if program.alive() else (None, None)
-            return result
-        # Let the open settle (a first save, a first draw) before typing.
-        read_until(program, lambda: False, time.perf_counter() + 1.0)
-        latencies = []
-        first_bytes = []
-        typed = ""
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        start = time.perf_counter()
-        for index in range(keys):
-            due = start + index * gap_ms / 1000
-            read_until(program, lambda: False, due)
-            letter = letters[index % len(letters)]
-            typed += letter
-            sent = time.perf_counter()
-            program.write(letter.encode())
-            expected = typed[-30:] + "BEGIN"
-            first = []
-            seen = read_until(program, lambda: shows(program, expected), sent + 10, first)
-            latencies.append(None if seen is None else (seen - sent) * 1000)
-            if seen is not None and first:
-                first_bytes.append((first[0] - sent) * 1000)
+        for label, argv in programs:
+            program, result = start(run, argv, path, open_timeout)
+            started.append((label, program))
+            results[label] = result
+            if result["open_ms"] is None:
+                result["rss_mb"], result["hwm_mb"] = memory(program.pid) if program.alive() else (None, None)
+                kill(program)
+        ready = [(label, program) for label, program in started if results[label]["open_ms"] is not None]
+        settle([program for _, program in ready], 1.0)
+        done = 0
+        while done < keys:
+            count = min(block, keys - done)
+            for label, program in ready:
+                type_block(program, results[label], count, gap_ms)
+                settle([other for _, other in ready], 1.0)
+            done += count
         # Let a save that a key started finish, then read the memory.
-        read_until(program, lambda: False, time.perf_counter() + 1.5)
-        result["rss_mb"], result["hwm_mb"] = memory(program.pid)
-        result["keys_ms"] = latencies
-        result["first_ms"] = first_bytes
-        return result
+        settle([program for _, program in ready], 1.5 if keys else 1.0)
+        for label, program in ready:
+            results[label]["rss_mb"], results[label]["hwm_mb"] = memory(program.pid)
+        return results
     finally:
-        kill(program)
+        for _, program in started:
+            kill(program)
 
 
 def main():
@@ -148,14 +186,14 @@ def main():
     parser.add_argument("--size-mb", type=int, default=16)
     parser.add_argument("--big-mb", type=int, default=64, help="0 skips the big file")
     parser.add_argument("--small-kb", type=int, default=1, help="0 skips the 1 KB file")
-    parser.add_argument("--keys", type=int, default=60)
+    parser.add_argument("--keys", type=int, default=300, help="keys typed into each program (in turns of 50)")
     parser.add_argument("--gap-ms", type=float, default=50)
     parser.add_argument("--open-timeout", type=float, default=60)
     args = parser.parse_args()
-    if not 1 <= args.keys <= 60:
-        # The letters go in front of the first line and are looked for with the BEGIN after
-        # them: past 60 or so, the line scrolls sideways and BEGIN leaves the screen.
-        parser.error("--keys must be 1 to 60")
+    if not 1 <= args.keys <= 1000:
+        # 50 letters at a time go in front of BEGIN and are looked for with it, then Enter moves
+        # BEGIN to the next line; past 20 turns the screen scrolls and the first line with it.
+        parser.error("--keys must be 1 to 1000")
 
     lab.check_host("editor_bench.py")
     batons = []
@@ -176,19 +214,18 @@ def main():
         run.lab.up()
         small = os.path.join(run.scratch, f"mixed-{args.size_mb}mb.txt")
         small_bytes = make_file(small, args.size_mb)
-        results = {}
-        for label, argv in programs:
-            results[label] = measure(run, argv, small, args.keys, args.gap_ms, args.open_timeout)
+        results = measure(run, programs, small, args.keys, args.gap_ms, args.open_timeout)
         if args.small_kb:
             tiny = os.path.join(run.scratch, f"mixed-{args.small_kb}kb.txt")
             make_file_of(tiny, args.small_kb * 1000)
-            for label, argv in programs:
-                results[label]["tiny"] = measure(run, argv, tiny, args.keys, args.gap_ms, args.open_timeout)
+            for label, result in measure(run, programs, tiny, args.keys, args.gap_ms, args.open_timeout).items():
+                results[label]["tiny"] = result
         if args.big_mb:
             big = os.path.join(run.scratch, f"mixed-{args.big_mb}mb.txt")
             big_bytes = make_file(big, args.big_mb)
             for label, argv in programs:
-                results[label]["big"] = measure(run, argv, big, 0, args.gap_ms, args.open_timeout)
+                # One at a time: the memory figure is the program's alone.
+                results[label]["big"] = measure(run, [(label, argv)], big, 0, args.gap_ms, args.open_timeout)[label]
         nano_result = results["nano"]
         nano_keys = [k for k in nano_result.get("keys_ms", []) if k is not None]
         nano_p99 = report.percentile(nano_keys, 0.99) if nano_keys else None
