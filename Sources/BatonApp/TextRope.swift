@@ -161,9 +161,14 @@ struct TextRope: Sendable {
 
         let removed = String(line[headEnd..<tailStart])
         // Measured as a whole line, so a combining mark joins the letter an edit puts before it.
-        let changed = String(line[..<headEnd]) + text + line[tailStart...]
+        // Appended piece by piece: `+` of a substring and a string takes the generic path, a
+        // character at a time.
+        var endHead = String(line[..<headEnd])
+        endHead += text
+        var changed = endHead
+        changed += line[tailStart...]
         let measured = Self.lineInfos(of: changed)[0]
-        let endColumn = min((line[..<headEnd] + text).count, measured.characters)
+        let endColumn = min(endHead.count, measured.characters)
 
         var joined = Self.string(blockText, utf8: 0..<lower)
         joined.reserveCapacity(size)
