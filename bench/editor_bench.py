@@ -147,8 +147,9 @@ def type_block(program, result, keys, gap_ms):
 def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
     """Open, keys and memory of each program on `path` (keys = 0: open and memory only).
 
-    Each is opened alone, then all stay open and take the keys in turns, `block` at a time, so
-    that what the machine is doing meanwhile falls on all of them alike. Before a program's
+    Each is opened alone (those opened before it have had a second for what opening started: a
+    first save, a first draw), then all stay open and take the keys in turns, `block` at a time,
+    so that what the machine is doing meanwhile falls on all of them alike. Before a program's
     turn, a second passes (the last one's save ends)."""
     results = {}
     started = []
@@ -160,8 +161,8 @@ def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
             if result["open_ms"] is None:
                 result["rss_mb"], result["hwm_mb"] = memory(program.pid) if program.alive() else (None, None)
                 kill(program)
+            settle([program for _, program in started], 1.0)
         ready = [(label, program) for label, program in started if results[label]["open_ms"] is not None]
-        settle([program for _, program in ready], 1.0)
         done = 0
         while done < keys:
             count = min(block, keys - done)
