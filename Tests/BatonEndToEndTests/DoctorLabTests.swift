@@ -25,7 +25,10 @@ struct DoctorLabTests {
         if environment["BATON_KEY"] == E2E.key { try E2E.giveSharedIdentity(config: home + "/config") }
         let started = Date()
         let result = try Command.run(
-            lab.command(host: host, [baton, "doctor"] + arguments), environment: environment, check: false, timeout: 15)
+            // A bound for a command expected to end, not a target: doctor ends within its own
+            // limits (5 s a firewall tool, the listen), but with the other lab suites running on
+            // two cores one run took over 15 s and printed nothing before it was killed.
+            lab.command(host: host, [baton, "doctor"] + arguments), environment: environment, check: false, timeout: 60)
         return (result, Date().timeIntervalSince(started))
     }
 
