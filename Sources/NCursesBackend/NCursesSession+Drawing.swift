@@ -64,7 +64,7 @@ extension NCursesSession {
         func flush() {
             guard !run.isEmpty else { return }
             let attributes = attributes(for: runStyle)
-            let pair = Int16(runStyle.foreground.map { $0.rawValue + 1 } ?? 0)
+            let pair = Self.colorPair(for: runStyle.foreground)
             // As in `writeCodepoints`: the bottom-right cell can report ERR although written.
             _ = run.withUnsafeBufferPointer { bytes in
                 baton_put_ascii_run(window, Int32(runY), Int32(runX), bytes.baseAddress, Int32(bytes.count), attributes, pair)
@@ -94,7 +94,7 @@ extension NCursesSession {
     private func put(_ cell: Cell, x: Int, y: Int, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) {
         guard x < size.width, y < size.height else { return }
         let attributes = attributes(for: cell.style)
-        let pair = Int16(cell.style.foreground.map { $0.rawValue + 1 } ?? 0)
+        let pair = Self.colorPair(for: cell.style.foreground)
         guard x + cell.width <= size.width else {
             // A wide grapheme cut by a terminal narrower than the frame.
             writeCodepoints([0x20], x: x, y: y, attributes: attributes, pair: pair, window: window)
@@ -201,6 +201,12 @@ extension NCursesSession {
     }
 
     /// The ncurses attribute bits for `style`. Lock held.
+    /// The colour pair `start` made for `color` (one per colour, numbered from 1); 0, the
+    /// terminal's own colours, for none.
+    static func colorPair(for color: TerminalColor?) -> Int16 {
+        Int16(color.map { $0.rawValue + 1 } ?? 0)
+    }
+
     private func attributes(for style: Style) -> attr_t {
         var bits = baton_attr_normal()
         if style.bold { bits |= baton_attr_bold() }

@@ -173,7 +173,7 @@ final class NCursesSession: @unchecked Sendable {
         if baton_has_colors(), start_color() == OK {
             let background: Int16 = use_default_colors() == OK ? -1 : 0
             for color in TerminalColor.allCases {
-                init_pair(Int16(color.rawValue + 1), Int16(color.rawValue), background)
+                init_pair(Self.colorPair(for: color), Int16(color.rawValue), background)
             }
             colorsEnabled = true
         }
