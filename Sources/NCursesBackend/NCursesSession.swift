@@ -165,6 +165,17 @@ final class NCursesSession: @unchecked Sendable {
         leaveok(window, false)
         typeahead(-1)
         set_escdelay(Int32(clamping: escapeDelayMilliseconds))
+
+        // ncurses 6.4 writes its buffer out at every cursor move until the screen has been
+        // left and resumed once (until then it flushes as it would for a low-level terminfo
+        // program): a key's frame went out in three writes, the status bar's first and
+        // the typed letter last. Leaving and resuming here, before anything is drawn, makes
+        // each doupdate one write. The resume restores the modes set above (ncurses keeps them
+        // as the program's) and clears the screen, as the first frame would. It comes before
+        // colours start, so that leaving does not reset the terminal's palette (`oc`).
+        endwin()
+        doupdate()
+
         bracketedPaste = Self.startBracketedPaste(output)
         for (sequence, code) in homeEndKeys where key_defined(sequence) == 0 {
             _ = define_key(sequence, code)

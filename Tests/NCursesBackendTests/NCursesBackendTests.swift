@@ -88,6 +88,27 @@ struct NCursesBackendTests {
         #expect(update.count < 32)
     }
 
+    @Test("A frame's changes rows apart, and the cursor, reach the terminal in one write")
+    func writesAFrameAtOnce() throws {
+        let terminal = try TerminalPipes(writesApart: true)
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("title 1", x: 0, y: 0)
+        frame.put("text", x: 0, y: 5)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 4, y: 5))
+        try #require(terminal.output.wait { bytes, _ in bytes.contains(utf8: "text") })
+        let (bytesBefore, readsBefore) = (terminal.output.bytes.count, terminal.output.reads)
+        // As a typed key changes a frame: the status on the top row, the line, the cursor.
+        frame.put("2", x: 6, y: 0)
+        frame.put("texts", x: 0, y: 5)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 5, y: 5))
+        try #require(terminal.output.wait { bytes, _ in
+            bytes.count > bytesBefore && Array(bytes[bytesBefore...]).contains(utf8: "s")
+        })
+        let update = Array(terminal.output.bytes[bytesBefore...])
+        #expect(update.contains(utf8: "2"))
+        #expect(terminal.output.reads - readsBefore == 1)
+    }
+
     @Test("Changed ASCII goes out in runs, in its own style, around a wide character and a gap")
     func writesASCIIRuns() throws {
         let terminal = try TerminalPipes()

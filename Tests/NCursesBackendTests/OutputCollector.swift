@@ -8,6 +8,7 @@ import Glibc
 final class OutputCollector: @unchecked Sendable {
     private let condition = NSCondition()
     private var collected: [UInt8] = []
+    private var readCount = 0
     private var ended = false
 
     /// Starts reading `fd` until end of file (or EIO, a pty whose other side closed). Takes ownership of `fd`.
@@ -20,6 +21,7 @@ final class OutputCollector: @unchecked Sendable {
                 condition.lock()
                 if count > 0 {
                     collected += buffer[0..<count]
+                    readCount += 1
                 } else {
                     ended = true
                 }
@@ -37,6 +39,14 @@ final class OutputCollector: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return collected
+    }
+
+    /// How many reads brought bytes so far: on a socket of packets (`SOCK_SEQPACKET`), how many
+    /// writes the other side made.
+    var reads: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return readCount
     }
 
     /// Blocks until `predicate(bytes, ended)` holds or `timeout` passes; returns whether it held.

@@ -13,10 +13,17 @@ final class TerminalPipes {
     private let inputReadFD: Int32
 
     /// Type "xterm-256color", locale C.UTF-8, no signal handlers (the test process keeps its own).
-    init(termType: String = "xterm-256color") throws {
+    /// With `writesApart`, the output is a socket of packets instead of a pipe, so that each of
+    /// the backend's writes is one read (`output.reads`).
+    init(termType: String = "xterm-256color", writesApart: Bool = false) throws {
         var input: [Int32] = [-1, -1]
         var out: [Int32] = [-1, -1]
-        guard pipe(&input) == 0, pipe(&out) == 0 else { throw POSIXError(.EMFILE) }
+        guard pipe(&input) == 0 else { throw POSIXError(.EMFILE) }
+        if writesApart {
+            guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &out) == 0 else { throw POSIXError(.EMFILE) }
+        } else {
+            guard pipe(&out) == 0 else { throw POSIXError(.EMFILE) }
+        }
         inputReadFD = input[0]
         inputWriteFD = input[1]
         output = OutputCollector(fd: out[0])
