@@ -79,4 +79,27 @@ struct TextBufferTests {
         buffer.moveRight()
         #expect(buffer.cursorCharacterWidth == 1)  // end of line
     }
+
+    @Test("The cursor's columns are what measuring each character before it gives, also beside marks, tabs and wide characters")
+    func cursorColumnsAgainstCharacters() {
+        // Plain lines, and lines where a mark, tab, wide or control character comes right after
+        // the cursor's character or anywhere before it.
+        let lines = [
+            "", "a", "plain ASCII words", "e\u{301}", "ae\u{301}b", "ab\u{301}", "tab\there", "\tx",
+            "x中y", "中", "cr\rhere", "del\u{7F}x", "👍🏽 ok", "ok 👨‍👩‍👧", "a\u{200D}b", "~ end ~",
+        ]
+        var checked = 0
+        for text in lines {
+            let characters = Array(text)
+            for column in 0...characters.count {
+                let buffer = TextBuffer(text: text, cursor: TextPosition(line: 0, column: column))
+                var start = 0
+                for character in characters[..<column] { start = TextBuffer.advance(from: start, over: character) }
+                let width = column < characters.count ? max(1, TextBuffer.advance(from: start, over: characters[column]) - start) : 1
+                #expect(buffer.cursorColumns == (start, width), "\(text.debugDescription) at \(column)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 80)
+    }
 }
