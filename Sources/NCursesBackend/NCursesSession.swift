@@ -158,6 +158,20 @@ final class NCursesSession: @unchecked Sendable {
         raw()
         noecho()
         nonl()
+
+        // ncurses 6.4 writes its buffer out at every cursor move until the screen has been
+        // left and resumed once (until then it flushes as it would for a low-level terminfo
+        // program): a key's frame went out in three writes, the status bar's first and
+        // the typed letter last. Leaving and resuming here, before anything is drawn, makes
+        // each doupdate one write. The resume restores the terminal modes set above (ncurses
+        // keeps them as the program's) and clears the screen, as the first frame would. It
+        // comes before keypad mode, which leaving turns off and resuming does not turn on
+        // again (ncurses would only at the first key read, so an arrow typed first would come
+        // in the other mode's sequence), and before colours start, so that leaving does not
+        // reset the terminal's palette (`oc`).
+        endwin()
+        doupdate()
+
         keypad(window, true)
         nodelay(window, true)
         meta(window, true)
@@ -165,16 +179,6 @@ final class NCursesSession: @unchecked Sendable {
         leaveok(window, false)
         typeahead(-1)
         set_escdelay(Int32(clamping: escapeDelayMilliseconds))
-
-        // ncurses 6.4 writes its buffer out at every cursor move until the screen has been
-        // left and resumed once (until then it flushes as it would for a low-level terminfo
-        // program): a key's frame went out in three writes, the status bar's first and
-        // the typed letter last. Leaving and resuming here, before anything is drawn, makes
-        // each doupdate one write. The resume restores the modes set above (ncurses keeps them
-        // as the program's) and clears the screen, as the first frame would. It comes before
-        // colours start, so that leaving does not reset the terminal's palette (`oc`).
-        endwin()
-        doupdate()
 
         bracketedPaste = Self.startBracketedPaste(output)
         for (sequence, code) in homeEndKeys where key_defined(sequence) == 0 {

@@ -16,4 +16,11 @@ extension Array where Element == UInt8 {
         guard !needle.isEmpty, needle.count <= count else { return nil }
         return (0...(count - needle.count)).first { Array(self[$0..<($0 + needle.count)]) == needle }
     }
+
+    /// Where `text`'s UTF-8 last starts, or nil.
+    func lastOffset(ofUTF8 text: String) -> Int? {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty, needle.count <= count else { return nil }
+        return (0...(count - needle.count)).last { Array(self[$0..<($0 + needle.count)]) == needle }
+    }
 }

@@ -88,6 +88,21 @@ struct NCursesBackendTests {
         #expect(update.count < 32)
     }
 
+    @Test("Start-up leaves the terminal in keypad mode, so the first key, an arrow, comes as terminfo says")
+    func keypadModeAfterStart() throws {
+        let terminal = try TerminalPipes()
+        // xterm-256color's smkx and rmkx: keys in application mode (kcuu1 is ESC O A), or not.
+        let on = "\u{1B}[?1h\u{1B}=", off = "\u{1B}[?1l\u{1B}>"
+        // A frame drawn after start-up: once it is read, all that start-up wrote has been too.
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("ready", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: nil)
+        try #require(terminal.output.wait { bytes, _ in bytes.contains(utf8: "ready") })
+        let bytes = terminal.output.bytes
+        let lastOn = try #require(bytes.lastOffset(ofUTF8: on))
+        #expect(lastOn > bytes.lastOffset(ofUTF8: off) ?? -1)
+    }
+
     @Test("A frame's changes rows apart, and the cursor, reach the terminal in one write")
     func writesAFrameAtOnce() throws {
         let terminal = try TerminalPipes(writesApart: true)
