@@ -102,14 +102,14 @@ def memory(program):
 
 def program_pid(program):
     """The editor's own process: the pty's child, or under tmux the pane's."""
-    if not getattr(program, "tmux", None):
+    if not program.tmux:
         return program.pid
     listed = subprocess.run(program.tmux + ["list-panes", "-F", "#{pane_pid}"], capture_output=True, text=True)
     return int(listed.stdout.split()[0])
 
 
 def kill(program):
-    if getattr(program, "tmux", None):
+    if program.tmux:
         subprocess.run(program.tmux + ["kill-server"], capture_output=True)
     try:
         os.kill(program.pid, signal.SIGKILL)

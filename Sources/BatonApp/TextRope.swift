@@ -117,14 +117,14 @@ struct TextRope: Sendable {
         // combining mark joins the letter an edit puts before it.
         let lastBreak = text.utf8.lastIndex(of: 10)
         let insertedLines = text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 }
-        let endHead: Substring = lastBreak.map { text[text.utf8.index(after: $0)...] } ?? {
-            // Appended, as in `replaceInLine`: `+` of a substring and a string goes a character at a time.
-            var joined = String(head)
-            joined += text
-            return joined[...]
-        }()
-        let touched = Self.lineInfos(of: String(head) + text + String(tail))
-        let endColumn = min(endHead.count, touched[touched.count - 1].characters)
+        // Appended piece by piece, as in `replaceInLine`: `+` of a substring and a string goes a
+        // character at a time.
+        var changed = String(head)
+        changed += text
+        let endHeadCount = lastBreak.map { text[text.utf8.index(after: $0)...].count } ?? changed.count
+        changed += tail
+        let touched = Self.lineInfos(of: changed)
+        let endColumn = min(endHeadCount, touched[touched.count - 1].characters)
 
         // The blocks from the first touched to the last, made again as one run of lines.
         var joined = String(Self.string(firstText, utf8: 0..<lower))

@@ -200,13 +200,13 @@ extension NCursesSession {
         return pair
     }
 
-    /// The ncurses attribute bits for `style`. Lock held.
     /// The colour pair `start` made for `color` (one per colour, numbered from 1); 0, the
     /// terminal's own colours, for none.
     static func colorPair(for color: TerminalColor?) -> Int16 {
         Int16(color.map { $0.rawValue + 1 } ?? 0)
     }
 
+    /// The ncurses attribute bits for `style`. Lock held.
     private func attributes(for style: Style) -> attr_t {
         var bits = baton_attr_normal()
         if style.bold { bits |= baton_attr_bold() }
