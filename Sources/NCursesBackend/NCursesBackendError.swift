@@ -8,6 +8,8 @@ public enum NCursesBackendError: Error, Equatable, CustomStringConvertible {
     case wakePipeFailed(errno: Int32)
     /// ncurses has no terminfo entry for the terminal type (nil: `$TERM`), or could not set it up.
     case terminalSetupFailed(termType: String?)
+    /// The terminal type has no way to move the cursor to a row and column (`TERM=dumb`).
+    case terminalCannotMoveCursor(termType: String?)
 
     /// A sentence saying what failed and what to do about it.
     public var description: String {
@@ -21,6 +23,9 @@ public enum NCursesBackendError: Error, Equatable, CustomStringConvertible {
         case let .terminalSetupFailed(termType):
             let name = termType.map { "\"\($0)\"" } ?? "named by $TERM"
             return "ncurses could not set up the terminal type \(name); check TERM and that its terminfo entry is installed"
+        case let .terminalCannotMoveCursor(termType):
+            let name = termType.map { "\"\($0)\"" } ?? "named by $TERM"
+            return "the terminal type \(name) cannot move the cursor, which Baton's screen needs; run it in a terminal such as xterm or tmux, with TERM set to that terminal's type (for example TERM=xterm-256color)"
         }
     }
 }

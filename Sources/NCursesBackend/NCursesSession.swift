@@ -153,6 +153,12 @@ final class NCursesSession: @unchecked Sendable {
         guard let created else { throw .terminalSetupFailed(termType: termType) }
         screen = created
         set_term(created)
+        // A terminal that cannot put the cursor at a row and column (TERM=dumb, or an entry
+        // without `cup`) would show only the last line drawn, while keys still changed the text
+        // nobody sees: refused, as an unknown type is.
+        guard Self.terminfoBytes("cup") != nil else {
+            throw .terminalCannotMoveCursor(termType: termType ?? Self.environmentTerm())
+        }
 
         guard let window = baton_stdscr() else { throw .terminalSetupFailed(termType: termType) }
         raw()
@@ -267,6 +273,11 @@ final class NCursesSession: @unchecked Sendable {
     }
 
     /// The bytes of a string capability of the current terminal, or nil. Lock held, screen set.
+    /// `$TERM`, or nil when unset.
+    static func environmentTerm() -> String? {
+        getenv("TERM").map { String(cString: $0) }
+    }
+
     static func terminfoBytes(_ capability: String) -> [UInt8]? {
         guard let value = capability.withCString({ tigetstr($0) }) else { return nil }
         if Int(bitPattern: value) == -1 { return nil }  // not a string capability

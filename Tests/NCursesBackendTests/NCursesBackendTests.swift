@@ -347,6 +347,17 @@ struct NCursesBackendTests {
         #expect(error?.description.contains("no-such-terminal-baton") == true)
     }
 
+    @Test("A terminal type that cannot move the cursor (dumb) is refused with what to do, and leaves no screen behind")
+    func dumbTerminal() throws {
+        let error = #expect(throws: NCursesBackendError.self) {
+            _ = try TerminalPipes(termType: "dumb")
+        }
+        #expect(error == .terminalCannotMoveCursor(termType: "dumb"))
+        // A type that can is still taken after the refusal.
+        let terminal = try TerminalPipes(termType: "xterm-256color")
+        #expect(terminal.backend.size.width > 0)
+    }
+
     #if os(Linux)
     @Test("SIGWINCH resizes: the new size arrives as an event; tiny sizes and mismatched frames do not crash")
     func resizeOnSignal() async throws {
