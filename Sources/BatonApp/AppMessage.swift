@@ -40,8 +40,9 @@ public enum AppMessage: Equatable, Sendable {
     /// works here and publishes nothing until a continued session replaces it.
     case handoffOff(String)
     /// The editor's text was written to `path`.
-    /// `stamp`: the file as written, for the next save to compare with.
-    case fileSaved(path: String, stamp: FileStamp? = nil)
+    /// `stamp`: the file as written, for the next save to compare with; `isReadOnly`: this
+    /// process may not write it now (written anyway, it kept its mode).
+    case fileSaved(path: String, stamp: FileStamp? = nil, isReadOnly: Bool = false)
     /// The editor's text could not be written, and why.
     case fileSaveFailed(String)
     /// The save target exists with other contents: ask before replacing it.

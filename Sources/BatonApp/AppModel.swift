@@ -22,6 +22,9 @@ public struct AppModel: Equatable, Sendable {
     public var handoffOff: String?
     /// A save asked for and not yet answered.
     public var pendingSave: PendingSave?
+    /// Keys and pastes that arrived while a save's outcome was awaited (`isAwaitingSave`), in
+    /// order; applied as soon as the outcome is (see `HeldInput`).
+    public var heldInput: [HeldInput] = []
     /// The time, as of the last tick.
     public var now: Date
     /// Set when the app has asked to quit.
@@ -45,6 +48,12 @@ public struct AppModel: Equatable, Sendable {
         self.now = now
         self.isQuitting = false
         keepCursorVisible()
+    }
+
+    /// Whether a save was asked for and its outcome has not come back yet: it may open a
+    /// question, which the keys typed meanwhile are for.
+    public var isAwaitingSave: Bool {
+        pendingSave != nil && overlay == nil
     }
 
     /// The notice to show at `now`, nil when there is none or it has expired.

@@ -17,6 +17,12 @@ extension BatonApp {
                 undo(&state)
                 return []
             }
+            // Any other Alt-key (the terminal sends Esc and the key) is not a key of this editor:
+            // it types nothing, and the message line says so.
+            if case .character(let character) = key {
+                model.show("Alt-\(character) does nothing here; Alt-U undoes")
+                return []
+            }
         }
         let line = state.buffer.cursor.line
         switch key {

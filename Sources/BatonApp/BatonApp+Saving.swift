@@ -18,12 +18,14 @@ extension BatonApp {
     }
 
     /// The file is written: the editor now belongs to it, and is clean unless edited since.
-    static func fileSaved(path: String, stamp: FileStamp?, _ model: inout AppModel) -> [AppCommand] {
+    static func fileSaved(path: String, stamp: FileStamp?, isReadOnly: Bool = false, _ model: inout AppModel) -> [AppCommand] {
         let pending = model.pendingSave
         model.pendingSave = nil
         if let pending, case .editor(var state) = model.session {
             state.filePath = path
             state.disk = stamp
+            // The title's [read-only] is the saved file's: saved as a file of one's own, it goes.
+            state.isReadOnly = isReadOnly
             state.fileName = FileNames.lastComponent(of: path) ?? path
             state.isDirty = state.buffer.text != pending.text
             model.session = .editor(state)
@@ -42,14 +44,20 @@ extension BatonApp {
 
     /// Another file is at the path, or the editor's file changed on disk: ask before replacing it.
     static func saveNeedsConfirmation(path: String, changedOnDisk: Bool, _ model: inout AppModel) -> [AppCommand] {
-        guard case .editor = model.session else { return [] }
+        guard case .editor = model.session else {
+            model.pendingSave = nil
+            return []
+        }
         model.overlay = .confirm(changedOnDisk ? .fileChangedOnDisk(path: path) : .replaceFile(path: path))
         return []
     }
 
     /// The file at the path is read-only: ask before writing it anyway.
     static func saveReadOnly(path: String, _ model: inout AppModel) -> [AppCommand] {
-        guard case .editor = model.session else { return [] }
+        guard case .editor = model.session else {
+            model.pendingSave = nil
+            return []
+        }
         model.overlay = .confirm(.replaceReadOnlyFile(path: path))
         return []
     }

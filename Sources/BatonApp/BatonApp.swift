@@ -23,9 +23,9 @@ public enum BatonApp {
         var mayPublish = true
         switch message {
         case .key(let key):
-            commands = model.isQuitting ? [] : handleKey(key, &model)
+            commands = take(.key(key), &model)
         case .paste(let text):
-            commands = model.isQuitting ? [] : handlePaste(text, &model)
+            commands = take(.paste(text), &model)
         case .resize(let size):
             model.size = size
             model.keepCursorVisible(afterResize: true)
@@ -65,6 +65,9 @@ public enum BatonApp {
             model.show("Continued from \(PeerText.visible(peerName))")
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             commands = [.startActivity]
+            // Typed while a save of the replaced session was awaited: it goes to the new one,
+            // whose `.startActivity` publishes it as it is after these keys.
+            commands += takeHeldInput(&model)
         case .continueFailed(let reason):
             continueEnded(&model)
             model.show("Could not continue: \(reason)", kind: .problem)
@@ -78,14 +81,18 @@ public enum BatonApp {
         case .handoffOff(let reason):
             model.handoffOff = reason
             commands = []
-        case .fileSaved(let path, let stamp):
-            commands = fileSaved(path: path, stamp: stamp, &model)
+        case .fileSaved(let path, let stamp, let isReadOnly):
+            commands = fileSaved(path: path, stamp: stamp, isReadOnly: isReadOnly, &model)
+            commands += takeHeldInput(&model)
         case .fileSaveFailed(let reason):
             commands = fileSaveFailed(reason: reason, &model)
+            commands += takeHeldInput(&model)
         case .saveNeedsConfirmation(let path, let changedOnDisk):
             commands = saveNeedsConfirmation(path: path, changedOnDisk: changedOnDisk, &model)
+            commands += takeHeldInput(&model)
         case .saveReadOnly(let path):
             commands = saveReadOnly(path: path, &model)
+            commands += takeHeldInput(&model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
         case .clipboard(let lines):
@@ -101,6 +108,37 @@ public enum BatonApp {
         model.keepCursorVisible()
         if mayPublish, !model.isQuitting, let before, model.handoffOff == nil, PublishedState(model.session) != before {
             commands.insert(.publish, at: 0)
+        }
+        return commands
+    }
+
+    /// A key or a paste: held while a save's outcome is awaited, else handled now.
+    static func take(_ input: HeldInput, _ model: inout AppModel) -> [AppCommand] {
+        if model.isQuitting { return [] }
+        if model.isAwaitingSave || !model.heldInput.isEmpty {
+            model.heldInput.append(input)
+            return []
+        }
+        return handle(input, &model)
+    }
+
+    static func handle(_ input: HeldInput, _ model: inout AppModel) -> [AppCommand] {
+        switch input {
+        case .key(let key): handleKey(key, &model)
+        case .paste(let text): handlePaste(text, &model)
+        }
+    }
+
+    /// Applies the input held while a save's outcome was awaited, in order, now that it came;
+    /// stops where one of them asks for another save (the rest wait for that one's outcome).
+    static func takeHeldInput(_ model: inout AppModel) -> [AppCommand] {
+        var commands: [AppCommand] = []
+        while !model.heldInput.isEmpty, !model.isAwaitingSave {
+            if model.isQuitting {
+                model.heldInput.removeAll()
+                break
+            }
+            commands += handle(model.heldInput.removeFirst(), &model)
         }
         return commands
     }

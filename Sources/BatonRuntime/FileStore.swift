@@ -96,7 +96,7 @@ public struct FileStore: Sendable {
             let file = try RegularFile(openingForReading: path)
             bytes = try file.readAll(limit: sizeLimit)
             status = file.status
-            readOnly = file.permissions & 0o222 == 0 || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0
+            readOnly = Self.isReadOnly(path: path, permissions: file.permissions)
         } catch .missing {
             return nil
         } catch {
@@ -140,7 +140,13 @@ public struct FileStore: Sendable {
             throw Failure(description: "Cannot save \(path): \(folder) is not a folder.")
         }
         let exists = lstat(target, &info) == 0
-        if !replaceExisting, exists, info.st_mode & 0o222 == 0 || faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) != 0 {
+        if !replaceExisting, exists, Self.isReadOnly(path: target, permissions: info.st_mode & 0o7777) {
+            // Asked about only when writing it anyway can work: the file is replaced by a new one
+            // in its folder, which needs that folder to be writable (and, in a sticky folder
+            // such as /tmp, the file or the folder to be this user's).
+            guard Self.mayReplace(target, info, folder: folder, folderInfo) else {
+                throw Failure(description: "Cannot save \(path): it is read-only and not yours to change, and \(folder) may not be written either; save a copy with Ctrl-O.")
+            }
             return .readOnly
         }
         if !replaceExisting, try !isAbsentOrHolds(bytes, target: target, path: path) {
@@ -160,6 +166,30 @@ public struct FileStore: Sendable {
             throw Failure(description: "Cannot save \(path): \(error.reason).")
         }
         return .saved
+    }
+
+    /// Whether this process may not write the file at `path` now (see `FileStore`).
+    public func isReadOnly(path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return Self.isReadOnly(path: path, permissions: info.st_mode & 0o7777)
+    }
+
+    static func isReadOnly(path: String, permissions: mode_t) -> Bool {
+        permissions & 0o222 == 0 || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0
+    }
+
+    /// Whether the read-only file `target` can be replaced anyway: a new file made in its
+    /// folder and renamed over it (the folder writable and searchable by this process; in a
+    /// sticky folder, the file or the folder this user's, or root), or failing that written in
+    /// place (the file writable by this process, its mode bits notwithstanding, as for root).
+    static func mayReplace(_ target: String, _ info: stat, folder: String, _ folderInfo: stat) -> Bool {
+        let user = geteuid()
+        if faccessat(AT_FDCWD, folder, W_OK | X_OK, AT_EACCESS) == 0 {
+            let sticky = folderInfo.st_mode & S_ISVTX != 0
+            if !sticky || user == 0 || info.st_uid == user || folderInfo.st_uid == user { return true }
+        }
+        return faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) == 0
     }
 
     /// Whether nothing is at `target` or it holds exactly `bytes`; compared without reading a

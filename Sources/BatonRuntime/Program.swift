@@ -84,12 +84,6 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     let inbox: Inbox
     /// The loop is iterating the inbox (from its start until the model quits).
     private var loopRunning = false
-    /// Keys (and pastes) the input task has posted, and how many of them the loop has taken.
-    private var keysPosted = 0
-    private var keysTaken = 0
-    /// While a question shows: the keys posted before it was drawn, which must not answer it
-    /// (typed before anyone could read it). See `takeKey`.
-    private var keysBeforeQuestion: Int?
     /// A `.publish` the loop is holding until what is waiting has been applied: one save
     /// request per burst of input, however many keys it holds.
     private var publishDue = false
@@ -152,6 +146,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// `.continued` of a session continued at launch, whose `.startActivity` then publishes it).
     public func run(opening: [AppMessage] = []) async {
         center.applicationDelegate = self
+        if let recovery, case .editor(let editor) = model.session, editor.isDirty {
+            // A buffer opened from a recovery copy: that copy is this program's now, to be
+            // replaced as the text changes and removed by a save, even one that comes before
+            // this program has written a copy of its own.
+            recoveryWritten = recovery.location(for: editor.filePath.map(RecoveryStore.absolute))
+        }
         if let lines = clipboardLines() { handle(.clipboard(lines)) }
         for message in opening { handle(message) }
         if activity == nil, model.handoffOff == nil { startActivity() }
@@ -174,13 +174,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The loop's work for one message: update, commands, and a flush once nothing more waits
     /// (`waiting`: messages still to come after this one). False when the model quits.
     private func take(_ message: AppMessage, thenWaiting waiting: Int) -> Bool {
-        if isKeyLike(message) {
-            keysTaken += 1
-            lastInputAt = .now
-        }
-        if let keysBeforeQuestion, keysTaken <= keysBeforeQuestion, isKeyLike(message), isAsking {
-            return true  // typed before the question was on screen: not an answer
-        }
+        // A key typed right behind the one that opened a question answers it, however fast it
+        // came (a typist ahead of the screen, ssh, a paste): keys are never dropped.
+        if isKeyLike(message) { lastInputAt = .now }
         if case .inputClosed = message {
             writeRecoveryNow()
             keepRecoveryOnQuit = true
@@ -190,7 +186,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         if model.isQuitting { return false }
         appliedSinceDrawing += 1
         if !unseen() { drawDue = true }
-        if waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing || isAsking && keysBeforeQuestion == nil {
+        if waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing {
             flush()
         }
         return true
@@ -212,7 +208,6 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             apply(.tick(Date()), deferPublish: deferPublish)
         }
         let commands = BatonApp.update(&model, message)
-        if !isAsking { keysBeforeQuestion = nil }
         for command in commands {
             if deferPublish, command == .publish {
                 publishDue = true
@@ -222,15 +217,13 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
     }
 
-    /// Performs the held `.publish` and draws. A question drawn for the first time remembers
-    /// the keys posted by then: those were typed before it showed.
+    /// Performs the held `.publish` and draws.
     ///
     /// The draw comes first: the save the publish asks for (its hooks, and for a small state its
     /// encoding, sealing and signing) runs after the key is on the screen.
     private func flush() {
         appliedSinceDrawing = 0
         if drawDue { render() }
-        if isAsking, keysBeforeQuestion == nil { keysBeforeQuestion = keysPosted }
         if isTypingIntoLargeBuffer {
             if publishDue { publishHeld = true }
             publishDue = false
@@ -432,12 +425,6 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         recoveryWritten = nil
     }
 
-    /// Whether a y/n question is on the screen (or about to be, at the next draw).
-    private var isAsking: Bool {
-        if case .confirm = model.overlay { return true }
-        return false
-    }
-
     private func isKeyLike(_ message: AppMessage) -> Bool {
         switch message {
         case .key, .paste: true
@@ -459,9 +446,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Posts a batch of input behind what waits in the inbox.
     private func post(_ batch: [TerminalEvent]) {
         for event in batch {
-            let message = Self.message(for: event)
-            if isKeyLike(message) { keysPosted += 1 }
-            inbox.yield(message)
+            inbox.yield(Self.message(for: event))
         }
     }
 
@@ -474,10 +459,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             post(batch)
             return
         }
-        // The whole batch counts as posted before any of it is taken, as when it goes through
-        // the inbox: keys typed before a question showed are not its answer.
         let messages = batch.map(Self.message(for:))
-        keysPosted += messages.count(where: isKeyLike)
         for (index, message) in messages.enumerated() {
             guard take(message, thenWaiting: messages.count - index - 1 + inbox.waiting) else {
                 inbox.finish()  // quitting: the loop ends, and stops the program
@@ -627,7 +609,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .saveFile(let path, let text, let replace, let expecting):
             do {
                 switch try files.save(path: path, text: text, replaceExisting: replace, expecting: expecting) {
-                case .saved: inbox.yield(.fileSaved(path: path, stamp: files.stamp(path: path)))
+                case .saved:
+                    inbox.yield(.fileSaved(path: path, stamp: files.stamp(path: path), isReadOnly: files.isReadOnly(path: path)))
                 case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
                 case .readOnly: inbox.yield(.saveReadOnly(path: path))
                 case .changedOnDisk: inbox.yield(.saveNeedsConfirmation(path: path, changedOnDisk: true))

@@ -24,6 +24,63 @@ struct SavingTests {
         #expect(model.editorState.isDirty)
     }
 
+    @Test("Keys typed before a save's outcome wait for it: a y answers the read-only question instead of being typed")
+    func keysWaitForTheSaveOutcome() {
+        var model = Fixtures.editor("hello", filePath: "locked.txt", isDirty: true)
+        #expect(model.press(.control("s")) == [.saveFile(path: "locked.txt", text: "hello", replaceExisting: false)])
+        #expect(model.isAwaitingSave)
+        #expect(model.press(.character("y")) == [])
+        #expect(model.type("!") == [])
+        #expect(model.editorState.buffer.text == "hello", "a key typed before the outcome changed the text")
+        #expect(model.heldInput == [.key(.character("y")), .key(.character("!"))])
+        // The outcome opens the question; the held y answers it, and the ! waits for that save.
+        #expect(model.send(.saveReadOnly(path: "locked.txt")) == [.saveFile(path: "locked.txt", text: "hello", replaceExisting: true)])
+        #expect(model.overlay == nil)
+        #expect(model.heldInput == [.key(.character("!"))])
+        #expect(model.send(.fileSaved(path: "locked.txt", isReadOnly: true)) == [.publish])
+        #expect(model.editorState.buffer.text == "!hello")
+        #expect(model.heldInput.isEmpty)
+        #expect(!model.isAwaitingSave)
+    }
+
+    @Test("A paste and an n held behind Ctrl-S: the n declines the replace question, the paste is text after it")
+    func heldPasteAndDecline() {
+        var model = Fixtures.editor("hello", filePath: "notes.txt", isDirty: true)
+        model.press(.control("s"))
+        model.press(.character("n"))
+        model.send(.paste("pasted "))
+        model.send(.saveNeedsConfirmation(path: "notes.txt"))
+        #expect(model.overlay == nil)
+        #expect(model.pendingSave == nil)
+        #expect(model.editorState.buffer.text == "pasted hello")
+        #expect(model.editorState.isDirty)
+    }
+
+    @Test("A failed save lets the held keys through as text")
+    func heldKeysAfterAFailure() {
+        var model = Fixtures.editor("hello", filePath: "notes.txt", isDirty: true)
+        model.press(.control("s"))
+        model.type("ab")
+        #expect(model.send(.fileSaveFailed("Cannot save notes.txt: No space left on device.")) == [.publish])
+        #expect(model.editorState.buffer.text == "abhello")
+        #expect(model.notice?.kind == .problem)
+    }
+
+    @Test("Saved as a file of one's own, a read-only buffer's title drops [read-only]; written anyway, it keeps it")
+    func readOnlyMarkFollowsTheFile() {
+        var model = Fixtures.model(.editor(EditorState(text: "x", filePath: "locked.txt", isReadOnly: true)), width: 60)
+        #expect(model.screen.joined().contains("[read-only]"))
+        model.press(.control("o"))
+        model.type("mine.txt")
+        model.press(.enter)
+        model.send(.fileSaved(path: "mine.txt", isReadOnly: false))
+        #expect(!model.editorState.isReadOnly)
+        #expect(!model.screen.joined().contains("[read-only]"))
+        model.press(.control("s"))
+        model.send(.fileSaved(path: "mine.txt", isReadOnly: true))
+        #expect(model.screen.joined().contains("[read-only]"))
+    }
+
     @Test("Ctrl-S without a name opens Save as; Enter saves and names the buffer, which publishes")
     func saveAs() {
         var model = Fixtures.editor("draft", isDirty: true)

@@ -71,9 +71,26 @@ struct UndoTests {
         #expect(model.editorState.buffer.cursor == TextPosition(line: 0, column: 2))
         model.press(.control("z"))
         #expect(model.editorState.buffer.text == "")
-        // Esc followed by another key is that key.
-        model.press(.escape, .character("q"))
-        #expect(model.editorState.buffer.text == "q")
+        // Esc followed by a key that is not a character is that key (a character after it is an
+        // Alt-key: see unknownAltKeys).
+        model.press(.escape, .enter)
+        #expect(model.editorState.buffer.text == "\n")
+    }
+
+    @Test("An Alt-key the editor does not know (Esc and the key) types nothing and says so; Alt-U still undoes")
+    func unknownAltKeys() {
+        var model = Fixtures.editor("abc", cursor: TextPosition(line: 0, column: 3))
+        for character in ["/", "x", "é", "1"] as [Character] {
+            #expect(model.press(.escape, .character(character)) == [], "Alt-\(character) asked for something")
+            #expect(model.editorState.buffer.text == "abc", "Alt-\(character) was typed")
+            #expect(model.notice?.text == "Alt-\(character) does nothing here; Alt-U undoes")
+        }
+        #expect(!model.editorState.isDirty)
+        // The key after is typed as usual.
+        model.type("d")
+        #expect(model.editorState.buffer.text == "abcd")
+        model.press(.escape, .character("u"))
+        #expect(model.editorState.buffer.text == "abc")
     }
 
     @Test("Typing across lines with Enter is one step, and a new edit drops what could be redone")

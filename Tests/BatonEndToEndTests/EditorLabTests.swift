@@ -148,6 +148,79 @@ extension LabFaultTests {
             }
         }
 
+        @Test("The answer in the same send-keys as the key that asks: C-s y writes a read-only file, C-q n quits unsaved; nothing is typed")
+        func answerInTheSameBurst() throws {
+            try Stage.run(hosts: 1) { stage in
+                let folder = try EditorFolder(stage)
+                try Data("locked line\n".utf8).write(to: URL(fileURLWithPath: folder.path("locked.txt")))
+                #expect(chmod(folder.path("locked.txt"), 0o444) == 0)
+                let a = try folder.edit("a", "locked.txt")
+                try a.waitForScreen(containing: "[read-only]")
+                try a.type("new ")
+                try a.waitForScreen("a's first line to be new locked line") { $0.count > 1 && $0[1] == "new locked line" }
+                try a.press("C-s", "y")
+                try a.waitForScreen("a saved (no [+])") { $0.first.map { !$0.contains("[+]") } ?? false }
+                #expect(folder.file("locked.txt") == "new locked line\n", "C-s y did not write the read-only file")
+                let screen = try a.capture()
+                #expect(screen.count > 1 && screen[1] == "new locked line", "the y was typed:\n\(a.screenDump())")
+
+                try a.type("more ")
+                try a.waitForScreen(containing: "[+]")
+                try a.press("C-q", "n")
+                #expect(try a.waitForExit() == 0)
+                #expect(folder.file("locked.txt") == "new locked line\n", "C-q n saved")
+            }
+        }
+
+        @Test("Recovered after kill -9, then Ctrl-S at once: the file is right and the copy is gone")
+        func saveRightAfterRecovering() throws {
+            try Stage.run(hosts: 1) { stage in
+                let folder = try EditorFolder(stage)
+                let a = try folder.edit("a", "f.txt")
+                try a.waitForScreen(containing: "line 1 of the file")
+                try a.type("typed ")
+                try Wait.until("a recovery copy", timeout: 5) { !folder.copies().isEmpty }
+                try a.kill(SIGKILL)
+                _ = try a.waitForExit()
+
+                let b = try folder.edit("b", "f.txt")
+                try b.waitForScreen("the recovery question") { $0.contains { $0.contains("Recover unsaved changes from") } }
+                try b.type("y")
+                try b.press("Enter", "C-s")
+                try b.waitForScreen("b saved (no [+])") { $0.count > 1 && $0[1] == "typed line 1 of the file" && !$0[0].contains("[+]") }
+                #expect(folder.file("f.txt") == "typed " + EditorFolder.original)
+                try Wait.until("the recovery copy removed", timeout: 5) { folder.copies().isEmpty }
+                try b.press("C-q")
+                _ = try b.waitForExit()
+                #expect(folder.copies().isEmpty, "a saved buffer left \(folder.copies())")
+            }
+        }
+
+        @Test("Alt-/ and other unknown Alt-keys from tmux type nothing and say so; TERM=dumb is refused before the screen starts")
+        func unknownAltKeysAndDumbTerminal() throws {
+            try Stage.run(hosts: 1) { stage in
+                let folder = try EditorFolder(stage)
+                let a = try folder.edit("a", "f.txt")
+                try a.waitForScreen(containing: "line 1 of the file")
+                try a.press("M-/")
+                try a.waitForScreen(containing: "Alt-/ does nothing here")
+                try a.press("M-x", "M-1")
+                try a.type("!")
+                let screen = try a.waitForScreen("a's first line to start with !") { $0.count > 1 && $0[1].hasPrefix("!") }
+                #expect(screen[1] == "!line 1 of the file", "an Alt-key typed its character:\n\(a.screenDump())")
+
+                let dumb = try stage.tmux.start(
+                    "dumb", namespace: stage.lab.namespace(host: 1),
+                    command: [stage.baton, "edit", "f.txt"],
+                    environment: ["XDG_STATE_HOME": folder.path("state"), "TERM": "dumb"], workingDirectory: folder.root)
+                #expect(try dumb.waitForExit() == 1)
+                // Joined as the pane wrapped it: a line may break inside a word.
+                let said = try dumb.capture().joined()
+                #expect(said.contains("\"dumb\"") && said.contains("TERM"), "\(dumb.screenDump())")
+                #expect(folder.file("f.txt") == EditorFolder.original)
+            }
+        }
+
         /// Types into `baton edit f.txt`, optionally waits for the recovery copy, sends `signal`,
         /// then opens f.txt again: the question is asked, `y` brings the typed text back.
         private func recovers(waitForCopy: Bool, signal: Int32) throws {

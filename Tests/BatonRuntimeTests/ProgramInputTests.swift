@@ -44,19 +44,45 @@ struct ProgramInputTests {
         await p.stop()
     }
 
-    @Test("A key queued behind the one that opens a question is not its answer: it was typed before the question showed")
-    func noAnswerBeforeTheQuestion() async throws {
+    @Test("A key in the same burst as the one that opens a question answers it: nothing is typed into the text")
+    func answerInTheSameBurst() async throws {
         let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
         try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         p.backend.send(text: "draft")
         try await p.backend.waitForScreen(containing: "draft", timeout: .seconds(60))
-        // Ctrl-Q asks (unsaved changes); the n behind it in the same read would quit without saving.
-        p.backend.send(keys: [.control("q"), .character("n")])
-        try await p.backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(60))
-        p.backend.send(.character("c"))
-        try await p.backend.waitUntil("the question gone") { !$0.contains("Unsaved changes") }
+        // Ctrl-Q asks (unsaved changes); the c behind it in the same read cancels the question.
+        p.backend.send(keys: [.control("q"), .character("c")])
+        try await p.backend.waitUntil("the question answered") { !$0.contains("Unsaved changes") && $0.contains("draft") }
         #expect(!p.program.model.isQuitting)
         #expect(Self.editor(p.program)?.buffer.text == "draft")
+        #expect(p.program.model.overlay == nil)
+        // And an n in the same burst quits without saving, as it would typed a second later.
+        p.backend.send(keys: [.control("q"), .character("n")])
+        #expect(await waitUntil(timeout: .seconds(60)) { p.program.model.isQuitting })
+        await p.stop()
+    }
+
+    @Test("Ctrl-S and y in one burst on a read-only file: the y answers the question the save asks, and the file is written")
+    func saveAnswerInTheSameBurst() async throws {
+        let folder = NSTemporaryDirectory() + "baton-burst-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/locked.txt"
+        try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        let opened = try #require(try FileStore().open(path: path))
+        #expect(opened.isReadOnly)
+        let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(
+            text: opened.text, filePath: path, isReadOnly: true, disk: opened.stamp)))
+        try await p.backend.waitForScreen(containing: "locked.txt", timeout: .seconds(60))
+        p.backend.send(text: "new ")
+        try await p.backend.waitForScreen(containing: "new old", timeout: .seconds(60))
+        p.backend.send(keys: [.control("s"), .character("y"), .character("!")])
+        try await p.backend.waitForScreen(containing: "Saved", timeout: .seconds(60))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new old\n")
+        // The y was the answer; the ! after it is text again, typed once the save was done.
+        try await p.backend.waitForScreen(containing: "new !old", timeout: .seconds(60))
+        #expect(Self.editor(p.program)?.buffer.text == "new !old\n")
         #expect(p.program.model.overlay == nil)
         await p.stop()
     }

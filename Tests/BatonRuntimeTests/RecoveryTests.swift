@@ -106,6 +106,34 @@ struct RecoveryTests {
         await center.shutdown()
     }
 
+    @Test("A buffer recovered from a copy and saved at once, before any copy of its own: the save removes the copy")
+    func saveRightAfterRecoveringRemovesTheCopy() async throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = RecoveryStore(folder: root + "/recovery")
+        let path = root + "/notes.txt"
+        try "one\n".write(toFile: path, atomically: false, encoding: .utf8)
+        // What a baton killed with -9 left behind.
+        try store.write(RecoveryStore.Copy(path: path, name: "notes.txt", savedAt: Date(), text: "one\nunsaved\n"))
+        let opened = try #require(try FileStore().open(path: path))
+        let center = TestPeer.center(InMemoryNetwork(), "alice@a")
+        let backend = TestBackend(width: 48, height: 14)
+        let program = Program(
+            backend: backend, center: center,
+            session: .editor(EditorState(buffer: TextBuffer(text: "one\nunsaved\n"), filePath: path, isDirty: true, disk: opened.stamp)),
+            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
+        let run = Task { @MainActor in await program.run() }
+        try await backend.waitForScreen(containing: "unsaved", timeout: .seconds(60))
+        backend.send(.control("s"))
+        try await backend.waitForScreen(containing: "Saved", timeout: .seconds(60))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "one\nunsaved\n")
+        #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path) == nil }, "the saved buffer's old copy is still offered")
+        backend.endInput()
+        await run.value
+        #expect(store.all().isEmpty)
+        await center.shutdown()
+    }
+
     @Test("When the terminal goes away the copy is written at once and kept")
     func inputClosedKeepsTheCopy() async throws {
         let root = try temporaryFolder()
