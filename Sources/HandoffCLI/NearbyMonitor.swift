@@ -103,7 +103,8 @@ public final class NearbyMonitor {
                 + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: " ") + ")"))
         case .json:
             var rejected: [String: PropertyListValue] = [:]
-            for reason in RejectionReason.allCases { rejected[reason.rawValue] = .integer(stats[reason]) }
+            // `wrongSource` is version 2's (docs/PROTOCOL.md, section 14, item 34): nothing counts it.
+            for reason in RejectionReason.allCases where reason != .wrongSource { rejected[reason.rawValue] = .integer(stats[reason]) }
             let line: PropertyListValue = .dictionary([
                 "event": "statistics", "time": .date(Date()), "accepted": .integer(stats.accepted),
                 "own": .integer(stats.own), "duplicate": .integer(stats.duplicate),
