@@ -39,7 +39,7 @@ extension ActivityCenter {
                 throw error
             }
         }
-        perform(core.send(.continued(activityID: record.activityID, peer: configuration.peer), now: clock.now))
+        perform(core.send(.continued(activityID: record.activityID, peer: configuration.peer), now: clock.date))
         return activity
     }
 
@@ -76,7 +76,7 @@ extension ActivityCenter {
         if let delegate = applicationDelegate, !delegate.willContinue(activityType: type) {
             throw HandoffError.declined(type: type)
         }
-        if record.isExpired(at: clock.now), let at = record.expiresAt { throw HandoffError.expired(type: type, at: at) }
+        if record.isExpired(at: clock.date), let at = record.expiresAt { throw HandoffError.expired(type: type, at: at) }
     }
 
     /// The whole record fits its declared type's schema and has its required keys.
@@ -118,7 +118,7 @@ extension ActivityCenter {
     /// Asks every peer with a current activity (of these types, when given) to announce it now.
     public func query(types: [String]? = nil) {
         start()
-        perform(core.send(.query(types: types), now: clock.now))
+        perform(core.send(.query(types: types), now: clock.date))
     }
 
     /// Sends QUERY and waits for the newest nearby activity that matches, or nil after `timeout`.
@@ -127,7 +127,7 @@ extension ActivityCenter {
         start()
         return await withCheckedContinuation { continuation in
             let id = beginFind(continuation)
-            perform(core.find(id, type: type, from: peer, timeout: timeout, now: clock.now))
+            perform(core.find(id, type: type, from: peer, timeout: timeout, now: clock.date))
             reschedule()
         }
     }

@@ -14,7 +14,7 @@ extension ActivityCenter {
         timerDeadline = next
         let clock = clock
         timer = Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
+            do { try await clock.sleep(untilDate: next) } catch { return }
             guard let self, self.timerGeneration == generation else { return }
             self.timer = nil
             self.timerDeadline = nil
@@ -25,7 +25,7 @@ extension ActivityCenter {
     /// The timer fired: take in what arrived (repeats still queued may keep an activity
     /// alive), then let the core do what is due.
     func fire() {
-        let now = clock.now
+        let now = clock.date
         if let due = absorbDue, due <= now { absorbReceived() }
         perform(core.tick(now: now))
         reschedule()

@@ -143,11 +143,11 @@ public final class ActivityCenter {
         transport.start(
             TransportHandler(
                 deliver: { [weak self] datagram in
-                    let offered = gate.check(datagram, now: clock.now)
+                    let offered = gate.check(datagram, now: clock.date)
                     switch offered.wake {
                     case .now: Task { @MainActor [weak self] in self?.absorbReceived() }
                     case .soon: Task { @MainActor [weak self] in self?.absorbSoon() }
-                    case .at(let deadline): clock.onMainActor(at: deadline) { [weak self] in self?.absorbReceived() }
+                    case .at(let deadline): clock.onMainActor(atDate: deadline) { [weak self] in self?.absorbReceived() }
                     case nil: break
                     }
                     return offered.accepted ? .accepted : .notAccepted
@@ -158,7 +158,7 @@ public final class ActivityCenter {
                 statusChanged: { [weak self] status in
                     Task { @MainActor [weak self] in self?.transportChanged(status) }
                 }))
-        core.start(now: clock.now, devices: devicesMessages())
+        core.start(now: clock.date, devices: devicesMessages())
         reschedule()
     }
 
@@ -166,7 +166,7 @@ public final class ActivityCenter {
     public func shutdown() async {
         guard !isShutDown else { return }
         if let current = currentActivity { resign(current) }
-        perform(core.shutdown(now: clock.now))
+        perform(core.shutdown(now: clock.date))
         isShutDown = true
         timer?.cancel()
         timer = nil
@@ -191,7 +191,7 @@ public final class ActivityCenter {
 
     /// Nearby activities of types this program declares, newest first.
     public var continuable: [NearbyActivity] {
-        let now = clock.now
+        let now = clock.date
         return directory.activities.filter { registry.isDeclared($0.record.activityType) && !$0.record.isExpired(at: now) }
     }
 
@@ -201,7 +201,7 @@ public final class ActivityCenter {
     /// as accepted, own, or rejected by reason. (A started center receives from its transport
     /// by itself; this is for datagrams from elsewhere, and for tests.)
     public func receive(_ datagram: ReceivedDatagram, now: Date? = nil) {
-        _ = gate.offer(datagram, now: now ?? clock.now)
+        _ = gate.offer(datagram, now: now ?? clock.date)
         absorbReceived()
     }
 
@@ -215,7 +215,7 @@ public final class ActivityCenter {
     /// Takes everything the gate has queued into the core.
     func absorbReceived() {
         absorbDue = nil
-        let batch = gate.take(now: clock.now)
+        let batch = gate.take(now: clock.date)
         guard !batch.isEmpty else { return }
         if !batch.otherKeySources.isEmpty {
             logger.notice("datagrams under another group key from \(batch.otherKeySources.joined(separator: ", "))")
@@ -225,14 +225,14 @@ public final class ActivityCenter {
             logger.notice("protocol 1 or 2 datagrams from \(batch.oldProtocolSources.joined(separator: ", "))")
             emit(.oldProtocolHeard(sources: batch.oldProtocolSources))
         }
-        perform(core.receive(batch, now: clock.now))
+        perform(core.receive(batch, now: clock.date))
         reschedule()
     }
 
     /// Plain repeats are queued: take them in within `ReceiveGate.lazyDelay`.
     private func absorbSoon() {
         guard absorbDue == nil, !isShutDown else { return }
-        absorbDue = clock.now.addingTimeInterval(ReceiveGate.lazyDelay.seconds)
+        absorbDue = clock.date.addingTimeInterval(ReceiveGate.lazyDelay.seconds)
         reschedule()
     }
 
@@ -305,7 +305,7 @@ public final class ActivityCenter {
             } else if digest != membership.digest, membership.device(for: sender.tag) != nil {
                 // Answered for listed devices only: one that is not listed (a removed one among
                 // them) could otherwise keep two peers answering each other every second.
-                perform(core.devicesDiffer(now: clock.now))
+                perform(core.devicesDiffer(now: clock.date))
                 reschedule()
             }
         }
@@ -314,7 +314,7 @@ public final class ActivityCenter {
     /// Sends the statements kept again and tells the program, after statements heard (or
     /// given by `membershipChangedElsewhere`) changed the list or the keys.
     private func membershipChanged(_ change: Membership.Change) {
-        perform(core.devicesChanged(devicesMessages(), now: clock.now))
+        perform(core.devicesChanged(devicesMessages(), now: clock.date))
         reschedule()
         emit(.membershipChanged(change))
     }
@@ -324,7 +324,7 @@ public final class ActivityCenter {
     /// `Membership.replace`; its statements go out again at once.
     public func membershipReplaced() {
         guard !isShutDown else { return }
-        perform(core.devicesChanged(devicesMessages(), now: clock.now))
+        perform(core.devicesChanged(devicesMessages(), now: clock.date))
         reschedule()
     }
 
@@ -341,13 +341,13 @@ public final class ActivityCenter {
     @discardableResult
     public func sendStore(_ message: StoreMessage) -> Bool {
         guard isStarted, !isShutDown else { return false }
-        perform(core.send(.store(message), now: clock.now))
+        perform(core.send(.store(message), now: clock.date))
         return true
     }
 
     /// The DEVICES messages for every statement kept, under this peer's datagram limit.
     private func devicesMessages() -> [HandoffMessage] {
-        membership.devicesMessages(limit: configuration.maximumDatagramSize, sentAt: clock.now)
+        membership.devicesMessages(limit: configuration.maximumDatagramSize, sentAt: clock.date)
     }
 
     /// Seals and sends one message. DEVICES go out under the previous group key too, with the

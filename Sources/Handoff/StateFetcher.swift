@@ -89,7 +89,7 @@ public struct StateFetcher: Sendable {
             }
             if withoutProgress > 0, let delay = limits.backoff[safe: withoutProgress - 1] ?? limits.backoff.last, delay > .zero {
                 do {
-                    try await clock.sleep(until: clock.now.addingTimeInterval(delay.seconds))
+                    try await clock.sleep(for: delay)
                 } catch {
                     throw .cancelled
                 }
@@ -174,7 +174,7 @@ public struct StateFetcher: Sendable {
         _ timeout: Duration, _ timeoutReason: String, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws(StreamFailure) -> Value {
         let clock = clock
-        let deadline = clock.now.addingTimeInterval(timeout.seconds)
+        let deadline = clock.now.advanced(by: timeout)
         let outcome: Raced<Value>
         do {
             outcome = try await withThrowingTaskGroup(of: Raced<Value>.self) { group in

@@ -103,7 +103,7 @@ public final class StoreSync {
 
     private var nowSource: @Sendable () -> Date {
         let clock = center.clock
-        return { clock.now }
+        return { clock.date }
     }
 
     private func attach(_ store: KeyValueStore) {
@@ -126,7 +126,7 @@ public final class StoreSync {
     /// Sends every store's digests, and again every 27–33 s. Call once the center has started.
     public func start() {
         guard startedAt == nil else { return }
-        startedAt = center.clock.now
+        startedAt = center.clock.date
         for store in stores.values { sendDigests(of: store) }
         schedulePeriodic()
         if folder != nil { watchFiles() }
@@ -138,7 +138,7 @@ public final class StoreSync {
         let clock = center.clock
         watcher = Task { @MainActor [weak self] in
             while !Task.isCancelled {
-                do { try await clock.sleep(until: clock.now.addingTimeInterval(Self.fileCheckInterval)) } catch { return }
+                do { try await clock.sleep(untilDate: clock.date.addingTimeInterval(Self.fileCheckInterval)) } catch { return }
                 guard let self else { return }
                 for store in self.stores.values {
                     // Sent again from here: the program that wrote them may have had no network.
@@ -176,9 +176,9 @@ public final class StoreSync {
     private func schedulePeriodic() {
         let clock = center.clock
         let wait = TimeInterval.random(in: Self.digestsInterval)
-        let due = clock.now.addingTimeInterval(wait)
+        let due = clock.date.addingTimeInterval(wait)
         periodic = Task { @MainActor [weak self] in
-            do { try await clock.sleep(until: due) } catch { return }
+            do { try await clock.sleep(untilDate: due) } catch { return }
             guard let self else { return }
             for store in self.stores.values { self.sendDigests(of: store) }
             self.schedulePeriodic()
@@ -193,9 +193,9 @@ public final class StoreSync {
         if acknowledged[version]?.isEmpty == false { return true }
         let id = UUID()
         let clock = center.clock
-        let deadline = clock.now.addingTimeInterval(timeout)
+        let deadline = clock.date.addingTimeInterval(timeout)
         let timer = Task { @MainActor [weak self] in
-            try? await clock.sleep(until: deadline)
+            try? await clock.sleep(untilDate: deadline)
             self?.ackWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
         }
         defer { timer.cancel() }
@@ -210,9 +210,9 @@ public final class StoreSync {
         if synced.contains(store) { return true }
         let id = UUID()
         let clock = center.clock
-        let deadline = clock.now.addingTimeInterval(timeout)
+        let deadline = clock.date.addingTimeInterval(timeout)
         let timer = Task { @MainActor [weak self] in
-            try? await clock.sleep(until: deadline)
+            try? await clock.sleep(untilDate: deadline)
             self?.syncWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
         }
         defer { timer.cancel() }
@@ -248,7 +248,7 @@ public final class StoreSync {
                 return
             }
             guard !message.entries.isEmpty || message.state != nil else {
-                if message.digests != .empty { answerAsEmpty(message.store, now: center.clock.now) }
+                if message.digests != .empty { answerAsEmpty(message.store, now: center.clock.date) }
                 return
             }
             guard let made = try? self.store(named: message.store) else {
@@ -299,7 +299,7 @@ public final class StoreSync {
     private func take(
         _ entries: [StoreEntry], into store: KeyValueStore, digests: StoreDigests, newSender: Bool, writer: SenderID?
     ) {
-        let now = center.clock.now
+        let now = center.clock.date
         let initial = !synced.contains(store.name) && now.timeIntervalSince(startedAt ?? now) < Self.initialWindow
         let taken = entries.isEmpty ? nil : store.take(entries, initial: initial)
         refusedCount += taken?.refused ?? 0
@@ -336,9 +336,9 @@ public final class StoreSync {
         pendingAcks[name, default: []] += versions
         guard !due else { return }
         let clock = center.clock
-        let at = clock.now.addingTimeInterval(Self.ackDelay)
+        let at = clock.date.addingTimeInterval(Self.ackDelay)
         Task { @MainActor [weak self] in
-            try? await clock.sleep(until: at)
+            try? await clock.sleep(untilDate: at)
             guard let self, let versions = self.pendingAcks.removeValue(forKey: name), let store = self.stores[name] else { return }
             let took = Array(versions.sorted(by: >).prefix(Self.tookLimit))
             self.center.sendStore(StoreMessage(store: name, digests: store.digests, took: took))
@@ -369,7 +369,7 @@ public final class StoreSync {
         answers[name] = (buckets, due, now)
         let clock = center.clock
         timers[name] = Task { @MainActor [weak self] in
-            do { try await clock.sleep(until: due) } catch { return }
+            do { try await clock.sleep(untilDate: due) } catch { return }
             self?.answer(name)
         }
     }
@@ -393,7 +393,7 @@ public final class StoreSync {
     private func answer(_ name: String) {
         timers[name] = nil
         guard let pending = answers.removeValue(forKey: name), let store = stores[name] else { return }
-        lastAnswer[name] = center.clock.now
+        lastAnswer[name] = center.clock.date
         guard !pending.buckets.isEmpty else { return }
         // What went out (or came in) just before the digests that asked were heard is on its way:
         // those digests crossed it.
@@ -420,7 +420,7 @@ public final class StoreSync {
     /// refuses it before this).
     private func send(_ entries: [StoreEntry], of store: KeyValueStore) {
         let digests = store.digests
-        note(entries.map(\.version), of: store.name, at: center.clock.now)
+        note(entries.map(\.version), of: store.name, at: center.clock.date)
         let limit = center.configuration.maximumDatagramSize
         var batches: [[StoreEntry]] = []
         var batch: [StoreEntry] = []

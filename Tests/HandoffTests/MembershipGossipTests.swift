@@ -140,8 +140,8 @@ struct MembershipGossipTests {
             let identity = n == 0 ? Self.bob : stranger
             let message = HandoffMessage.devices(statements: n == 0 ? [bobOther.bytes] : [], digest: Array(repeating: 9, count: 8))
             let bytes = try DatagramCodec(keys: GroupKeys(current: Fixtures.key)).encode(
-                message, identity: identity, senderID: sender, sequence: 1, sentAt: clock.now)
-            alice.receive(ReceivedDatagram(bytes: bytes, source: "192.0.2.\(n + 1):47788"), now: clock.now)
+                message, identity: identity, senderID: sender, sequence: 1, sentAt: clock.date)
+            alice.receive(ReceivedDatagram(bytes: bytes, source: "192.0.2.\(n + 1):47788"), now: clock.date)
         }
         #expect(await waitUntil { heard.count(.devices, from: aliceTag) == sentBefore + 1 }, "one answer")
         #expect(alice.membership.device(for: DeviceTag(stranger.publicIdentity.deviceID)) != nil, "bob's introduction taken")

@@ -66,7 +66,7 @@ struct OffMainActorSaveTests {
             let heard = heard
             let clock = clock
             network.makeTransport(name: "listener").start(TransportHandler(receive: { datagram in
-                guard let decoded = try? Fixtures.decode(datagram.bytes, now: clock.now) else { return }
+                guard let decoded = try? Fixtures.decode(datagram.bytes, now: clock.date) else { return }
                 var offer = false
                 if case .offer = decoded.message { offer = true }
                 heard.add((decoded.header.sequence, offer, decoded.message.published?.record.revision))
@@ -111,7 +111,7 @@ struct OffMainActorSaveTests {
 
         // The main actor is free: a peer's ANNOUNCE is received and listed meanwhile.
         let other = Fixtures.counterRecord(count: 7)
-        let sealed = Fixtures.seal(.announce(other), sequence: 1, sentAt: f.clock.now)
+        let sealed = Fixtures.seal(.announce(other), sequence: 1, sentAt: f.clock.date)
         f.center.receive(ReceivedDatagram(bytes: sealed, source: "10.0.0.2"))
         #expect(f.center.nearby.map(\.id) == [other.activityID])
         #expect(f.center.isEncoding && f.heard.all.isEmpty, "the encoding is still held")
@@ -138,10 +138,10 @@ struct OffMainActorSaveTests {
             activity.userInfo["cursorLine"] = .integer(n)
             // The change leaves a save due, but no timer is set for it while the encoding runs.
             #expect(f.center.core.saveDue != nil)
-            #expect(f.center.timerDeadline.map { $0 > f.clock.now } ?? true, "a timer is set for a save while one is in flight")
+            #expect(f.center.timerDeadline.map { $0 > f.clock.date } ?? true, "a timer is set for a save while one is in flight")
         }
         f.clock.advance(by: .milliseconds(100))
-        #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.now } ?? true })
+        #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.date } ?? true })
         #expect(f.center.saveCount == 1, "no save may start while one is in flight")
         #expect(f.gate.entered.map(\.n) == [0])
 

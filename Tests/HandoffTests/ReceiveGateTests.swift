@@ -156,7 +156,7 @@ struct BurstRepeatTests {
         let heard = Mutex<[Date]>([])
         listener.start(
             TransportHandler(receive: { datagram in
-                if let decoded = try? Fixtures.decode(datagram.bytes, now: clock.now) {
+                if let decoded = try? Fixtures.decode(datagram.bytes, now: clock.date) {
                     heard.withLock { $0.append(decoded.sentAt) }
                 }
             }))

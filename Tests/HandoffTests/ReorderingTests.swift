@@ -68,7 +68,7 @@ struct ReorderingTests {
         // The sender's clock drives the test: `step` moves it to the sender's next timer, and no
         // other center sleeps on it. The receiver's clock moves only when the test says so.
         let clock = ManualClock()
-        let receiverClock = ManualClock(start: clock.now)
+        let receiverClock = ManualClock(start: clock.date)
         let a = makeCenter(on: network, name: "alice@a", clock: clock) { $0.repeatInterval = .seconds(1) }
         let receiverTransport = network.makeTransport(faults: .reordering(rate: 0.4, depth: 8, seed: seed), name: "bob@b")
         let b = ActivityCenter(
@@ -97,9 +97,9 @@ struct ReorderingTests {
         // held back. At least 3 s of them, and on (up to 10 s) until the newest revision is in: a
         // busy machine may deliver the last of them after the sender's clock has moved on.
         let last = try #require(a.lastPublished)
-        let start = clock.now
+        let start = clock.date
         func arrived() -> Bool { b.directory[last.activityID]?.record.revision == last.revision }
-        while clock.now < start.addingTimeInterval(3) || (!arrived() && clock.now < start.addingTimeInterval(10)) {
+        while clock.date < start.addingTimeInterval(3) || (!arrived() && clock.date < start.addingTimeInterval(10)) {
             if !(await step(clock)) {
                 // The sender's timer is re-armed by a task of its own: on a loaded machine it may
                 // not have run yet. Nobody sleeping for 5 s of real time means nobody will.
@@ -112,7 +112,7 @@ struct ReorderingTests {
             "sent \(a.sentCount), \(receiverTransport.counts), held \(receiverTransport.heldBackCount)")
         #expect(b.directory[last.activityID]?.record.userInfo["count"] == 40)
         // Plain repeats reach the counters lazily: let the receiver's clock take them in.
-        receiverClock.advance(to: clock.now)
+        receiverClock.advance(to: clock.date)
         let delivered = receiverTransport.counts.delivered
         #expect(await waitUntil { b.statistics.accepted == delivered }, "\(b.statistics), \(delivered) delivered")
 

@@ -20,7 +20,7 @@ struct SendOrderTests {
     func listen(on network: InMemoryNetwork, clock: ManualClock) -> Heard {
         let heard = Heard()
         network.makeTransport(name: "listener").start(TransportHandler(receive: { datagram in
-            guard let decoded = try? Fixtures.decode(datagram.bytes, now: clock.now) else { return }
+            guard let decoded = try? Fixtures.decode(datagram.bytes, now: clock.date) else { return }
             heard.add((decoded.header.sequence, decoded.message.published?.record.revision))
         }))
         return heard

@@ -214,7 +214,7 @@ struct StateFetcherTests {
         #expect(await FetchDriver.waitUntil { driver.streams.parkedCount == 1 })
         task.cancel()
         #expect(await task.value == .cancelled)
-        #expect(driver.clock.now == ManualClock().now)
+        #expect(driver.clock.elapsed == .zero, "the cancelled fetch waited out its timeout")
         #expect(await FetchDriver.waitUntil { server.openCount == 0 }, "the connection was closed")
     }
 
