@@ -2,6 +2,7 @@ import ArgumentParser
 import BatonFiles
 import Foundation
 import Handoff
+import BatonMembership
 import HandoffCLI
 import HandoffWire
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Handoff
+import BatonDoctor
 import HandoffCLI
 import HandoffMulticast
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Handoff
+import BatonMembership
 import HandoffCLI
 import HandoffWire
 import BatonFiles

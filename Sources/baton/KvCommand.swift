@@ -1,6 +1,7 @@
 import ArgumentParser
 import BatonApp
 import BatonFiles
+import BatonMembership
 import Foundation
 import Handoff
 import HandoffCLI

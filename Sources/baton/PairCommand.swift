@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import BatonDoctor
 import BatonFiles
 import Handoff
+import BatonMembership
 import HandoffCLI
 import HandoffMulticast
 import HandoffPairing

@@ -3,9 +3,9 @@ import Handoff
 import HandoffWire
 
 /// What one check of `baton doctor` found: in plain words, and the fix to try when something is wrong.
-public struct DoctorFinding: Equatable, Sendable {
+package struct DoctorFinding: Equatable, Sendable {
     /// How a check came out.
-    public enum Status: String, Sendable, Codable, CaseIterable {
+    package enum Status: String, Sendable, Codable, CaseIterable {
         /// Nothing wrong.
         case ok
         /// Worth knowing, not known to stop Baton: the exit status stays 0.
@@ -17,14 +17,14 @@ public struct DoctorFinding: Equatable, Sendable {
     }
 
     /// The check's name, e.g. "firewall".
-    public var name: String
-    public var status: Status
+    package var name: String
+    package var status: Status
     /// What was found, one sentence.
-    public var detail: String
+    package var detail: String
     /// The command or step to try, when there is one.
-    public var fix: String?
+    package var fix: String?
 
-    public init(name: String, status: Status, detail: String, fix: String? = nil) {
+    package init(name: String, status: Status, detail: String, fix: String? = nil) {
         self.name = name
         self.status = status
         self.detail = detail
@@ -33,24 +33,24 @@ public struct DoctorFinding: Equatable, Sendable {
 }
 
 /// Every finding of one `baton doctor` run, as text for a person or JSON for a script.
-public struct DoctorReport: Equatable, Sendable {
-    public var findings: [DoctorFinding]
+package struct DoctorReport: Equatable, Sendable {
+    package var findings: [DoctorFinding]
 
-    public init(findings: [DoctorFinding]) {
+    package init(findings: [DoctorFinding]) {
         self.findings = findings
     }
 
     /// 1 when any check found a problem, else 0 (warnings and skipped checks do not count).
-    public var exitStatus: Int32 { findings.contains { $0.status == .problem } ? 1 : 0 }
+    package var exitStatus: Int32 { findings.contains { $0.status == .problem } ? 1 : 0 }
 
     /// The fix of the first problem, in check order; without a problem, that of the first warning.
-    public var firstFix: String? {
+    package var firstFix: String? {
         findings.first { $0.status == .problem && $0.fix != nil }?.fix
             ?? findings.first { $0.status == .warning && $0.fix != nil }?.fix
     }
 
     /// The marker before a check's line: ✓ ! ✗ –, or + ! x - where the terminal may not show UTF-8.
-    public static func marker(_ status: DoctorFinding.Status, unicode: Bool) -> String {
+    package static func marker(_ status: DoctorFinding.Status, unicode: Bool) -> String {
         switch status {
         case .ok: unicode ? "✓" : "+"
         case .warning: "!"
@@ -61,7 +61,7 @@ public struct DoctorReport: Equatable, Sendable {
 
     /// One line per check, then the first thing to try. Each line passes through
     /// `PeerText.visible`, so text taken from the system (rule lines, names) cannot act on the terminal.
-    public func text(unicode: Bool) -> String {
+    package func text(unicode: Bool) -> String {
         var lines = findings.map { "\(Self.marker($0.status, unicode: unicode)) \($0.name): \($0.detail)" }
         if exitStatus != 0 {
             lines.append("First thing to try: \(firstFix ?? "see the lines marked \(Self.marker(.problem, unicode: unicode)) above.")")
@@ -75,7 +75,7 @@ public struct DoctorReport: Equatable, Sendable {
 
     /// One JSON object: `checks` (each with `name`, `status`, `detail` and `fix`, null when
     /// there is none), `exitStatus`, and `firstFix` (null when there is none).
-    public func json() -> String {
+    package func json() -> String {
         let object: [String: Any] = [
             "checks": findings.map { finding -> [String: Any] in
                 [

@@ -6,11 +6,11 @@ import HandoffWire
 /// `baton doctor`'s relay check: connect to the broker as Baton does, send one datagram
 /// through it from one connection to another, and say how long each took (and whether TLS was
 /// used); or say what failed and what to try.
-public enum RelayCheck {
-    public static let name = "relay"
+package enum RelayCheck {
+    package static let name = "relay"
 
     /// How the round trip went.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// Connected (subscriptions acknowledged) after `connect` seconds; a datagram went through in `roundTrip`.
         case passed(connect: Double, roundTrip: Double)
         /// Connected, but the datagram did not come back within `seconds`.
@@ -24,7 +24,7 @@ public enum RelayCheck {
     /// Connects two relay transports under `key` (a random one when nil: the broker does not care)
     /// and times one datagram from the first to the second.
     @MainActor
-    public static func probe(_ configuration: RelayConfiguration, key: GroupKey?, timeout: Double = 3) async -> Outcome {
+    package static func probe(_ configuration: RelayConfiguration, key: GroupKey?, timeout: Double = 3) async -> Outcome {
         let key = key ?? GroupKey.random()
         // An identity of the check's own: the probe is read by nobody but the other probe.
         let identity = DeviceIdentity.random()
@@ -85,7 +85,7 @@ public enum RelayCheck {
     }
 
     /// The finding for `outcome` against `configuration`.
-    public static func finding(_ outcome: Outcome, configuration: RelayConfiguration) -> DoctorFinding {
+    package static func finding(_ outcome: Outcome, configuration: RelayConfiguration) -> DoctorFinding {
         let url = configuration.url
         let tls = configuration.scheme == .mqtts
             ? " over TLS" + (configuration.caFile.map { " (CA \($0))" } ?? " (the system's CAs)") : ""
@@ -134,7 +134,7 @@ public enum RelayCheck {
 
 extension DoctorCheck {
     /// The relay, when one is configured: connect, and a datagram through it.
-    public static let relay = DoctorCheck(name: RelayCheck.name) { context in
+    package static let relay = DoctorCheck(name: RelayCheck.name) { context in
         guard let configuration = context.relay else {
             return DoctorFinding(name: RelayCheck.name, status: .skipped, detail: "no relay configured")
         }

@@ -1,7 +1,7 @@
 import BatonFiles
 import Foundation
 import Handoff
-import HandoffCLI
+import BatonMembership
 import HandoffTesting
 import HandoffWire
 import Synchronization
@@ -12,7 +12,7 @@ import Testing
 /// process's change, and the key files.
 @Suite("Membership store")
 struct MembershipStoreTests {
-    typealias Folder = DeviceTests.Folder
+    typealias Folder = ConfigFolder
 
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -1,4 +1,5 @@
 import BatonFiles
+import BatonMembership
 import Foundation
 import Handoff
 import HandoffWire
@@ -7,12 +8,12 @@ import HandoffWire
 /// the identity (made on first use), the devices it paired with as the list's roots, and the
 /// statements kept. For `baton doctor`, which listens with the key it checked; a program that
 /// runs a center uses `MembershipStore`, which also stores and reloads.
-public enum DoctorMembership {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum DoctorMembership {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    public static func load(
+    package static func load(
         groupKey: GroupKey, name: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(Failure) -> Membership {
         let identity: DeviceIdentity

@@ -8,33 +8,33 @@ import Foundation
 /// whose policy drops (or whose last word is a bare drop or reject) closes every port no rule
 /// allows, and that an accept in a chain jumped to counts. It does not follow jumps in order,
 /// named sets or marks. `baton doctor` trusts the self-test and what it hears over this.
-public struct FirewallRuleset: Equatable, Sendable {
-    public struct Rule: Equatable, Sendable {
-        public enum Verdict: Sendable { case accept, drop, other }
+package struct FirewallRuleset: Equatable, Sendable {
+    package struct Rule: Equatable, Sendable {
+        package enum Verdict: Sendable { case accept, drop, other }
 
         /// The rule as the tool printed it, trimmed.
-        public var text: String
+        package var text: String
         /// accept, drop (drop or reject), or anything else (a jump, a log, a counter).
-        public var verdict: Verdict
+        package var verdict: Verdict
 
-        public init(_ text: String, _ verdict: Verdict) {
+        package init(_ text: String, _ verdict: Verdict) {
             self.text = text
             self.verdict = verdict
         }
     }
 
-    public struct Chain: Equatable, Sendable {
+    package struct Chain: Equatable, Sendable {
         /// nftables: `family table chain`, e.g. `inet filter input`; iptables: the chain, e.g. `INPUT`.
-        public var place: String
+        package var place: String
         /// A base chain (nftables: it has a hook; iptables: a built-in chain), not one jumped to.
-        public var base = false
+        package var base = false
         /// It filters what comes in to this host (nftables `hook input`, iptables `INPUT`).
-        public var input = false
+        package var input = false
         /// What no rule decides is dropped (`policy drop`, `-P INPUT DROP`).
-        public var dropsByDefault = false
-        public var rules: [Rule] = []
+        package var dropsByDefault = false
+        package var rules: [Rule] = []
 
-        public init(place: String, base: Bool = false, input: Bool = false, dropsByDefault: Bool = false, rules: [Rule] = []) {
+        package init(place: String, base: Bool = false, input: Bool = false, dropsByDefault: Bool = false, rules: [Rule] = []) {
             self.place = place
             self.base = base
             self.input = input
@@ -44,7 +44,7 @@ public struct FirewallRuleset: Equatable, Sendable {
     }
 
     /// What the rules do to one port.
-    public enum PortState: Equatable, Sendable {
+    package enum PortState: Equatable, Sendable {
         /// Nothing read here stops it.
         case open
         /// This rule drops or rejects it, and no earlier rule of its chain accepts it.
@@ -53,16 +53,16 @@ public struct FirewallRuleset: Equatable, Sendable {
         case closedByDefault(place: String)
     }
 
-    public var chains: [Chain]
+    package var chains: [Chain]
 
-    public init(chains: [Chain]) {
+    package init(chains: [Chain]) {
         self.chains = chains
     }
 
     // MARK: Reading the tools' text
 
     /// Reads `nft list ruleset` output.
-    public static func nftables(_ text: String) -> FirewallRuleset {
+    package static func nftables(_ text: String) -> FirewallRuleset {
         var chains: [Chain] = []
         var table = ""
         for raw in text.split(separator: "\n") {
@@ -95,7 +95,7 @@ public struct FirewallRuleset: Equatable, Sendable {
     }
 
     /// Reads `iptables -S` output.
-    public static func iptables(_ text: String) -> FirewallRuleset {
+    package static func iptables(_ text: String) -> FirewallRuleset {
         let builtIn: Set<String> = ["INPUT", "OUTPUT", "FORWARD", "PREROUTING", "POSTROUTING"]
         var chains: [Chain] = []
         func index(_ name: String) -> Int {
@@ -135,7 +135,7 @@ public struct FirewallRuleset: Equatable, Sendable {
     /// port (or, for a drop that names only the group, the group). Then an input chain that drops
     /// by default closes the port, unless a rule ahead of that (in the chain, or in a chain jumped
     /// to) accepts it. A port of nil (any free one) is closed only by a default.
-    public func state(of port: BatonPort, group: String) -> PortState {
+    package func state(of port: BatonPort, group: String) -> PortState {
         var closed: String?
         for chain in chains {
             var acceptedPort = false

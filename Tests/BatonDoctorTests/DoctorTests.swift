@@ -1,6 +1,6 @@
 import Foundation
 import Handoff
-import HandoffCLI
+import BatonDoctor
 import Testing
 import HandoffWire
 import BatonFiles

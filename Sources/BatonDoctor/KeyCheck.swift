@@ -8,11 +8,11 @@ import BatonFiles
 
 /// `baton doctor`'s key check: which key Baton would use, and whether it may use it. Unlike
 /// `GroupKey.load`, it never creates a key: a missing key is a finding.
-public enum KeyCheck {
-    public static let name = "group key"
+package enum KeyCheck {
+    package static let name = "group key"
 
     /// The finding and, when the key is usable, the key (to read what peers send).
-    public static func check(
+    package static func check(
         keyFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> (finding: DoctorFinding, key: GroupKey?) {
         let copy = "or get the group's key from another machine: `baton pair` there, `baton pair --join` here"

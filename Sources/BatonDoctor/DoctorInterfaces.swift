@@ -4,9 +4,9 @@ import Glibc
 #endif
 
 /// A network interface as `baton doctor` sees it: its flags and IPv4 address.
-public struct DoctorInterface: Equatable, Sendable {
+package struct DoctorInterface: Equatable, Sendable {
     /// What kind of network an interface is likely to be, from its name.
-    public enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// A LAN: Ethernet, Wi-Fi, or anything not named below.
         case lan
         /// This machine only.
@@ -18,7 +18,7 @@ public struct DoctorInterface: Equatable, Sendable {
         case virtual
 
         /// How a person would call it.
-        public var label: String {
+        package var label: String {
             switch self {
             case .lan: "LAN"
             case .loopback: "loopback"
@@ -28,14 +28,14 @@ public struct DoctorInterface: Equatable, Sendable {
         }
     }
 
-    public var name: String
-    public var up: Bool
-    public var multicast: Bool
-    public var loopback: Bool
+    package var name: String
+    package var up: Bool
+    package var multicast: Bool
+    package var loopback: Bool
     /// The first IPv4 address, dotted decimal, or nil.
-    public var ipv4: String?
+    package var ipv4: String?
 
-    public init(name: String, up: Bool, multicast: Bool, loopback: Bool = false, ipv4: String? = nil) {
+    package init(name: String, up: Bool, multicast: Bool, loopback: Bool = false, ipv4: String? = nil) {
         self.name = name
         self.up = up
         self.multicast = multicast
@@ -44,7 +44,7 @@ public struct DoctorInterface: Equatable, Sendable {
     }
 
     /// Up, with the MULTICAST flag and an IPv4 address: Baton could join a group on it.
-    public var canMulticast: Bool { up && multicast && ipv4 != nil }
+    package var canMulticast: Bool { up && multicast && ipv4 != nil }
 
     static let vpnPrefixes = ["tun", "tap", "wg", "tailscale", "zt", "ppp", "ipsec", "utun", "nordlynx", "proton"]
     static let virtualPrefixes = [
@@ -53,7 +53,7 @@ public struct DoctorInterface: Equatable, Sendable {
     ]
 
     /// Its kind, from the loopback flag and the name's prefix.
-    public var kind: Kind {
+    package var kind: Kind {
         if loopback || name == "lo" { return .loopback }
         if Self.vpnPrefixes.contains(where: { name.hasPrefix($0) }) { return .vpn }
         if Self.virtualPrefixes.contains(where: { name.hasPrefix($0) }) { return .virtual }
@@ -62,7 +62,7 @@ public struct DoctorInterface: Equatable, Sendable {
 
     /// How another machine could name this one: the IPv4 addresses of the interfaces that are
     /// up, LAN ones first, then VPN and virtual ones; no loopback. Empty when there are none.
-    public static func addressesForOthers(_ interfaces: [DoctorInterface] = list()) -> [String] {
+    package static func addressesForOthers(_ interfaces: [DoctorInterface] = list()) -> [String] {
         let order: [Kind] = [.lan, .vpn, .virtual]
         return order.flatMap { kind in
             interfaces.filter { $0.up && $0.kind == kind }.compactMap(\.ipv4)
@@ -70,12 +70,12 @@ public struct DoctorInterface: Equatable, Sendable {
     }
 
     /// `addressesForOthers` as a command-line word: the first address, or `HOST` when there is none.
-    public static func addressForOthers(_ interfaces: [DoctorInterface] = list()) -> String {
+    package static func addressForOthers(_ interfaces: [DoctorInterface] = list()) -> String {
         addressesForOthers(interfaces).first ?? "HOST"
     }
 
     /// This namespace's interfaces (getifaddrs), one entry per name, in the kernel's order.
-    public static func list() -> [DoctorInterface] {
+    package static func list() -> [DoctorInterface] {
         var first: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&first) == 0 else { return [] }
         defer { freeifaddrs(first) }
@@ -109,13 +109,13 @@ public struct DoctorInterface: Equatable, Sendable {
 }
 
 /// The two interface checks of `baton doctor`, as pure functions of what was found.
-public enum InterfaceCheck {
+package enum InterfaceCheck {
     /// The check's names.
-    public static let interfacesName = "interfaces"
-    public static let othersName = "other interfaces"
+    package static let interfacesName = "interfaces"
+    package static let othersName = "other interfaces"
 
     /// The LAN interface a fix should name: the first LAN one that can do multicast, else `eth0`.
-    public static func suggestedLAN(_ interfaces: [DoctorInterface]) -> String {
+    package static func suggestedLAN(_ interfaces: [DoctorInterface]) -> String {
         interfaces.first { $0.kind == .lan && $0.canMulticast }?.name ?? "eth0"
     }
 
@@ -125,7 +125,7 @@ public enum InterfaceCheck {
     ///   - chosen: what the transport would choose (`MulticastTransport.interfaceName(for:)`), or nil.
     ///   - choiceError: why it could not choose, when it could not (an unusable `--interface`).
     ///   - named: where the interface was named (`--interface`, `BATON_INTERFACE`), or nil for the kernel's choice.
-    public static func interfaces(
+    package static func interfaces(
         _ interfaces: [DoctorInterface], chosen: String?, choiceError: String? = nil, named: String? = nil
     ) -> DoctorFinding {
         let capable = interfaces.filter(\.canMulticast)
@@ -162,7 +162,7 @@ public enum InterfaceCheck {
 
     /// VPN, container and VM interfaces: a problem when Baton would join one while a LAN
     /// interface could carry the group, else named so that a person knows they are there.
-    public static func others(_ interfaces: [DoctorInterface], chosen: String?) -> DoctorFinding {
+    package static func others(_ interfaces: [DoctorInterface], chosen: String?) -> DoctorFinding {
         let others = interfaces.filter { $0.kind == .vpn || $0.kind == .virtual }
         let names = others.map { "\($0.name) (\($0.kind.label))" }.joined(separator: ", ")
         if let chosen, let taken = others.first(where: { $0.name == chosen }) {

@@ -3,46 +3,46 @@ import Foundation
 /// `baton doctor`'s firewall check: reads the rules of nftables and iptables when it may, and
 /// names what stops any port Baton uses (`BatonPort`): the datagram port and group, pairing's
 /// UDP and TCP port, and the state stream's TCP port. `FirewallRuleset` reads the rules.
-public enum FirewallCheck {
-    public static let name = "firewall"
+package enum FirewallCheck {
+    package static let name = "firewall"
 
     /// One tool's rules, or why they could not be read.
-    public struct Reading: Sendable {
+    package struct Reading: Sendable {
         /// `nftables` or `iptables`.
-        public var tool: String
+        package var tool: String
         /// The rules text, or nil.
-        public var rules: String?
+        package var rules: String?
         /// Why the rules could not be read, when they could not.
-        public var failure: String?
+        package var failure: String?
 
-        public init(tool: String, rules: String? = nil, failure: String? = nil) {
+        package init(tool: String, rules: String? = nil, failure: String? = nil) {
             self.tool = tool
             self.rules = rules
             self.failure = failure
         }
 
         /// The rules, chain by chain, when they were read.
-        public var ruleset: FirewallRuleset? {
+        package var ruleset: FirewallRuleset? {
             rules.map { tool == "nftables" ? FirewallRuleset.nftables($0) : FirewallRuleset.iptables($0) }
         }
     }
 
     /// What doctor saw get through, which outranks any reading of rule text.
-    public struct Evidence: Equatable, Sendable {
+    package struct Evidence: Equatable, Sendable {
         /// The self-test's probe came back to the group port through the kernel's input path.
-        public var probeReturned: Bool
+        package var probeReturned: Bool
         /// Datagrams from other machines arrived on the port while doctor listened.
-        public var heardOthers: Bool
+        package var heardOthers: Bool
 
-        public init(probeReturned: Bool = false, heardOthers: Bool = false) {
+        package init(probeReturned: Bool = false, heardOthers: Bool = false) {
             self.probeReturned = probeReturned
             self.heardOthers = heardOthers
         }
 
-        public static let none = Evidence()
+        package static let none = Evidence()
 
         /// Whether the datagram port is known to pass.
-        public var passes: Bool { probeReturned || heardOthers }
+        package var passes: Bool { probeReturned || heardOthers }
 
         /// What got through, as a clause: `the self-test's probe came back through the firewall`.
         func saw(port: Int) -> String {
@@ -51,7 +51,7 @@ public enum FirewallCheck {
     }
 
     /// The finding for the datagram port alone.
-    public static func finding(_ readings: [Reading], port: Int, group: String, evidence: Evidence = .none) -> DoctorFinding {
+    package static func finding(_ readings: [Reading], port: Int, group: String, evidence: Evidence = .none) -> DoctorFinding {
         finding(readings, ports: [BatonPort(.udp, port, .datagrams)], group: group, evidence: evidence)
     }
 
@@ -70,7 +70,7 @@ public enum FirewallCheck {
     ///
     /// A drop of a port is a problem; so is a default deny of pairing or the state stream, which
     /// nothing else tests. A default deny of the datagram port is a warning: the self-test tells.
-    public static func finding(
+    package static func finding(
         _ readings: [Reading], ports: [BatonPort], group: String, evidence: Evidence = .none
     ) -> DoctorFinding {
         let read = readings.filter { $0.rules != nil }
@@ -206,7 +206,7 @@ public enum FirewallCheck {
     }
 
     /// A TCP port for the state stream to suggest: the first after the datagram port that Baton does not use already.
-    public static func suggestedStreamPort(_ ports: [BatonPort]) -> Int {
+    package static func suggestedStreamPort(_ ports: [BatonPort]) -> Int {
         let used = Set(ports.compactMap(\.number))
         var candidate = (ports.first { $0.role == .datagrams }?.number ?? 47788) + 1
         while used.contains(candidate) || candidate > 65_535 {
@@ -246,69 +246,5 @@ public enum FirewallCheck {
             }
         }
         return groups
-    }
-
-    /// Runs `nft list ruleset` and `iptables -S` (those installed), each for at most `timeout`
-    /// seconds: they answer in milliseconds, but a machine busy compiling took over a second.
-    public static func read(timeout: TimeInterval = 5) -> [Reading] {
-        var readings: [Reading] = []
-        for (tool, program, arguments) in [("nftables", "nft", ["list", "ruleset"]), ("iptables", "iptables", ["-S"])] {
-            guard let path = find(program) else { continue }
-            let result = run(path, arguments, timeout: timeout)
-            readings.append(Reading(tool: tool, rules: result.rules, failure: result.failure))
-        }
-        if readings.isEmpty { readings.append(Reading(tool: "nftables", failure: "neither nft nor iptables is installed")) }
-        return readings
-    }
-
-    private static func find(_ program: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
-        return folders.map { $0 + "/" + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    private static func run(_ path: String, _ arguments: [String], timeout: TimeInterval) -> (rules: String?, failure: String?) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return (nil, "\(error.localizedDescription)")
-        }
-        // Read while it runs, so that a large ruleset cannot fill the pipe and stall it.
-        let collected = Collected()
-        let reader = Thread {
-            collected.output = output.fileHandleForReading.readDataToEndOfFile()
-            collected.errors = errors.fileHandleForReading.readDataToEndOfFile()
-            collected.finished.signal()
-        }
-        reader.start()
-        // Done when its output ends (it exited): Foundation's notice of the exit comes through a
-        // thread of its own, which a busy machine may run seconds late.
-        if collected.finished.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            return (nil, "no answer within \(Int(timeout)) s")
-        }
-        process.waitUntilExit()
-        let text = String(decoding: collected.output, as: UTF8.self)
-        if process.terminationStatus != 0 {
-            let message = String(decoding: collected.errors, as: UTF8.self)
-                .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
-            return (nil, message.contains("ermission") || message.contains("not permitted")
-                ? "needs root: \(message)" : message)
-        }
-        return (text, nil)
-    }
-
-    private final class Collected: @unchecked Sendable {
-        var output = Data()
-        var errors = Data()
-        let finished = DispatchSemaphore(value: 0)
     }
 }

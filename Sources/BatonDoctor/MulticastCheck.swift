@@ -6,47 +6,47 @@ import HandoffWire
 /// The probe `baton doctor` sends to the group to see it come back through the kernel
 /// (docs/PROTOCOL.md, section 7): 114 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
 /// magic is not `BTN1`, so a Baton peer drops it as `badMagic` and nothing else happens.
-public struct DoctorProbe: Equatable, Sendable {
-    public static let magic: [UInt8] = Array("BTDR".utf8)
-    public static let length = DatagramHeader.minimumDatagramLength
+package struct DoctorProbe: Equatable, Sendable {
+    package static let magic: [UInt8] = Array("BTDR".utf8)
+    package static let length = DatagramHeader.minimumDatagramLength
 
-    public let token: [UInt8]
+    package let token: [UInt8]
 
-    public init(token: [UInt8] = (0..<16).map { _ in UInt8.random(in: .min ... .max) }) {
+    package init(token: [UInt8] = (0..<16).map { _ in UInt8.random(in: .min ... .max) }) {
         self.token = token
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         Self.magic + token + [UInt8](repeating: 0, count: Self.length - Self.magic.count - token.count)
     }
 
     /// Whether `datagram` is this probe.
-    public func matches(_ datagram: [UInt8]) -> Bool { datagram == bytes }
+    package func matches(_ datagram: [UInt8]) -> Bool { datagram == bytes }
 }
 
 /// What a few seconds of listening heard.
-public struct ListenTally: Equatable, Sendable {
+package struct ListenTally: Equatable, Sendable {
     /// Distinct sender ids of accepted datagrams, not counting doctor's own.
-    public var peers: Set<SenderID> = []
+    package var peers: Set<SenderID> = []
     /// Datagrams sealed with another key (or altered).
-    public var otherKey = 0
+    package var otherKey = 0
     /// Datagrams from devices this machine does not list.
-    public var unknownDevice = 0
+    package var unknownDevice = 0
     /// The addresses (without port) they came from.
-    public var unknownDeviceSources: Set<String> = []
+    package var unknownDeviceSources: Set<String> = []
     /// The addresses (without port) that version 1 or 2 datagrams came from.
-    public var oldProtocolSources: Set<String> = []
+    package var oldProtocolSources: Set<String> = []
     /// Datagrams dropped for any other reason.
-    public var otherRejections = 0
+    package var otherRejections = 0
     /// Datagrams that could not be read because doctor has no key.
-    public var unread = 0
+    package var unread = 0
     /// The addresses (without port) that accepted datagrams from others came from.
-    public var sources: Set<String> = []
+    package var sources: Set<String> = []
 
-    public init() {}
+    package init() {}
 
     /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
-    public mutating func count(
+    package mutating func count(
         _ datagram: [UInt8], membership: Membership?, own: SenderID, probe: DoctorProbe, source: String? = nil,
         now: Date = Date()
     ) {
@@ -87,7 +87,7 @@ public struct ListenTally: Equatable, Sendable {
 }
 
 /// How the multicast self-test went.
-public enum SelfTestOutcome: Equatable, Sendable {
+package enum SelfTestOutcome: Equatable, Sendable {
     /// The probe came back after this many seconds.
     case returned(seconds: Double)
     /// Binding or joining failed: the transport's message.
@@ -101,11 +101,11 @@ public enum SelfTestOutcome: Equatable, Sendable {
 }
 
 /// The multicast self-test and the listening, as findings.
-public enum MulticastCheck {
-    public static let selfTestName = "multicast self-test"
-    public static let listenName = "listening"
+package enum MulticastCheck {
+    package static let selfTestName = "multicast self-test"
+    package static let listenName = "listening"
 
-    public static func selfTest(
+    package static func selfTest(
         _ outcome: SelfTestOutcome, group: String, port: Int, interface: String?, suggestedLAN: String
     ) -> DoctorFinding {
         let target = "\(group):\(port)"
@@ -156,7 +156,7 @@ public enum MulticastCheck {
         }
     }
 
-    public static func listening(_ tally: ListenTally?, seconds: Double, skippedBecause reason: String? = nil) -> DoctorFinding {
+    package static func listening(_ tally: ListenTally?, seconds: Double, skippedBecause reason: String? = nil) -> DoctorFinding {
         guard let tally else {
             return DoctorFinding(name: listenName, status: .skipped, detail: reason ?? "not run")
         }
@@ -195,11 +195,11 @@ public enum MulticastCheck {
         return DoctorFinding(name: listenName, status: .ok, detail: "heard \(peers(tally.peers.count)) in \(span)")
     }
 
-    public static let unicastName = "unicast peers"
+    package static let unicastName = "unicast peers"
 
     /// The unicast peers (`--peer`, `BATON_PEERS`, the peers file): which of them answered while
     /// doctor listened. With none listed, a hint when multicast failed.
-    public static func unicast(peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool) -> DoctorFinding {
+    package static func unicast(peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool) -> DoctorFinding {
         guard !listed.isEmpty else {
             return multicastWorks
                 ? DoctorFinding(name: unicastName, status: .skipped, detail: "none listed (none needed while multicast passes)")

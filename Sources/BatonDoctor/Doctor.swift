@@ -9,44 +9,44 @@ import HandoffWire
 /// The checks run in order, each seeing what those before it found (`DoctorContext.findings`)
 /// and the multicast run they share (`DoctorContext.multicast()`), so a later check can join
 /// the list, e.g. one that tries a host by unicast when the self-test failed.
-public struct DoctorCheck: Sendable {
-    public var name: String
-    public var run: @MainActor @Sendable (DoctorContext) async -> DoctorFinding
+package struct DoctorCheck: Sendable {
+    package var name: String
+    package var run: @MainActor @Sendable (DoctorContext) async -> DoctorFinding
 
-    public init(name: String, run: @escaping @MainActor @Sendable (DoctorContext) async -> DoctorFinding) {
+    package init(name: String, run: @escaping @MainActor @Sendable (DoctorContext) async -> DoctorFinding) {
         self.name = name
         self.run = run
     }
 
     /// Which interfaces can do multicast, and which one Baton would join.
-    public static let interfaces = DoctorCheck(name: InterfaceCheck.interfacesName) { context in
+    package static let interfaces = DoctorCheck(name: InterfaceCheck.interfacesName) { context in
         InterfaceCheck.interfaces(
             context.interfaces, chosen: context.chosenInterface, choiceError: context.choiceError,
             named: context.interfaceSource)
     }
 
     /// VPN, container and VM interfaces that may take the group.
-    public static let otherInterfaces = DoctorCheck(name: InterfaceCheck.othersName) { context in
+    package static let otherInterfaces = DoctorCheck(name: InterfaceCheck.othersName) { context in
         InterfaceCheck.others(context.interfaces, chosen: context.chosenInterface)
     }
 
     /// Rules of nftables and iptables on every port Baton uses and the group. The self-test
     /// weighs the finding again once it knows what got through (`DoctorContext.weighFirewall`).
-    public static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
+    package static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
         let readings = FirewallCheck.read()
         context.firewallReadings = readings
         return FirewallCheck.finding(readings, ports: context.ports, group: context.configuration.group)
     }
 
     /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
-    public static let key = DoctorCheck(name: KeyCheck.name) { context in
+    package static let key = DoctorCheck(name: KeyCheck.name) { context in
         let (finding, key) = KeyCheck.check(keyFile: context.keyFile, environment: context.environment)
         context.key = key
         return finding
     }
 
     /// A probe through the kernel to the group and back.
-    public static let selfTest = DoctorCheck(name: MulticastCheck.selfTestName) { context in
+    package static let selfTest = DoctorCheck(name: MulticastCheck.selfTestName) { context in
         let run = await context.multicast()
         context.weighFirewall(against: run)
         return MulticastCheck.selfTest(
@@ -55,14 +55,14 @@ public struct DoctorCheck: Sendable {
     }
 
     /// What a few seconds of listening heard: peers, and datagrams under another key.
-    public static let listening = DoctorCheck(name: MulticastCheck.listenName) { context in
+    package static let listening = DoctorCheck(name: MulticastCheck.listenName) { context in
         let run = await context.multicast()
         return MulticastCheck.listening(run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped)
     }
 
     /// The unicast peers: which answered. When multicast failed but one answered, the
     /// self-test's fix becomes `--peer`, since that is what works on this network.
-    public static let unicast = DoctorCheck(name: MulticastCheck.unicastName) { context in
+    package static let unicast = DoctorCheck(name: MulticastCheck.unicastName) { context in
         let run = await context.multicast()
         let listed = context.configuration.peers.map(\.address)
         let multicastWorks = if case .returned = run.selfTest { true } else { false }
@@ -83,50 +83,50 @@ public struct DoctorCheck: Sendable {
     }
 
     /// Every check, in the order their findings are printed and the first fix is chosen.
-    public static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast]
+    package static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast]
 }
 
 /// What the checks of one run share: the settings, the interfaces, the key, the multicast run.
 @MainActor
-public final class DoctorContext {
-    public let configuration: MulticastConfiguration
+package final class DoctorContext {
+    package let configuration: MulticastConfiguration
     /// Every port Baton uses here: the datagram port, pairing's, and the state stream's.
-    public let ports: [BatonPort]
-    public let keyFile: String?
-    public let environment: [String: String]
-    public let listenSeconds: Double
+    package let ports: [BatonPort]
+    package let keyFile: String?
+    package let environment: [String: String]
+    package let listenSeconds: Double
     /// How long the self-test waits for its probe.
-    public let probeTimeout: Double
+    package let probeTimeout: Double
     /// This namespace's interfaces.
-    public let interfaces: [DoctorInterface]
+    package let interfaces: [DoctorInterface]
     /// The interface Baton would join, as the transport chooses it.
-    public let chosenInterface: String?
+    package let chosenInterface: String?
     /// Why no interface could be chosen (an unusable --interface), or nil.
-    public let choiceError: String?
+    package let choiceError: String?
     /// `--interface` or `BATON_INTERFACE` when one named the interface.
-    public let interfaceSource: String?
+    package let interfaceSource: String?
     /// The group key, once the key check found a usable one.
-    public var key: GroupKey? {
+    package var key: GroupKey? {
         didSet { membership = key.flatMap { loadMembership($0) } }
     }
     /// This machine's identity and list of devices with `key`, once there is a key: what listening
     /// reads datagrams with, and what doctor's QUERY is signed with.
-    public private(set) var membership: Membership?
+    package private(set) var membership: Membership?
     /// Builds the membership for a key: this machine's identity and devices (set by the program).
-    public var loadMembership: @Sendable (GroupKey) -> Membership? = { _ in nil }
+    package var loadMembership: @Sendable (GroupKey) -> Membership? = { _ in nil }
     /// What the checks so far found, in order.
-    public internal(set) var findings: [DoctorFinding] = []
+    package internal(set) var findings: [DoctorFinding] = []
     /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
-    public var relay: RelayConfiguration?
+    package var relay: RelayConfiguration?
 
     /// What the firewall check read, kept to weigh it against the multicast run.
-    public var firewallReadings: [FirewallCheck.Reading]?
+    package var firewallReadings: [FirewallCheck.Reading]?
 
     private var multicastRun: MulticastRun?
 
     /// `streamPort` is the state stream's TCP port (`--stream-port`, 0: any free one at each
     /// start); `pairingPort` that of `baton pair`.
-    public init(
+    package init(
         configuration: MulticastConfiguration, interfaceSource: String?, keyFile: String?,
         environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1,
         streamPort: Int = 0, pairingPort: Int = Pairing.defaultPort
@@ -150,7 +150,7 @@ public final class DoctorContext {
 
     /// The multicast run, made on first use: one transport joined as Baton joins, a probe and a
     /// QUERY sent, then listening for `listenSeconds` (at least until the probe is back or lost).
-    public func multicast() async -> MulticastRun {
+    package func multicast() async -> MulticastRun {
         if let multicastRun { return multicastRun }
         let run = await MulticastRun.perform(
             configuration: configuration, membership: membership, listenSeconds: listenSeconds,
@@ -169,7 +169,7 @@ public final class DoctorContext {
     }
 
     /// Runs `checks` in order.
-    public func run(_ checks: [DoctorCheck]) async -> DoctorReport {
+    package func run(_ checks: [DoctorCheck]) async -> DoctorReport {
         for check in checks {
             findings.append(await check.run(self))
         }
@@ -178,17 +178,17 @@ public final class DoctorContext {
 }
 
 /// One transport's worth of doctoring: the self-test and the listening share its socket.
-public struct MulticastRun: Sendable {
+package struct MulticastRun: Sendable {
     /// `.unavailable(reason)` when the transport's multicast path is down, else nil.
     static func unavailable(_ transport: MulticastTransport) -> SelfTestOutcome? {
         guard case .down(let reason) = transport.status.path(.multicast)?.state else { return nil }
         return .unavailable(reason: reason)
     }
 
-    public var selfTest: SelfTestOutcome
+    package var selfTest: SelfTestOutcome
 
     /// What got through the firewall: the probe, or any datagram from another machine.
-    public var evidence: FirewallCheck.Evidence {
+    package var evidence: FirewallCheck.Evidence {
         let returned = if case .returned = selfTest { true } else { false }
         let heard =
             tally.map {
@@ -199,11 +199,11 @@ public struct MulticastRun: Sendable {
     }
 
     /// The interface the transport joined, when it started.
-    public var interface: String?
+    package var interface: String?
     /// What listening heard, or nil when it could not listen.
-    public var tally: ListenTally?
+    package var tally: ListenTally?
     /// Why listening did not run, when it did not.
-    public var listenSkipped: String?
+    package var listenSkipped: String?
 
     private enum Event: Sendable {
         case datagram([UInt8], source: String?)
