@@ -112,6 +112,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The work of `baton kv`, apart from parsing and printing: the arguments it checks, the
+        // store on disk and on the network, and what each command comes to. Tests drive it.
+        .target(
+            name: "BatonCommands",
+            dependencies: [
+                "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
         .target(name: "TerminalUI"),
         // The app as model / message / update / view: pure, no I/O.
@@ -134,7 +143,7 @@ let package = Package(
             dependencies: [
                 "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
                 "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList", "BatonMembership", "BatonDoctor",
-                "NCursesBackend",
+                "BatonCommands", "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -211,6 +220,13 @@ let package = Package(
             dependencies: ["BatonMembership", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting"]),
         // The doctor's checks on given interfaces, rules and key files, and its report.
         .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles"]),
+        // `baton kv`'s work: its arguments, its text, and the commands over an in-memory LAN.
+        .testTarget(
+            name: "BatonCommandsTests",
+            dependencies: [
+                "BatonCommands", "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles",
+                "HandoffTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffWire", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatonApp
+import BatonCommands
 import BatonMembership
 import BatonRuntime
 import Foundation

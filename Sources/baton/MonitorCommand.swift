@@ -44,7 +44,7 @@ struct MonitorCommand: AsyncParsableCommand {
         stores.problems.forEach { FileHandle.standardError.write(Data((PeerText.visible($0) + "\n").utf8)) }
         stores.start()
         session.center.query()
-        await UntilStopped.wait(duration: duration)
+        await UntilStopped.wait(duration: duration.map { .seconds($0) })
         monitor.stop()
         stores.stop()
         await session.shutdown()

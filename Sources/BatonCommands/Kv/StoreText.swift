@@ -4,20 +4,21 @@ import Glibc
 import Foundation
 import Handoff
 import PropertyList
+import HandoffCLI
 import HandoffWire
 
 /// What `baton kv` reads and prints (docs/PROTOCOL.md, section 18): the VALUE of `kv set`, a
 /// value as `kv get` prints it, the lines of `kv list` and `kv watch`, as text for people and
 /// as JSON lines for scripts. Keys, string values and writer names may come from any listed
 /// device: a text line shows them through `PeerText.visible`, a JSON line through `jsonText`.
-public enum StoreText {
+package enum StoreText {
     /// The store `baton` uses unless `--store` names another.
-    public static let defaultStore = "baton"
+    package static let defaultStore = "baton"
 
     // MARK: Checking the arguments
 
     /// Nil when `name` is a store name (1–64 UTF-8 bytes, no `/`, NUL or leading `.`), else why not.
-    public static func storeNameProblem(_ name: String) -> String? {
+    package static func storeNameProblem(_ name: String) -> String? {
         guard !StoreMessage.isValidName(name) else { return nil }
         let bytes = name.utf8.count
         let why =
@@ -30,14 +31,14 @@ public enum StoreText {
     }
 
     /// Nil when `key` is a key (1–64 UTF-8 bytes), else why not.
-    public static func keyProblem(_ key: String) -> String? {
+    package static func keyProblem(_ key: String) -> String? {
         let bytes = key.utf8.count
         guard !StoreEntry.isValidKey(key) else { return nil }
         return bytes == 0 ? "A key cannot be empty." : "The key is \(bytes) bytes in UTF-8; a key is at most 64."
     }
 
     /// Nil when `seconds` is a `--wait` of 0–600 seconds, else why not.
-    public static func waitProblem(_ seconds: Double) -> String? {
+    package static func waitProblem(_ seconds: Double) -> String? {
         seconds.isFinite && seconds >= 0 && seconds <= 600 ? nil : "--wait must be between 0 and 600 seconds."
     }
 
@@ -49,7 +50,7 @@ public enum StoreText {
     /// booleans; `null` has no property-list form and is refused. A bare word is not JSON: the
     /// error shows the command with `--string` (`key`, and `fromStandardInput` for VALUE `-`,
     /// are only for that hint).
-    public static func value(
+    package static func value(
         from text: String, asString: Bool, key: String = "KEY", fromStandardInput: Bool = false
     ) throws(CommandFailure) -> PropertyListValue {
         if asString { return .string(text) }
@@ -75,7 +76,7 @@ public enum StoreText {
     }
 
     /// The keys and values of `baton kv import`: one JSON object; a null value removes its key.
-    public static func importValues(from text: String) throws(CommandFailure) -> [String: PropertyListValue?] {
+    package static func importValues(from text: String) throws(CommandFailure) -> [String: PropertyListValue?] {
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
@@ -143,7 +144,7 @@ public enum StoreText {
 
     /// Standard input read to its end, for VALUE `-`: UTF-8 text, as it is (a final newline
     /// included), of at most `limit` bytes.
-    public static func readAll(from descriptor: Int32 = STDIN_FILENO, limit: Int = 1_048_576) throws(CommandFailure) -> String {
+    package static func readAll(from descriptor: Int32 = STDIN_FILENO, limit: Int = 1_048_576) throws(CommandFailure) -> String {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -169,7 +170,7 @@ public enum StoreText {
 
     /// A value as `baton kv get` prints it: a string as its text (made visible: a newline shows
     /// as ␊), anything else, or everything with `json`, as one line of JSON.
-    public static func text(of value: PropertyListValue, json: Bool = false) -> String {
+    package static func text(of value: PropertyListValue, json: Bool = false) -> String {
         if !json, case .string(let text) = value { return PeerText.visible(text) }
         return value.jsonText
     }
@@ -177,18 +178,18 @@ public enum StoreText {
     // MARK: kv list
 
     /// One key of `baton kv list`.
-    public struct Row: Equatable, Sendable {
-        public var key: String
-        public var value: PropertyListValue
+    package struct Row: Equatable, Sendable {
+        package var key: String
+        package var value: PropertyListValue
         /// What the key counts against the store's limit (`StoreEntry.size`).
-        public var size: Int
+        package var size: Int
         /// The writer: its sender id (16 bytes: its device's tag, then the program's instance).
-        public var writer: [UInt8]
+        package var writer: [UInt8]
         /// The writer's name on this machine's list, when it is listed.
-        public var writerName: String?
-        public var savedAt: Date
+        package var writerName: String?
+        package var savedAt: Date
 
-        public init(key: String, value: PropertyListValue, size: Int, writer: [UInt8], writerName: String?, savedAt: Date) {
+        package init(key: String, value: PropertyListValue, size: Int, writer: [UInt8], writerName: String?, savedAt: Date) {
             self.key = key
             self.value = value
             self.size = size
@@ -198,7 +199,7 @@ public enum StoreText {
         }
 
         /// The row of an entry with a value (nil for a tombstone); the writer named from `roster`.
-        public init?(_ entry: StoreEntry, roster: DeviceRoster?) {
+        package init?(_ entry: StoreEntry, roster: DeviceRoster?) {
             guard let value = entry.value else { return nil }
             self.init(
                 key: entry.key, value: value, size: entry.size, writer: entry.version.writer,
@@ -207,19 +208,19 @@ public enum StoreText {
         }
 
         /// The writer's name, or the first 8 hex digits of its fingerprint.
-        public var writerLabel: String {
+        package var writerLabel: String {
             writerName.map(PeerText.visible) ?? String(hex(writer).prefix(8))
         }
     }
 
     /// The rows sorted by key (UTF-8 bytes), tombstones left out.
-    public static func rows(_ entries: [StoreEntry], roster: DeviceRoster?) -> [Row] {
+    package static func rows(_ entries: [StoreEntry], roster: DeviceRoster?) -> [Row] {
         entries.compactMap { Row($0, roster: roster) }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     /// `baton kv list`: KEY, BYTES, WRITER, SAVED in columns; `age` says how long ago a date is
     /// ("3s ago"). Nil when there is no row.
-    public static func list(_ rows: [Row], age: (Date) -> String) -> String? {
+    package static func list(_ rows: [Row], age: (Date) -> String) -> String? {
         guard !rows.isEmpty else { return nil }
         let table = [["KEY", "BYTES", "WRITER", "SAVED"]]
             + rows.map { [PeerText.visible($0.key), String($0.size), $0.writerLabel, age($0.savedAt)] }
@@ -236,7 +237,7 @@ public enum StoreText {
 
     /// `baton kv list --json`: one object per key: `key`, `value`, `size`, `writer` (the
     /// writing program's sender id in hex: its device's tag, then its instance), `writerName` when listed, `savedAt` (ISO 8601, UTC).
-    public static func listJSON(_ row: Row) -> String {
+    package static func listJSON(_ row: Row) -> String {
         var fields: [String: PropertyListValue] = [
             "key": .string(row.key), "value": row.value, "size": .integer(row.size), "writer": .string(hex(row.writer)),
             "savedAt": .date(row.savedAt),
@@ -247,7 +248,7 @@ public enum StoreText {
 
     /// What `kv list` says on standard error about a store not synced with any peer for longer
     /// than a tombstone is kept (docs/PROTOCOL.md, section 18, "Tombstones").
-    public static func staleNote(store: String, lastSync: Date?, now: Date) -> String {
+    package static func staleNote(store: String, lastSync: Date?, now: Date) -> String {
         let days = lastSync.map { " for \(Int(now.timeIntervalSince($0) / 86_400)) days" } ?? ""
         return """
             The store '\(PeerText.visible(store))' is stale: it has not synced with a peer\(days), longer than a removal is \
@@ -264,7 +265,7 @@ public enum StoreText {
     /// store holds for the key now.
     /// With `json`, `savedAt` (when the entry was written, by its writer's clock) and `at` (when
     /// it was printed) go in the line too, when given.
-    public static func change(
+    package static func change(
         store: String, reason: String, key: String, value: PropertyListValue?, json: Bool, savedAt: Date? = nil,
         at: Date? = nil
     ) -> String {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Handoff
+import BatonCommands
 import HandoffCLI
 import HandoffWire
 import PropertyList
