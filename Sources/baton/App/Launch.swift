@@ -49,7 +49,7 @@ struct Launch {
 
     /// Asks `question` on standard error and reads y or n from standard input; anything but y is no.
     static func askYesNo(_ question: String) -> Bool {
-        FileHandle.standardError.write(Data(question.utf8))
+        Console.diagnostic(question)
         guard let answer = readLine() else { return false }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }

@@ -41,6 +41,6 @@ struct IdCommand: ParsableCommand {
             json
             ? DeviceText.identityJSON(name: myName, identity: loaded.identity.publicIdentity, path: loaded.path, created: loaded.created)
             : DeviceText.identity(name: myName, identity: loaded.identity.publicIdentity, path: loaded.path, created: loaded.created)
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Console.line(text)
     }
 }

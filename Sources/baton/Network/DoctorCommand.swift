@@ -73,7 +73,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         let report = await context.run(DoctorCheck.standard + (context.relay == nil ? [] : [DoctorCheck.relay]))
         let output = json ? report.json() : report.text(unicode: Self.unicodeTerminal(environment))
-        FileHandle.standardOutput.write(Data((output + "\n").utf8))
+        Console.line(output)
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 

@@ -88,6 +88,6 @@ extension PairCommand {
     }
 
     static func complain(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Console.note(text)
     }
 }

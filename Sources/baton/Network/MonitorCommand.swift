@@ -33,7 +33,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let session = try await PeerSession(options: network, app: "baton", appVersion: Baton.version)
-        let write: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        let write: (String) -> Void = Console.line
         if !json {
             write("# listening on \(session.endpoint) as \(session.peer.name), key from \(session.keySource)")
         }
@@ -41,7 +41,7 @@ struct MonitorCommand: AsyncParsableCommand {
         monitor.start()
         // Every running Baton holds this machine's key-value stores and answers peers about them.
         let stores = StoreSync(center: session.center, folder: StoreFile.defaultFolder())
-        stores.problems.forEach { FileHandle.standardError.write(Data((PeerText.visible($0) + "\n").utf8)) }
+        stores.problems.forEach { Console.note(PeerText.visible($0)) }
         stores.start()
         session.center.query()
         await UntilStopped.wait(duration: duration.map { .seconds($0) })

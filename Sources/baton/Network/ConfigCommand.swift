@@ -31,6 +31,6 @@ struct ConfigCommand: ParsableCommand {
     func run() throws {
         let settings = try network.effectiveSettings(logFile: logFile)
         let text = json ? EffectiveSetting.json(settings) : EffectiveSetting.text(settings)
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Console.line(text)
     }
 }

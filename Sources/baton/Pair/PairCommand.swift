@@ -145,6 +145,6 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     static func say(_ text: String, newline: Bool = true) {
-        FileHandle.standardOutput.write(Data((text + (newline ? "\n" : "")).utf8))
+        Console.output(text + (newline ? "\n" : ""))
     }
 }

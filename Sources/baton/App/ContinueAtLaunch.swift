@@ -1,5 +1,6 @@
 import BatonApp
 import Foundation
+import HandoffCLI
 import Handoff
 import NCursesBackend
 
@@ -87,6 +88,6 @@ enum ContinueAtLaunch {
     }
 
     static func writeToStandardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        Console.diagnostic(text)
     }
 }
