@@ -36,6 +36,14 @@ struct ArgumentTests {
         #expect(Seconds(2).description == "2 s")
     }
 
+    @Test("--wait with --continue-activity is above 0; doctor's --listen is 0 to 600, each saying so")
+    func answerAndListen() throws {
+        #expect(try Seconds.answerWait("0.5") == Seconds(0.5))
+        #expect(throws: ArgumentProblem("--wait must be between 0 and 600 seconds.")) { try Seconds.answerWait("0") }
+        #expect(try Seconds.listen("0").isZero)
+        #expect(throws: ArgumentProblem("--listen takes 0-600 seconds.")) { try Seconds.listen("601") }
+    }
+
     @Test("--duration is above 0 seconds")
     func duration() throws {
         #expect(try Seconds.running("0.25").duration == .milliseconds(250))

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Read as argument-parser reads a `Double` (`2`, `0.25`, `1e1`), then checked once, here:
 /// finite and not negative. What an option allows beyond that (`--wait` at most 600 s,
-/// `--duration` above 0) is one of its readers, `wait(_:)` and `running(_:)`.
+/// `--duration` above 0) is one of its readers: `wait(_:)`, `answerWait(_:)`, `listen(_:)`,
+/// `running(_:)`.
 package struct Seconds: ArgumentValue, Hashable, Comparable, CustomStringConvertible {
     package let duration: Duration
     /// The seconds as given, for the sentences that repeat them and for `TimeInterval` APIs.
@@ -47,6 +48,22 @@ package struct Seconds: ArgumentValue, Hashable, Comparable, CustomStringConvert
     package static func wait(_ text: String) throws(ArgumentProblem) -> Seconds {
         guard let seconds = try? Seconds(parsing: text), seconds <= longestWait else {
             throw ArgumentProblem("--wait must be between 0 and 600 seconds.")
+        }
+        return seconds
+    }
+
+    /// `--wait` with `--continue-activity`: above 0, at most 600 seconds.
+    package static func answerWait(_ text: String) throws(ArgumentProblem) -> Seconds {
+        guard let seconds = try? wait(text), !seconds.isZero else {
+            throw ArgumentProblem("--wait must be between 0 and 600 seconds.")
+        }
+        return seconds
+    }
+
+    /// `baton doctor --listen`: 0 to 600 seconds.
+    package static func listen(_ text: String) throws(ArgumentProblem) -> Seconds {
+        guard let seconds = try? Seconds(parsing: text), seconds <= longestWait else {
+            throw ArgumentProblem("--listen takes 0-600 seconds.")
         }
         return seconds
     }

@@ -133,7 +133,7 @@ struct Launch {
         var opening = startOpening
         if options.continueActivity {
             let outcome = await ContinueAtLaunch.run(
-                center: center, type: continueType, from: options.from, timeout: .milliseconds(Int(options.wait * 1000)))
+                center: center, type: continueType, from: options.from, timeout: options.wait.duration)
             switch outcome {
             case .continued(let activity):
                 let peerName = activity.peer.map { PeerText.visible($0.name) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BatonCommands
 import Foundation
 
 /// Options of the commands that show a session: continuing and logging.
@@ -7,8 +8,11 @@ struct SessionOptions: ParsableArguments {
         "Continue the newest activity a peer offers (of TYPE when given) instead of starting anew."))
     var continueActivity = false
 
-    @Option(help: ArgumentHelp("With --continue-activity: seconds to wait for a peer's answer.", valueName: "seconds"))
-    var wait: Double = 2
+    @Option(
+        help: ArgumentHelp("With --continue-activity: seconds to wait for a peer's answer.", valueName: "seconds")
+            .defaulting(to: Seconds(2)),
+        transform: { try Seconds.answerWait($0) })
+    var wait = Seconds(2)
 
     @Option(help: ArgumentHelp("With --continue-activity: only from the peer of this name, e.g. alice@laptop.", valueName: "name"))
     var from: String?
@@ -22,7 +26,6 @@ struct SessionOptions: ParsableArguments {
     var logLevel: String = "info"
 
     func validate() throws {
-        guard wait > 0, wait <= 600 else { throw ValidationError("--wait must be between 0 and 600 seconds.") }
         if from != nil, !continueActivity { throw ValidationError("--from goes with --continue-activity.") }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BatonCommands
 import Foundation
 import Handoff
 import BatonDoctor
@@ -49,12 +50,10 @@ struct DoctorCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object with every finding, for scripts.")
     var json = false
 
-    @Option(help: ArgumentHelp("How long to listen for peers.", valueName: "seconds"))
-    var listen: Double = 3
-
-    func validate() throws {
-        guard listen >= 0, listen <= 600 else { throw ValidationError("--listen takes 0-600 seconds.") }
-    }
+    @Option(
+        help: ArgumentHelp("How long to listen for peers.", valueName: "seconds").defaulting(to: Seconds(3)),
+        transform: { try Seconds.listen($0) })
+    var listen = Seconds(3)
 
     @MainActor
     func run() async throws {
@@ -65,7 +64,7 @@ struct DoctorCommand: AsyncParsableCommand {
             : (configuration.interface != nil ? MulticastConfiguration.interfaceVariable : nil)
         let context = DoctorContext(
             configuration: configuration, interfaceSource: interfaceSource, keyFile: network.keyFile,
-            environment: environment, listenSeconds: listen,
+            environment: environment, listenSeconds: listen.value,
             streamPort: try network.stateStreamPort(environment: environment))
         context.relay = try network.relayConfiguration(environment: environment)
         context.loadMembership = { key in
