@@ -93,13 +93,32 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.embedInCode("Registry/ActivityTypes.plist")]
         ),
+        // The membership on disk: identity, group key and device list, loaded into a `Membership`,
+        // stored when it changes, and kept in step with what other Baton processes write.
+        .target(name: "BatonMembership", dependencies: ["Handoff", "HandoffWire", "BatonFiles"]),
+        // `baton doctor`'s checks: interfaces, firewall rules, the key file, the multicast
+        // self-test, listening, unicast peers and the relay.
+        .target(
+            name: "BatonDoctor",
+            dependencies: ["Handoff", "HandoffWire", "BatonFiles", "BatonMembership", "HandoffMulticast", "HandoffRelay"]
+        ),
         // What both programs share on the command line: network options, key, registry, monitor output.
         .target(
             name: "HandoffCLI",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffRelay", "BatonResources",
+                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership", "BatonDoctor", "HandoffMulticast",
+                "HandoffRelay", "BatonResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The work of `baton kv`, apart from parsing and printing: the arguments it checks, the
+        // store on disk and on the network, and what each command comes to. Tests drive it.
+        .target(
+            name: "BatonCommands",
+            dependencies: [
+                "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
@@ -123,8 +142,8 @@ let package = Package(
             name: "baton",
             dependencies: [
                 "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
-                "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList",
-                "NCursesBackend",
+                "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList", "BatonMembership", "BatonDoctor",
+                "BatonCommands", "NCursesBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -192,7 +211,22 @@ let package = Package(
             dependencies: ["HandoffStore", "Handoff", "HandoffWire", "PropertyList", "HandoffTesting"]),
         .testTarget(
             name: "HandoffCLITests",
-            dependencies: ["HandoffCLI", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffMulticast", "HandoffTesting"]),
+            dependencies: [
+                "HandoffCLI", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonDoctor", "HandoffMulticast", "HandoffTesting",
+            ]),
+        // The membership's files, in a temporary home: loading, storing, other processes' writes.
+        .testTarget(
+            name: "BatonMembershipTests",
+            dependencies: ["BatonMembership", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting"]),
+        // The doctor's checks on given interfaces, rules and key files, and its report.
+        .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles"]),
+        // `baton kv`'s work: its arguments, its text, and the commands over an in-memory LAN.
+        .testTarget(
+            name: "BatonCommandsTests",
+            dependencies: [
+                "BatonCommands", "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles",
+                "HandoffTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "BatonAppTests", dependencies: ["BatonApp", "Handoff", "HandoffWire", "HandoffTesting", "TerminalUI"]),
         .testTarget(
             name: "BatonRuntimeTests",

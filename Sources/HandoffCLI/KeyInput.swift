@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BatonDoctor
 import Foundation
 import Handoff
 import HandoffWire

@@ -134,7 +134,7 @@ public struct NetworkOptions: ParsableArguments {
     /// it skipped (intent class names, Xcode build variables) go to `warn`, one line each:
     /// standard error unless told otherwise. Call it once per run.
     public func loadRegistry(
-        warn: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        warn: (String) -> Void = Console.note
     ) throws -> ActivityTypeRegistry {
         let loaded: ActivityTypeRegistry
         if let registry {

@@ -5,6 +5,7 @@ import HandoffRelay
 import Logging
 import HandoffWire
 import BatonFiles
+import BatonMembership
 
 /// A running peer: the multicast transport and the activity center on it, from the options.
 @MainActor
@@ -19,7 +20,7 @@ public final class PeerSession {
     public let peer: PeerInfo
     /// The membership's files: statements and keys the center takes are stored there, and what
     /// other processes change there is put in place (`MembershipStore.keep`).
-    public let membershipStore: MembershipStore
+    package let membershipStore: MembershipStore
     private var keeper: Task<Void, Never>?
     private let membership: Membership
 
@@ -30,7 +31,7 @@ public final class PeerSession {
         options: NetworkOptions, app: String, appVersion: String,
         registry: ActivityTypeRegistry? = nil, configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
         logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() }),
-        notice: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        notice: @escaping @Sendable (String) -> Void = Console.note
     ) async throws {
         let registry = try registry ?? options.loadRegistry()
         peer = PeerInfo.local(app: app, appVersion: appVersion, name: options.name)
@@ -73,4 +74,12 @@ public final class PeerSession {
 
     /// `239.255.77.88:47788 on eth0`, and ` + mqtt://broker:1883` with a relay.
     public var endpoint: String { center.transport.endpointDescription }
+}
+
+extension NetworkOptions {
+    /// The membership store for these options: `--key-file`, else `BATON_KEY`, else the
+    /// default key file; this device named as `peer` is.
+    package func membershipStore(peer: PeerInfo) -> MembershipStore {
+        MembershipStore(keyFile: keyFile, name: peer.name)
+    }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// How `baton monitor` and `baton kv watch` run: until Ctrl-C or SIGTERM, or `duration` seconds
+/// How `baton monitor` and `baton kv watch` run: until Ctrl-C or SIGTERM, or for `duration`
 /// when given, whichever comes first.
 enum UntilStopped {
     @MainActor
-    static func wait(duration: Double?) async {
+    static func wait(duration: Duration?) async {
         let stop = AsyncStream<Void>.makeStream()
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -13,9 +13,9 @@ enum UntilStopped {
             source.resume()
             return source
         }
-        let timer = duration.map { seconds in
+        let timer = duration.map { duration in
             Task {
-                try? await Task.sleep(for: .seconds(seconds))
+                try? await Task.sleep(for: duration)
                 stop.continuation.finish()
             }
         }

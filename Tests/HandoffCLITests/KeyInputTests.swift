@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import BatonDoctor
 import Handoff
 import HandoffCLI
 import Testing
@@ -74,23 +75,5 @@ struct KeyInputTests {
         #expect(!malformed.contains("--import KEY"))
         // The stream's failed proof is about devices since protocol 3, not keys: no key hint at all.
         #expect(!StreamFailure.authenticationFailed.description.contains("--import"))
-    }
-}
-
-@Suite("How another machine names this one")
-struct AddressesForOthersTests {
-    @Test("Up interfaces' IPv4 addresses, LAN before VPN before virtual; no loopback, nothing down; HOST when none")
-    func order() {
-        let interfaces = [
-            DoctorInterface(name: "lo", up: true, multicast: false, loopback: true, ipv4: "127.0.0.1"),
-            DoctorInterface(name: "docker0", up: true, multicast: true, loopback: false, ipv4: "172.17.0.1"),
-            DoctorInterface(name: "wg0", up: true, multicast: false, loopback: false, ipv4: "10.8.0.2"),
-            DoctorInterface(name: "eth1", up: false, multicast: true, loopback: false, ipv4: "192.168.9.9"),
-            DoctorInterface(name: "eth0", up: true, multicast: true, loopback: false, ipv4: "192.168.1.20"),
-            DoctorInterface(name: "eth2", up: true, multicast: true, loopback: false, ipv4: nil),
-        ]
-        #expect(DoctorInterface.addressesForOthers(interfaces) == ["192.168.1.20", "10.8.0.2", "172.17.0.1"])
-        #expect(DoctorInterface.addressForOthers(interfaces) == "192.168.1.20")
-        #expect(DoctorInterface.addressForOthers(Array(interfaces.prefix(1))) == "HOST")
     }
 }

@@ -1,0 +1,277 @@
+import Foundation
+import Handoff
+import HandoffMulticast
+import HandoffRelay
+import HandoffWire
+
+/// One check of `baton doctor`: a name and what it does with the shared context.
+///
+/// The checks run in order, each seeing what those before it found (`DoctorContext.findings`)
+/// and the multicast run they share (`DoctorContext.multicast()`), so a later check can join
+/// the list, e.g. one that tries a host by unicast when the self-test failed.
+package struct DoctorCheck: Sendable {
+    package var name: String
+    package var run: @MainActor @Sendable (DoctorContext) async -> DoctorFinding
+
+    package init(name: String, run: @escaping @MainActor @Sendable (DoctorContext) async -> DoctorFinding) {
+        self.name = name
+        self.run = run
+    }
+
+    /// Which interfaces can do multicast, and which one Baton would join.
+    package static let interfaces = DoctorCheck(name: InterfaceCheck.interfacesName) { context in
+        InterfaceCheck.interfaces(
+            context.interfaces, chosen: context.chosenInterface, choiceError: context.choiceError,
+            named: context.interfaceSource)
+    }
+
+    /// VPN, container and VM interfaces that may take the group.
+    package static let otherInterfaces = DoctorCheck(name: InterfaceCheck.othersName) { context in
+        InterfaceCheck.others(context.interfaces, chosen: context.chosenInterface)
+    }
+
+    /// Rules of nftables and iptables on every port Baton uses and the group. The self-test
+    /// weighs the finding again once it knows what got through (`DoctorContext.weighFirewall`).
+    package static let firewall = DoctorCheck(name: FirewallCheck.name) { context in
+        let readings = FirewallCheck.read()
+        context.firewallReadings = readings
+        return FirewallCheck.finding(readings, ports: context.ports, group: context.configuration.group)
+    }
+
+    /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
+    package static let key = DoctorCheck(name: KeyCheck.name) { context in
+        let (finding, key) = KeyCheck.check(keyFile: context.keyFile, environment: context.environment)
+        context.key = key
+        return finding
+    }
+
+    /// A probe through the kernel to the group and back.
+    package static let selfTest = DoctorCheck(name: MulticastCheck.selfTestName) { context in
+        let run = await context.multicast()
+        context.weighFirewall(against: run)
+        return MulticastCheck.selfTest(
+            run.selfTest, group: context.configuration.group, port: context.configuration.port,
+            interface: run.interface ?? context.chosenInterface, suggestedLAN: InterfaceCheck.suggestedLAN(context.interfaces))
+    }
+
+    /// What a few seconds of listening heard: peers, and datagrams under another key.
+    package static let listening = DoctorCheck(name: MulticastCheck.listenName) { context in
+        let run = await context.multicast()
+        return MulticastCheck.listening(run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped)
+    }
+
+    /// The unicast peers: which answered. When multicast failed but one answered, the
+    /// self-test's fix becomes `--peer`, since that is what works on this network.
+    package static let unicast = DoctorCheck(name: MulticastCheck.unicastName) { context in
+        let run = await context.multicast()
+        let listed = context.configuration.peers.map(\.address)
+        let multicastWorks = if case .returned = run.selfTest { true } else { false }
+        let finding = MulticastCheck.unicast(peers: listed, heard: run.tally?.sources, multicastWorks: multicastWorks)
+        if finding.status == .ok, !multicastWorks {
+            let answered = listed.filter { run.tally?.sources.contains($0) == true }
+            let unicast = "multicast does not pass here, but \(answered.joined(separator: ", ")) answers by unicast: "
+                + "run baton with `--peer \(answered[0])` (and name this machine on it)"
+            // The self-test's problem, and a firewall's that explains it, offer --peer first.
+            for index in context.findings.indices where context.findings[index].status == .problem
+                && [MulticastCheck.selfTestName, FirewallCheck.name].contains(context.findings[index].name)
+            {
+                let before = context.findings[index].fix.map { "; or \($0)" } ?? ""
+                context.findings[index].fix = unicast + before
+            }
+        }
+        return finding
+    }
+
+    /// Every check, in the order their findings are printed and the first fix is chosen.
+    package static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast]
+}
+
+/// What the checks of one run share: the settings, the interfaces, the key, the multicast run.
+@MainActor
+package final class DoctorContext {
+    package let configuration: MulticastConfiguration
+    /// Every port Baton uses here: the datagram port, pairing's, and the state stream's.
+    package let ports: [BatonPort]
+    package let keyFile: String?
+    package let environment: [String: String]
+    package let listenSeconds: Double
+    /// How long the self-test waits for its probe.
+    package let probeTimeout: Double
+    /// This namespace's interfaces.
+    package let interfaces: [DoctorInterface]
+    /// The interface Baton would join, as the transport chooses it.
+    package let chosenInterface: String?
+    /// Why no interface could be chosen (an unusable --interface), or nil.
+    package let choiceError: String?
+    /// `--interface` or `BATON_INTERFACE` when one named the interface.
+    package let interfaceSource: String?
+    /// The group key, once the key check found a usable one.
+    package var key: GroupKey? {
+        didSet { membership = key.flatMap { loadMembership($0) } }
+    }
+    /// This machine's identity and list of devices with `key`, once there is a key: what listening
+    /// reads datagrams with, and what doctor's QUERY is signed with.
+    package private(set) var membership: Membership?
+    /// Builds the membership for a key: this machine's identity and devices (set by the program).
+    package var loadMembership: @Sendable (GroupKey) -> Membership? = { _ in nil }
+    /// What the checks so far found, in order.
+    package internal(set) var findings: [DoctorFinding] = []
+    /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
+    package var relay: RelayConfiguration?
+
+    /// What the firewall check read, kept to weigh it against the multicast run.
+    package var firewallReadings: [FirewallCheck.Reading]?
+
+    private var multicastRun: MulticastRun?
+
+    /// `streamPort` is the state stream's TCP port (`--stream-port`, 0: any free one at each
+    /// start); `pairingPort` that of `baton pair`.
+    package init(
+        configuration: MulticastConfiguration, interfaceSource: String?, keyFile: String?,
+        environment: [String: String], listenSeconds: Double, probeTimeout: Double = 1,
+        streamPort: Int = 0, pairingPort: Int = Pairing.defaultPort
+    ) {
+        self.configuration = configuration
+        self.ports = BatonPort.all(datagrams: configuration.port, pairing: pairingPort, stream: streamPort)
+        self.interfaceSource = interfaceSource
+        self.keyFile = keyFile
+        self.environment = environment
+        self.listenSeconds = listenSeconds
+        self.probeTimeout = probeTimeout
+        self.interfaces = DoctorInterface.list()
+        do {
+            self.chosenInterface = try MulticastTransport.interfaceName(for: configuration)
+            self.choiceError = nil
+        } catch {
+            self.chosenInterface = nil
+            self.choiceError = error.description
+        }
+    }
+
+    /// The multicast run, made on first use: one transport joined as Baton joins, a probe and a
+    /// QUERY sent, then listening for `listenSeconds` (at least until the probe is back or lost).
+    package func multicast() async -> MulticastRun {
+        if let multicastRun { return multicastRun }
+        let run = await MulticastRun.perform(
+            configuration: configuration, membership: membership, listenSeconds: listenSeconds,
+            probeTimeout: probeTimeout)
+        multicastRun = run
+        return run
+    }
+
+    /// The firewall's finding again, now that `run` says what got through: the self-test and
+    /// what was heard outrank the reading of rule text, so a reading they contradict is no problem.
+    func weighFirewall(against run: MulticastRun) {
+        guard let readings = firewallReadings,
+              let index = findings.firstIndex(where: { $0.name == FirewallCheck.name }) else { return }
+        findings[index] = FirewallCheck.finding(
+            readings, ports: ports, group: configuration.group, evidence: run.evidence)
+    }
+
+    /// Runs `checks` in order.
+    package func run(_ checks: [DoctorCheck]) async -> DoctorReport {
+        for check in checks {
+            findings.append(await check.run(self))
+        }
+        return DoctorReport(findings: findings)
+    }
+}
+
+/// One transport's worth of doctoring: the self-test and the listening share its socket.
+package struct MulticastRun: Sendable {
+    /// `.unavailable(reason)` when the transport's multicast path is down, else nil.
+    static func unavailable(_ transport: MulticastTransport) -> SelfTestOutcome? {
+        guard case .down(let reason) = transport.status.path(.multicast)?.state else { return nil }
+        return .unavailable(reason: reason)
+    }
+
+    package var selfTest: SelfTestOutcome
+
+    /// What got through the firewall: the probe, or any datagram from another machine.
+    package var evidence: FirewallCheck.Evidence {
+        let returned = if case .returned = selfTest { true } else { false }
+        let heard =
+            tally.map {
+                !$0.peers.isEmpty || !$0.oldProtocolSources.isEmpty
+                    || $0.otherKey + $0.unknownDevice + $0.otherRejections + $0.unread > 0
+            } ?? false
+        return FirewallCheck.Evidence(probeReturned: returned, heardOthers: heard)
+    }
+
+    /// The interface the transport joined, when it started.
+    package var interface: String?
+    /// What listening heard, or nil when it could not listen.
+    package var tally: ListenTally?
+    /// Why listening did not run, when it did not.
+    package var listenSkipped: String?
+
+    private enum Event: Sendable {
+        case datagram([UInt8], source: String?)
+        case sendFailed(String)
+        case probeDeadline
+        case listenDeadline
+    }
+
+    static func perform(
+        configuration: MulticastConfiguration, membership: Membership?, listenSeconds: Double, probeTimeout: Double
+    ) async -> MulticastRun {
+        let transport: MulticastTransport
+        do {
+            transport = try await MulticastTransport.start(configuration)
+        } catch {
+            return MulticastRun(
+                selfTest: .startFailed(error.description), interface: nil, tally: nil,
+                listenSkipped: "the group could not be joined")
+        }
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        transport.start(TransportHandler(
+            receive: { sink.yield(.datagram($0.bytes, source: $0.source)) },
+            sendFailed: { error in
+                if case .sendFailed(_, let reason) = error { sink.yield(.sendFailed(reason)) } else { sink.yield(.sendFailed(error.description)) }
+            }))
+        let probe = DoctorProbe()
+        let own = membership.map { SenderID.random(device: $0.identity.publicIdentity.deviceID) } ?? SenderID.random()
+        let started = ContinuousClock.now
+        let timers = [
+            Task { try? await Task.sleep(for: .seconds(probeTimeout)); sink.yield(.probeDeadline) },
+            Task { try? await Task.sleep(for: .seconds(listenSeconds)); sink.yield(.listenDeadline) },
+        ]
+        transport.send(probe.bytes)
+        // A QUERY with no types: every peer that offers something answers at once, instead of at its next repeat.
+        if let membership,
+            let query = try? DatagramCodec(keys: membership.keys).encode(
+                .query(types: nil), identity: membership.identity, senderID: own, sequence: 1, sentAt: Date())
+        {
+            transport.send(query)
+        }
+        // Started without multicast: the probe cannot come back, but listening by unicast goes on.
+        var outcome: SelfTestOutcome? = Self.unavailable(transport)
+        var tally = ListenTally()
+        var listened = false
+        for await event in events {
+            switch event {
+            case .datagram(let bytes, let source):
+                if outcome == nil, probe.matches(bytes) {
+                    let elapsed = ContinuousClock.now - started
+                    outcome = .returned(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                tally.count(bytes, membership: membership, own: own, probe: probe, source: source)
+            case .sendFailed(let reason):
+                if outcome == nil { outcome = .sendFailed(reason) }
+            case .probeDeadline:
+                if outcome == nil { outcome = .lost(seconds: probeTimeout) }
+            case .listenDeadline:
+                listened = true
+            }
+            if listened, outcome != nil { break }
+        }
+        timers.forEach { $0.cancel() }
+        sink.finish()
+        // A send error (a firewall) takes multicast down without a failed send: say why the probe was lost.
+        if case .lost = outcome, let down = Self.unavailable(transport) { outcome = down }
+        let interface = transport.interfaceName
+        await transport.close()
+        return MulticastRun(
+            selfTest: outcome ?? .lost(seconds: probeTimeout), interface: interface, tally: tally, listenSkipped: nil)
+    }
+}

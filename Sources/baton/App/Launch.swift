@@ -1,0 +1,235 @@
+import ArgumentParser
+import BatonApp
+import BatonCommands
+import BatonMembership
+import BatonRuntime
+import Foundation
+import Handoff
+import HandoffCLI
+import HandoffMulticast
+import HandoffStore
+import Logging
+import NCursesBackend
+import HandoffWire
+import BatonFiles
+
+/// Wires the real network to the real terminal for one session.
+@MainActor
+struct Launch {
+    let network: NetworkOptions
+    let options: SessionOptions
+
+    /// A new editing session for `file` (read when it exists), and what the UI says first:
+    /// a file over the state limit is edited here and not handed off, and the UI says why.
+    static func editorSession(
+        file: String?, stateLimit: Int = ActivityCenter.Configuration.defaultTextLimit
+    ) throws -> (session: Session, opening: [AppMessage]) {
+        guard let file else { return (.editor(EditorState(text: "", filePath: nil)), []) }
+        var state: EditorState
+        do {
+            let opened = try FileStore().open(path: file)
+            state = EditorState(
+                text: opened?.text ?? "", filePath: file, lineEnding: opened?.lineEnding ?? .lf,
+                isReadOnly: opened?.isReadOnly ?? false, disk: opened?.stamp)
+            // Unsaved changes a previous baton left for this file: asked about before the UI.
+            let recovery = RecoveryStore.standard()
+            if let copy = recovery.find(path: RecoveryStore.absolute(file)), copy.text != opened?.text,
+               askYesNo(RecoveryStore.question(for: copy, fileText: opened?.text)) {
+                state = EditorState(
+                    buffer: TextBuffer(text: copy.text), filePath: file, isDirty: true,
+                    lineEnding: opened?.lineEnding ?? .lf, isReadOnly: opened?.isReadOnly ?? false, disk: opened?.stamp)
+            }
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let bytes = state.buffer.text.utf8.count
+        let tooLarge = BatonApp.fileTooLargeToHandOff(name: state.fileName ?? file, bytes: bytes, limit: stateLimit)
+        return (.editor(state), tooLarge.map { [.handoffOff($0)] } ?? [])
+    }
+
+    /// Asks `question` on standard error and reads y or n from standard input; anything but y is no.
+    static func askYesNo(_ question: String) -> Bool {
+        Console.diagnostic(question)
+        guard let answer = readLine() else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// Joins the network, continues an activity first if asked, then runs the UI until the user quits.
+    ///
+    /// Everything that can fail before the UI starts fails with a one-line message and exit
+    /// status 1, leaving the terminal untouched.
+    func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
+        try Self.requireTerminal()
+        let logger = try makeLogger()
+        let registry = try network.loadRegistry()
+        // A type this baton could never continue fails now, not after --wait seconds of asking.
+        if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
+        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
+        let membershipStore = network.membershipStore(peer: peer)
+        let loaded = try membershipStore.load()
+        for notice in loaded.notices { logger.notice("\(notice)") }
+        let keySource = loaded.keySource
+        let membership = loaded.membership
+        let multicast = try network.multicastConfiguration()
+        logger.info("key from \(keySource)")
+
+        let transport: any ActivityTransport
+        var state = NetworkState.online
+        do {
+            transport = try await MulticastTransport.start(multicast)
+        } catch {
+            switch error {
+            case .interfaceNotFound, .invalidConfiguration:
+                // A mistyped --interface is the person's to fix now, not a session to run offline.
+                throw CommandFailure(error.description)
+            default:
+                if options.continueActivity { throw CommandFailure(error.description) }
+            }
+            // One failed join must not stop the session: run it here, unpublished, and say why.
+            logger.error("network unavailable: \(error)")
+            transport = OfflineTransport(reason: error.description)
+            state = .offline(error.description)
+        }
+        let online = state == .online
+        var configuration = try network.centerConfiguration(peer: peer, membership: membership)
+        // The nearby list is redrawn at most every 250 ms (`Program`'s nearbyRefreshInterval):
+        // news of the directory is taken no more often, however many peers change.
+        configuration.newsFrame = .milliseconds(250)
+        let senderID = configuration.senderID
+        // The state stream serves and fetches records too large for a datagram; it lives as
+        // long as the process. Offline, nothing is published, so it is not started.
+        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID).setup : nil
+        // The relay beside the LAN, when one is named: it connects in the background, and its
+        // state (connecting, up, reconnecting) shows in the status bar.
+        let relay = online
+            ? try network.startRelay(
+                membership: membership, senderID: senderID, shelf: stream!.shelf, logger: logger)
+            : nil
+        let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
+        // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
+        if online { state = Program.networkState(combined.transport.status) }
+        let endpoint = online ? combined.transport.endpointDescription : "\(multicast.group):\(multicast.port)"
+        logger.info("network \(endpoint)")
+
+        let center = ActivityCenter(
+            registry: registry, membership: membership, transport: combined.transport,
+            configuration: configuration, stateStream: combined.stream)
+        center.start()
+        // Every running Baton holds this machine's key-value stores and answers peers about them.
+        let stores = StoreSync(center: center, folder: StoreFile.defaultFolder(), logger: logger)
+        // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
+        let clipboard = try? stores.store(named: StoreText.defaultStore)
+        stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
+        stores.start()
+        // Statements and keys the center takes are stored; what `baton devices remove` or
+        // `baton key --new` change in the files is put in place and sent on.
+        let keeper = membershipStore.keep(
+            membership, reloaded: { Task { @MainActor in center.membershipReplaced() } },
+            notice: { logger.warning("\($0)") }, failed: { logger.warning("devices: \($0)") })
+        // At the end, what was taken since the keeper's last round is stored too.
+        defer { membershipStore.stopKeeping(keeper, membership) }
+
+        var session = start
+        var opening = startOpening
+        if options.continueActivity {
+            let outcome = await ContinueAtLaunch.run(
+                center: center, type: continueType, from: options.from, timeout: options.wait.duration)
+            switch outcome {
+            case .continued(let activity):
+                let peerName = activity.peer.map { PeerText.visible($0.name) }
+                guard let restored = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
+                else {
+                    stores.stop()
+                    await center.shutdown()
+                    throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
+                }
+                session = restored
+                opening = [.continued(restored, from: peerName ?? "a peer")]
+                logger.info("continued \(PeerText.visible(activity.activityType)) from \(peerName ?? "?")")
+            case .failed(let error):
+                // Read before the shutdown: nothing found may be a key no other machine shares.
+                let message = KeyAdvice.continueFailed(error, otherKeySources: center.otherKeySources, keySource: keySource)
+                stores.stop()
+                await center.shutdown()
+                throw CommandFailure(message)
+            case .interrupted(let signo):
+                // Nothing was restored and no UI was opened: say so, and end as the signal would.
+                logger.info("signal \(signo) while continuing: nothing restored")
+                ContinueAtLaunch.writeToStandardError("baton: cancelled; nothing was restored.\n")
+                stores.stop()
+                await center.shutdown()
+                NCursesBackend.raiseWithDefaultAction(signo)
+                throw ExitCode(128 + signo)  // not reached: the signal ends the process
+            }
+        }
+
+        let backend: NCursesBackend
+        do {
+            backend = try NCursesBackend()
+        } catch {
+            stores.stop()
+            await center.shutdown()
+            throw CommandFailure(error.description)
+        }
+        let program = Program(
+            backend: backend, center: center, session: session,
+            status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
+            recovery: RecoveryStore.standard(), clipboard: clipboard, logger: logger)
+        // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
+        // unsaved changes is written at once, then withdraw (peers forget this session at
+        // once) and end with the signal's status. 300 ms at most.
+        backend.onTerminationSignal { signo in
+            Task.detached {
+                try? await Task.sleep(for: .milliseconds(300))
+                NCursesBackend.raiseWithDefaultAction(signo)
+            }
+            Task { @MainActor in
+                program.writeRecoveryNow()
+                membershipStore.stopKeeping(keeper, membership)
+                logger.info("signal \(signo): withdrawing and exiting")
+                stores.stop()
+                await center.shutdown()
+                NCursesBackend.raiseWithDefaultAction(signo)
+            }
+        }
+        // In a task of the main actor's own: the command's task is not isolated, and a task
+        // whose base is not the main actor resumes each await through Swift's cooperative pool
+        // before it hops back, a thread more between every key and the screen.
+        await Task { @MainActor in await program.run(opening: opening) }.value
+        backend.shutdown()
+        stores.stop()
+        await center.shutdown()
+        logger.info("exit")
+    }
+
+    /// The UI reads keys from standard input and draws on standard output: without a terminal
+    /// on both (`baton </dev/null`, under nohup, in a script) it fails at once, before the
+    /// network or the terminal is touched, and names the program made for scripts.
+    static func requireTerminal() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CommandFailure("baton needs a terminal; for scripts use baton-peer (see baton-peer --help), or baton monitor to watch peers.")
+        }
+    }
+
+    /// The logger of `--log-file` (or `BATON_LOG`) at `--log-level`; a level that does not exist
+    /// or a file that cannot be written is refused here, before anything else starts.
+    private func makeLogger() throws -> Logger {
+        let settings: LogSettings
+        do {
+            settings = try LogSettings(logFile: options.logFile, logLevel: options.logLevel)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let path = settings.path
+        let level = settings.level
+        LoggingSystem.bootstrap { label in
+            guard let path, let handler = FileLogHandler(label: label, path: path) else {
+                return SwiftLogNoOpLogHandler()
+            }
+            var h = handler
+            h.logLevel = level
+            return h
+        }
+        return Logger(label: "baton")
+    }
+}

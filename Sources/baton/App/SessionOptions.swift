@@ -1,0 +1,31 @@
+import ArgumentParser
+import BatonCommands
+import Foundation
+
+/// Options of the commands that show a session: continuing and logging.
+struct SessionOptions: ParsableArguments {
+    @Flag(name: .customLong("continue-activity"), help: ArgumentHelp(
+        "Continue the newest activity a peer offers (of TYPE when given) instead of starting anew."))
+    var continueActivity = false
+
+    @Option(
+        help: ArgumentHelp("With --continue-activity: seconds to wait for a peer's answer.", valueName: "seconds")
+            .defaulting(to: Seconds(2)),
+        transform: { try Seconds.answerWait($0) })
+    var wait = Seconds(2)
+
+    @Option(help: ArgumentHelp("With --continue-activity: only from the peer of this name, e.g. alice@laptop.", valueName: "name"))
+    var from: String?
+
+    @Option(name: .customLong("log-file"), help: ArgumentHelp(
+        "Write a log to this file (env BATON_LOG); nothing is ever logged to the screen.", valueName: "path"))
+    var logFile: String?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+        "trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if from != nil, !continueActivity { throw ValidationError("--from goes with --continue-activity.") }
+    }
+}
