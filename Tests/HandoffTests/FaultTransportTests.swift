@@ -142,18 +142,21 @@ final class TripleShuffleTransport: ActivityTransport {
         let lock: Mutex<(shuffle: WindowShuffle<ReceivedDatagram>, counts: Counts, handler: TransportHandler?)>
         init(_ shuffle: WindowShuffle<ReceivedDatagram>) { lock = Mutex((shuffle, Counts(), nil)) }
 
-        /// Counts and hands on what left the window.
-        func hand(_ out: [ReceivedDatagram]) {
+        /// Counts what left the window, in the same locked section that took it out, so that
+        /// `counts` never sees a datagram received whose copies are neither held nor delivered.
+        static func count(_ out: [ReceivedDatagram], in counts: inout Counts) {
             for datagram in out {
                 let sequence = (try? DatagramHeader(parsing: datagram.bytes))?.sequence ?? 0
-                let handler = lock.withLock { s in
-                    s.counts.delivered += 1
-                    if sequence < s.counts.lastSequence { s.counts.overtaken += 1 }
-                    s.counts.lastSequence = sequence
-                    return s.handler
-                }
-                handler?.receive(datagram)
+                counts.delivered += 1
+                if sequence < counts.lastSequence { counts.overtaken += 1 }
+                counts.lastSequence = sequence
             }
+        }
+
+        /// Hands on what left the window, in order.
+        func hand(_ out: [ReceivedDatagram]) {
+            let handler = lock.withLock { $0.handler }
+            for datagram in out { handler?.receive(datagram) }
         }
     }
 
@@ -177,7 +180,9 @@ final class TripleShuffleTransport: ActivityTransport {
                 receive: { datagram in
                     let out = state.lock.withLock { s in
                         s.counts.received += 1
-                        return (0..<copies).flatMap { _ in s.shuffle.push(datagram) }
+                        let out = (0..<copies).flatMap { _ in s.shuffle.push(datagram) }
+                        State.count(out, in: &s.counts)
+                        return out
                     }
                     state.hand(out)
                 },
@@ -190,6 +195,10 @@ final class TripleShuffleTransport: ActivityTransport {
 
     func close() async {
         await inner.close()
-        state.hand(state.lock.withLock { $0.shuffle.drain() })
+        state.hand(state.lock.withLock { s in
+            let out = s.shuffle.drain()
+            State.count(out, in: &s.counts)
+            return out
+        })
     }
 }
