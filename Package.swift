@@ -118,7 +118,7 @@ let package = Package(
             name: "BatonCommands",
             dependencies: [
                 "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BatonRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "BatonRuntime",
             dependencies: [
-                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI", "HandoffStore", "PropertyList",
+                "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "TerminalUI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -232,7 +232,7 @@ let package = Package(
             name: "BatonRuntimeTests",
             dependencies: [
                 "BatonRuntime", "BatonApp", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting", "TerminalUI",
-                "BatonResources", "HandoffStore",
+                "BatonResources", "HandoffStore", "BatonCommands",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

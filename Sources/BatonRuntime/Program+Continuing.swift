@@ -59,8 +59,8 @@ extension Program {
             }
             self?.continueEnded(serial: serial)
         }
-        let waiter = Task { [inbox] in
-            try? await Task.sleep(for: BatonApp.continueOverlayDelay)
+        let waiter = Task { [inbox, clock] in
+            try? await clock.sleep(for: BatonApp.continueOverlayDelay)
             guard !Task.isCancelled else { return }
             inbox.yield(.continueWaited(id: id, elapsed: BatonApp.continueOverlayDelay))
         }

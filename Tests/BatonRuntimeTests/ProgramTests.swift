@@ -1,3 +1,4 @@
+import BatonCommands
 import BatonApp
 import BatonRuntime
 import Foundation
@@ -74,7 +75,7 @@ struct ProgramTests {
             guard case .editor(let state) = b.program.model.session else { return false }
             return state.buffer.text == "mé 👋\ntail\n"
         })
-        #expect(bStore.array(forKey: Program.clipboardKey) == ["mé 👋", "tail"])
+        #expect(bStore.array(forKey: StoreClipboard.key) == ["mé 👋", "tail"])
         aSync.stop()
         bSync.stop()
         await stop(a, b)

@@ -81,22 +81,29 @@ struct RecoveryTests {
         let opened = try #require(try FileStore().open(path: path))
         let center = TestPeer.center(InMemoryNetwork(), "alice@a")
         let backend = TestBackend(width: 48, height: 14)
+        let clock = ManualClock()
         let program = Program(
             backend: backend, center: center,
             session: .editor(EditorState(text: opened.text, filePath: path, disk: opened.stamp)),
-            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store)
+            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store, clock: clock)
         let run = Task { @MainActor in await program.run() }
         try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         #expect(store.all().isEmpty, "a clean buffer has a copy")
 
+        // In virtual time: the copy is written a second after the change, not before.
         backend.send(text: "A")
+        try await backend.waitForScreen(containing: "Aone", timeout: .seconds(60))
+        clock.advance(by: .milliseconds(999))
+        #expect(store.find(path: path) == nil, "the copy was written before its second")
+        clock.advance(by: .milliseconds(1))
         #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path)?.text == "Aone\n" })
         #expect(try mode(store.location(for: path)) == 0o600)
         backend.send(.control("s"))
         #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path) == nil })
 
         backend.send(text: "B")
-        #expect(await waitUntil(timeout: .seconds(60)) { store.find(path: path)?.text == "ABone\n" })
+        try await backend.waitForScreen(containing: "ABone", timeout: .seconds(60))
+        #expect(await waitUntil(timeout: .seconds(60)) { clock.advance(by: .milliseconds(100)); return store.find(path: path)?.text == "ABone\n" })
         backend.send(.control("q"))
         try await backend.waitForScreen(containing: "Unsaved changes", timeout: .seconds(60))
         backend.send(.character("n"))

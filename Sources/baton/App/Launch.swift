@@ -118,7 +118,7 @@ struct Launch {
         // Every running Baton holds this machine's key-value stores and answers peers about them.
         let stores = StoreSync(center: center, folder: StoreFile.defaultFolder(), logger: logger)
         // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
-        let clipboard = try? stores.store(named: StoreText.defaultStore)
+        let clipboard = (try? stores.store(named: StoreText.defaultStore)).map(StoreClipboard.init(store:))
         stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
         stores.start()
         // Statements and keys the center takes are stored; what `baton devices remove` or

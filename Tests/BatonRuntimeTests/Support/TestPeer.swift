@@ -1,3 +1,4 @@
+import BatonCommands
 import BatonApp
 import BatonResources
 import BatonRuntime
@@ -38,7 +39,7 @@ struct TestPeer {
         let program = Program(
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: center.configuration.peer.name, endpoint: "memory", network: .online),
-            clipboard: clipboard, logger: logger)
+            clipboard: clipboard.map(StoreClipboard.init(store:)), logger: logger)
         // A main-actor task, as `baton` runs it: its awaits resume on the main actor directly,
         // not through the cooperative pool, which the suite's long synchronous tests can hold.
         let run = Task { @MainActor in await program.run(opening: opening) }

@@ -1,0 +1,39 @@
+import BatonRuntime
+import HandoffStore
+import PropertyList
+
+/// The editor's clipboard as one key of a key-value store: an array of strings, which the
+/// store's sync carries to the group's other machines.
+@MainActor
+public final class StoreClipboard: Clipboard {
+    /// The key of the clipboard in its store.
+    public static let key = "clipboard"
+    public let store: KeyValueStore
+
+    public init(store: KeyValueStore) {
+        self.store = store
+    }
+
+    public func lines() -> [String]? {
+        guard let array = store.array(forKey: Self.key) else { return nil }
+        let lines = array.compactMap(\.stringValue)
+        return lines.count == array.count ? lines : nil
+    }
+
+    public func keep(_ lines: [String]) throws {
+        try store.set(.array(lines.map(PropertyListValue.string)), forKey: Self.key)
+    }
+
+    public func changes() -> AsyncStream<Void> {
+        let changes = store.changes()
+        return AsyncStream { continuation in
+            let task = Task { @MainActor in
+                for await change in changes where change.keys.contains(Self.key) && change.reason != .quotaViolation {
+                    continuation.yield()
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

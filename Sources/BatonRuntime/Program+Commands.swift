@@ -1,0 +1,86 @@
+import BatonApp
+import Foundation
+import Handoff
+import HandoffWire
+import TerminalUI
+
+extension Program {
+    // MARK: Commands
+
+    func perform(_ command: AppCommand) {
+        switch command {
+        case .publish:
+            guard model.handoffOff == nil else { return }
+            if activity?.activityType != model.session.activityType { startActivity() }
+            activity?.needsSave = true
+        case .startActivity:
+            startActivity()
+        case .continueActivity(let id):
+            // The list on screen may be a news frame behind: continue the newest revision.
+            center.takeInHeard()
+            guard let entry = center.nearby.first(where: { $0.id == id }) else {
+                inbox.yield(.continueFailed("That activity is no longer nearby."))
+                return
+            }
+            startContinue(entry)
+        case .cancelContinue:
+            cancelContinue()
+        case .keepClipboard(let lines):
+            do {
+                try clipboard?.keep(lines)
+            } catch {
+                logger.warning("the clipboard stays on this machine: \(error)")
+            }
+        case .saveFile(let path, let text, let replace, let expecting):
+            do {
+                switch try files.save(path: path, text: text, replaceExisting: replace, expecting: expecting) {
+                case .saved:
+                    inbox.yield(.fileSaved(path: path, stamp: files.stamp(path: path), isReadOnly: files.isReadOnly(path: path)))
+                case .needsConfirmation: inbox.yield(.saveNeedsConfirmation(path: path))
+                case .readOnly: inbox.yield(.saveReadOnly(path: path))
+                case .changedOnDisk: inbox.yield(.saveNeedsConfirmation(path: path, changedOnDisk: true))
+                }
+            } catch {
+                inbox.yield(.fileSaveFailed(error.description))
+            }
+        case .quit:
+            // The model is quitting (update saw to that) and the loop ends after this message;
+            // what is left is to say in the log what stays unsaved.
+            if case .editor(let editor) = model.session, editor.isDirty {
+                logger.warning("quit with unsaved changes in \(editor.fileName ?? "an unnamed buffer")")
+            }
+            // Quitting discards the changes: their recovery copy goes with them.
+            upkeep.quitting()
+            if let recovery, !keepRecoveryOnQuit, case .editor(let editor) = model.session {
+                removeRecovery()
+                if editor.isDirty { recovery.remove(path: editor.filePath.map(RecoveryStore.absolute)) }
+            }
+        }
+    }
+
+    // MARK: The current activity
+
+    /// Makes a new activity for the session's type current (the previous one is withdrawn).
+    func startActivity() {
+        activity?.invalidate()
+        joinGeneration += 1
+        upkeep.activityStarted()
+        // The text as opened (or continued) is at hand: until the first join, a save publishes
+        // that rather than joining the newest text on the main actor (the newest follows).
+        if case .editor(let editor) = model.session, editor.buffer.isTextKept {
+            joinedEditor = editor
+        } else {
+            joinedEditor = nil
+        }
+        let new = UserActivity(activityType: model.session.activityType, center: center)
+        new.responder = self
+        new.delegate = self
+        activity = new
+        do {
+            try new.becomeCurrent()
+        } catch {
+            logger.error("cannot publish: \(error)")
+            inbox.yield(.publishFailed(error.description))
+        }
+    }
+}

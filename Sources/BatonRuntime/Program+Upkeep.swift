@@ -1,0 +1,138 @@
+import BatonApp
+import Foundation
+import Handoff
+
+/// Carrying out `EditorUpkeep`'s decisions: the publish, the join of a large buffer's text off
+/// the main actor, and the recovery copies. The policy is the machine's; here are its effects
+/// and its one timer.
+extension Program {
+    /// What the machine is told of the editor now; nil for a counter.
+    var upkeepBuffer: EditorUpkeep.Buffer? {
+        guard case .editor(let editor) = model.session else { return nil }
+        return EditorUpkeep.Buffer(
+            bytes: editor.buffer.utf8Count, isTextKept: editor.buffer.isTextKept,
+            isDirty: editor.isDirty, version: editor.buffer.version)
+    }
+
+    /// Does what the machine decided, in order, then sets its timer.
+    func performUpkeep(_ actions: [EditorUpkeep.Action]) {
+        for action in actions {
+            switch action {
+            case .publish: perform(.publish)
+            case .join: startJoin()
+            case .writeCopy: startCopyWrite()
+            case .removeCopy: removeRecovery()
+            }
+        }
+        rescheduleUpkeep()
+    }
+
+    /// Keeps one timer, on the Program's clock, for the machine's next deadline.
+    func rescheduleUpkeep() {
+        guard !model.isQuitting, let next = upkeep.nextDeadline else {
+            upkeepTimer?.cancel()
+            upkeepTimer = nil
+            upkeepDeadline = nil
+            return
+        }
+        if upkeepTimer != nil, upkeepDeadline == next { return }
+        upkeepTimer?.cancel()
+        upkeepDeadline = next
+        let clock = clock
+        upkeepTimer = Task { [weak self] in
+            do { try await clock.sleep(until: next) } catch { return }
+            guard let self, !Task.isCancelled else { return }
+            self.upkeepTimer = nil
+            self.upkeepDeadline = nil
+            self.performUpkeep(self.upkeep.tick(self.upkeepBuffer, at: clock.now))
+        }
+    }
+
+    // MARK: The text of a large buffer, joined for the saves
+
+    /// Makes the editor's text one string (what the save's userInfo holds) on a detached task,
+    /// from a snapshot of the editor: 16 MB of it is a copy and 4,000 fresh pages, which a key
+    /// would otherwise wait for at every save.
+    func startJoin() {
+        guard case .editor(let editor) = model.session else {
+            performUpkeep(upkeep.joined(version: 0, upkeepBuffer, at: clock.now))
+            return
+        }
+        let generation = joinGeneration
+        let buffer = editor.buffer
+        Task { [weak self] in
+            await BackgroundWork.run { _ = buffer.text }
+            // A new activity took over meanwhile: this join was for the one before.
+            guard let self, self.joinGeneration == generation, !self.model.isQuitting else { return }
+            self.joinedEditor = editor
+            self.performUpkeep(self.upkeep.joined(version: buffer.version, self.upkeepBuffer, at: self.clock.now))
+        }
+    }
+
+    // MARK: Recovery copies
+
+    /// Writes the copy the machine asked for: joined, encoded and written on a detached task,
+    /// so keys are not kept waiting behind 16 MB made into one string and its fsync.
+    func startCopyWrite() {
+        guard let recovery, let (request, generation) = recoveryRequest() else {
+            performUpkeep(upkeep.copyWritten(upkeepBuffer, at: clock.now))
+            return
+        }
+        let writer = recoveryWriter
+        Task { [weak self] in
+            let result = await BackgroundWork.run {
+                Result { try writer.write(request.copy(), to: recovery, generation: generation) }
+            }
+            guard let self else { return }
+            self.reportRecoveryWrite(result)
+            self.performUpkeep(self.upkeep.copyWritten(self.upkeepBuffer, at: self.clock.now))
+        }
+    }
+
+    /// Writes the recovery copy now, on the main actor, when the editor has unsaved changes
+    /// (on SIGHUP and SIGTERM, and when input closes): it is done when this returns.
+    public func writeRecoveryNow() {
+        guard let recovery, let (request, generation) = recoveryRequest() else { return }
+        reportRecoveryWrite(Result { try recoveryWriter.write(request.copy(), to: recovery, generation: generation) })
+        upkeep.copyWrittenNow(version: request.buffer.version)
+    }
+
+    /// What a recovery copy is made of: the buffer itself (a snapshot that shares its text),
+    /// whose text is joined where the copy is written, off the main actor when that is.
+    struct RecoveryRequest: Sendable {
+        var path: String?
+        var name: String?
+        var savedAt: Date
+        var buffer: TextBuffer
+
+        func copy() -> RecoveryStore.Copy {
+            RecoveryStore.Copy(path: path, name: name, savedAt: savedAt, text: buffer.textWithoutKeeping)
+        }
+    }
+
+    /// The copy to write now and its place among the writer's requests; nil when the editor
+    /// has no unsaved changes.
+    func recoveryRequest() -> (RecoveryRequest, UInt64)? {
+        guard let recovery, case .editor(let editor) = model.session, editor.isDirty else { return nil }
+        let path = editor.filePath.map(RecoveryStore.absolute)
+        let copy = RecoveryRequest(path: path, name: editor.fileName, savedAt: clock.date, buffer: editor.buffer)
+        let location = recovery.location(for: path)
+        if let previous = recoveryWritten, previous != location { removeRecovery() }
+        recoveryGeneration += 1
+        // Taken as written from now on: a removal asked for before the write is done is
+        // ordered after it by the writer.
+        recoveryWritten = location
+        return (copy, recoveryGeneration)
+    }
+
+    func reportRecoveryWrite(_ result: Result<Bool, any Error>) {
+        if case .failure(let error) = result { logger.warning("recovery copy not written: \(error)") }
+    }
+
+    func removeRecovery() {
+        guard let written = recoveryWritten else { return }
+        recoveryGeneration += 1
+        recoveryWriter.remove(written, generation: recoveryGeneration)
+        recoveryWritten = nil
+    }
+}
