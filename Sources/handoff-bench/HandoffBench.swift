@@ -42,6 +42,7 @@ struct HandoffBench {
         // `handoff-bench stream [megabytes] [rounds] [fetch]`: the state stream against plain TCP
         // and its pieces; with `fetch`, the state stream alone.
         // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
+        // `handoff-bench long-line [kilobytes]`: a key in one long line, at its start and end (LongLineBench).
         // `handoff-bench receive [N] [news] [frame|sync]`: datagrams heard, transport to directory (ReceiveBench).
         // `handoff-bench kv-writer …`: one writer of the key-value store on the real network (StoreBench).
         if CommandLine.arguments.dropFirst().first == "kv-writer" {
@@ -50,6 +51,9 @@ struct HandoffBench {
         if CommandLine.arguments.dropFirst().first == "editor" {
             let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
             return EditorBench.run(megabytes: numbers.first ?? 16, rounds: numbers.dropFirst().first ?? 200)
+        }
+        if CommandLine.arguments.dropFirst().first == "long-line" {
+            return LongLineBench.run(kilobytes: CommandLine.arguments.dropFirst(2).compactMap { Int($0) }.first ?? 1270)
         }
         if CommandLine.arguments.dropFirst().first == "receive" {
             let arguments = CommandLine.arguments.dropFirst(2)
