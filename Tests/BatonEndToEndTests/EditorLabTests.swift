@@ -186,7 +186,11 @@ extension LabFaultTests {
                 let b = try folder.edit("b", "f.txt")
                 try b.waitForScreen("the recovery question") { $0.contains { $0.contains("Recover unsaved changes from") } }
                 try b.type("y")
-                try b.press("Enter", "C-s")
+                try b.press("Enter")
+                // Once the editor shows: before it, the terminal is still in line mode, where
+                // Ctrl-S is the terminal's own XOFF and never reaches a program.
+                try b.waitForScreen("the recovered buffer") { $0.count > 1 && $0[1] == "typed line 1 of the file" && $0[0].contains("[+]") }
+                try b.press("C-s")
                 try b.waitForScreen("b saved (no [+])") { $0.count > 1 && $0[1] == "typed line 1 of the file" && !$0[0].contains("[+]") }
                 #expect(folder.file("f.txt") == "typed " + EditorFolder.original)
                 try Wait.until("the recovery copy removed", timeout: 5) { folder.copies().isEmpty }
