@@ -24,6 +24,9 @@ extension BatonApp {
         if let pending, case .editor(var state) = model.session {
             state.filePath = path
             state.disk = stamp
+            // A file of its own now: the hints it was continued with are spent.
+            state.pathHint = nil
+            state.digestHint = nil
             // The title's [read-only] is the saved file's: saved as a file of one's own, it goes.
             state.isReadOnly = isReadOnly
             state.fileName = FileNames.lastComponent(of: path) ?? path

@@ -62,7 +62,8 @@ public enum BatonApp {
             model.pendingSave = nil
             model.handoffOff = nil  // a new session, handed off like any other
             model.publishProblem = nil
-            model.show("Continued from \(PeerText.visible(peerName))")
+            let place = model.session.editorState.map { $0.savePath.map { " — Ctrl-S saves to \($0)" } ?? " — Ctrl-S asks for a name" } ?? ""
+            model.show("Continued from \(PeerText.visible(peerName))" + place)
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             commands = [.startActivity]
             // Typed while a save of the replaced session was awaited: it goes to the new one,

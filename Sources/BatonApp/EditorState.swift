@@ -33,6 +33,11 @@ public struct EditorState: Equatable, Sendable {
     /// The file at `filePath` as it was read or last saved here; nil when none was (a new file,
     /// a continued session). Ctrl-S replaces it without asking while the disk still matches.
     public var disk: FileStamp?
+    /// For a continued text not saved here yet: where the sender had it (userInfo `filePath`,
+    /// relative to its folder) and its bytes there (`fileDigest`), sent on as they came until a
+    /// save here gives the editor a file of its own (docs/PROTOCOL.md §11).
+    public var pathHint: String?
+    public var digestHint: UInt64?
 
     /// An editor state; `fileName` defaults to the last component of `filePath`.
     public init(

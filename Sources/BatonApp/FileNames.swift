@@ -50,6 +50,19 @@ public enum FileNames {
         return validate(last)
     }
 
+    /// `path` when it may travel as a continued text's `filePath` (docs/PROTOCOL.md §11), or be
+    /// taken from one: relative, each component a name `validate` accepts and not `.` or `..`,
+    /// no empty component, no `\`; nil otherwise. `./notes.txt` travels as `notes.txt`.
+    public static func shareablePath(_ path: String) -> String? {
+        guard !path.hasPrefix("/"), !path.contains("\\"), path.utf8.count <= 4096 else { return nil }
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.count > 1, parts.first == "." { parts.removeFirst() }
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && validate($0) == nil }) else {
+            return nil
+        }
+        return parts.joined(separator: "/")
+    }
+
     /// Why `name` cannot be a file name in the current directory, or nil when it can.
     public static func validate(_ name: String) -> FileNameProblem? {
         if name.allSatisfy(\.isWhitespace) { return .empty }

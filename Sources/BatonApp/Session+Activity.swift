@@ -38,6 +38,10 @@ extension Session {
                 "cursorColumn": .integer(state.buffer.cursor.column),
             ]
             if let fileName = state.fileName { info["fileName"] = .string(fileName) }
+            if let (path, digest) = Self.published(state) {
+                info["filePath"] = .string(path)
+                if let digest { info["fileDigest"] = .integer(Int(Int64(bitPattern: digest))) }
+            }
             if state.lineEnding == .crlf { info["lineEnding"] = .string(LineEnding.crlf.rawValue) }
             if let history = state.history.userInfoValue { info["undoHistory"] = history }
             return info
@@ -74,9 +78,25 @@ extension Session {
                 continuedFrom: peer.map(PeerText.visible),
                 lineEnding: userInfo["lineEnding"]?.stringValue == LineEnding.crlf.rawValue ? .crlf : .lf)
             state.history = EditHistory.received(userInfo["undoHistory"], for: buffer)
+            state.pathHint = userInfo["filePath"]?.stringValue.flatMap(FileNames.shareablePath)
+            if state.pathHint != nil, let digest = userInfo["fileDigest"]?.intValue {
+                state.digestHint = UInt64(bitPattern: Int64(digest))
+            }
             self = .editor(state)
         default:
             return nil
         }
+    }
+}
+
+extension Session {
+    /// The `filePath` and `fileDigest` an editor publishes: its own file's, when its path may
+    /// travel; else, while it has no file of its own, the ones it was continued with.
+    static func published(_ state: EditorState) -> (path: String, digest: UInt64?)? {
+        if let filePath = state.filePath {
+            guard let path = FileNames.shareablePath(filePath) else { return nil }
+            return (path, state.disk?.digest)
+        }
+        return state.pathHint.map { ($0, state.digestHint) }
     }
 }

@@ -168,6 +168,23 @@ public struct FileStore: Sendable {
         return .saved
     }
 
+    /// `session` with its save target found on this machine (docs/PROTOCOL.md §11): a continued
+    /// text whose sender had it at a relative path (`pathHint`) is saved there when a regular
+    /// file is at that path below the current folder; and when that file holds the bytes the
+    /// sender's editor read or wrote (`digestHint`), it is taken as the editor's own, so the
+    /// first save replaces it without asking. Any other session comes back as it was.
+    ///
+    /// `folder`: the current folder, which the hint is relative to (tests name another).
+    public func placing(_ session: Session, folder: String = ".") -> Session {
+        guard case .editor(var state) = session, state.filePath == nil, let hint = state.pathHint else { return session }
+        let local = folder == "." ? hint : folder + "/" + hint
+        guard let found = stamp(path: local) else { return session }
+        state.filePath = local
+        state.isReadOnly = isReadOnly(path: local)
+        if let digest = state.digestHint, found.digest == digest { state.disk = found }
+        return .editor(state)
+    }
+
     /// Whether this process may not write the file at `path` now (see `FileStore`).
     public func isReadOnly(path: String) -> Bool {
         var info = stat()

@@ -29,7 +29,7 @@ extension Program {
         let peerName = activity.peer.map { PeerText.visible($0.name) }
         guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
         else { return }
-        inbox.yield(.continued(session, from: peerName ?? "a peer"))
+        inbox.yield(.continued(files.placing(session), from: peerName ?? "a peer"))
     }
 
     public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {

@@ -206,7 +206,7 @@ struct ContinueProgressTests {
         #expect(model.send(.continued(restored, from: "alice@laptop")) == [.startActivity])
         #expect(model.overlay == nil)
         #expect(model.session == restored)
-        #expect(model.notice?.text == "Continued from alice@laptop")
+        #expect(model.notice?.text == "Continued from alice@laptop — Ctrl-S saves to big.log")
     }
 
     @Test("The source's name is drawn inert; control characters cannot reach the terminal")

@@ -95,3 +95,54 @@ struct SessionActivityTests {
         #expect(Session(activityType: "dev.baton.editing", userInfo: ["text": 3], from: nil) == nil)
     }
 }
+
+/// Where a continued text is saved (docs/PROTOCOL.md §11, `filePath` and `fileDigest`).
+@Suite("The file path that travels with an editing session")
+struct FilePathHintTests {
+    @Test("Only a relative path with plain components travels; ./ is dropped", arguments: [
+        ("proj/src/main.c", "proj/src/main.c"), ("./notes.txt", "notes.txt"), ("notes.txt", "notes.txt"),
+        ("/etc/passwd", nil), ("../notes.txt", nil), ("a/../b", nil), ("a//b", nil), ("a/./b", nil), ("a\\b", nil),
+        ("docs/", nil), ("", nil), ("x\u{202E}y/z", nil),
+    ] as [(String, String?)])
+    func shareable(path: String, expected: String?) {
+        #expect(FileNames.shareablePath(path) == expected)
+    }
+
+    @Test("An editor with its own relative file publishes its path and its bytes' digest; an absolute one publishes neither")
+    func published() {
+        let stamp = FileStamp(size: 3, modifiedSeconds: 1, modifiedNanoseconds: 0, digest: 0xFEDC_BA98_7654_3210)
+        let relative = Session.editor(EditorState(text: "abc", filePath: "proj/src/main.c", disk: stamp))
+        #expect(relative.userInfo["filePath"] == "proj/src/main.c")
+        #expect(relative.userInfo["fileDigest"] == .integer(Int(Int64(bitPattern: 0xFEDC_BA98_7654_3210))))
+        let absolute = Session.editor(EditorState(text: "abc", filePath: "/home/alice/main.c", disk: stamp))
+        #expect(absolute.userInfo["filePath"] == nil)
+        #expect(absolute.userInfo["fileDigest"] == nil)
+        let new = Session.editor(EditorState(text: "abc", filePath: "new.txt"))
+        #expect(new.userInfo["filePath"] == "new.txt")
+        #expect(new.userInfo["fileDigest"] == nil, "a file never read or written here has no digest")
+    }
+
+    @Test("A continued text keeps the hints it came with and sends them on until it is saved here; a hostile path is dropped")
+    func forwarded() throws {
+        var info = Session.editor(EditorState(text: "abc", filePath: "proj/src/main.c",
+            disk: FileStamp(size: 3, modifiedSeconds: 1, modifiedNanoseconds: 0, digest: 42))).userInfo
+        let continued = try #require(Session(activityType: Session.editingActivityType, userInfo: info, from: "bob@desk"))
+        let state = try #require(continued.editorState)
+        #expect(state.filePath == nil, "a peer's path is never used as it came")
+        #expect(state.pathHint == "proj/src/main.c")
+        #expect(state.digestHint == 42)
+        #expect(continued.userInfo["filePath"] == "proj/src/main.c")
+        #expect(continued.userInfo["fileDigest"] == 42)
+
+        var model = Fixtures.model(continued)
+        model.press(.control("s"))
+        model.send(.fileSaved(path: "main.c"))
+        #expect(model.editorState.pathHint == nil && model.editorState.digestHint == nil)
+        #expect(model.session.userInfo["filePath"] == "main.c")
+
+        info["filePath"] = "../../.ssh/authorized_keys"
+        let hostile = try #require(Session(activityType: Session.editingActivityType, userInfo: info, from: "mallory@x"))
+        #expect(hostile.editorState?.pathHint == nil)
+        #expect(hostile.editorState?.digestHint == nil)
+    }
+}

@@ -1,3 +1,4 @@
+import BatonApp
 @testable import BatonRuntime
 import Foundation
 import Testing
@@ -15,6 +16,35 @@ struct FileStoreTests {
 
     func mode(_ path: String) throws -> Int {
         try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    @Test("A continued text is saved to its relative path when that file is here, quietly while its bytes are the sender's; else to its name, asking")
+    func placingAContinuedText() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/proj/src", withIntermediateDirectories: true)
+        try "int main;\n".write(toFile: folder + "/proj/src/main.c", atomically: false, encoding: .utf8)
+        let original = try #require(try store.open(path: folder + "/proj/src/main.c"))
+        // What the sender publishes, as a receiver reads it.
+        let sent = Session.editor(EditorState(text: "int main(void);\n", filePath: "proj/src/main.c", disk: original.stamp))
+        let received = try #require(Session(activityType: Session.editingActivityType, userInfo: sent.userInfo, from: "bob@desk"))
+
+        let placed = try #require(store.placing(received, folder: folder).editorState)
+        #expect(placed.filePath == folder + "/proj/src/main.c")
+        #expect(placed.disk == original.stamp, "the unchanged file is not taken as the editor's own")
+        #expect(try store.save(path: try #require(placed.savePath), text: "int main(void);\n", replaceExisting: false, expecting: placed.disk) == .saved)
+
+        // Changed since the sender read it: the path is kept, the save asks.
+        try "changed\n".write(toFile: folder + "/proj/src/main.c", atomically: false, encoding: .utf8)
+        let changed = try #require(store.placing(received, folder: folder).editorState)
+        #expect(changed.filePath == folder + "/proj/src/main.c")
+        #expect(changed.disk == nil)
+        #expect(try store.save(path: folder + "/proj/src/main.c", text: "x\n", replaceExisting: false, expecting: changed.disk) == .needsConfirmation)
+
+        // Not here: the name in the current folder, as before.
+        let elsewhere = try #require(store.placing(received, folder: folder + "/proj").editorState)
+        #expect(elsewhere.filePath == nil)
+        #expect(elsewhere.savePath == "main.c")
     }
 
     @Test("A new file is written with mode 0644 and read back; a missing one reads as nil")

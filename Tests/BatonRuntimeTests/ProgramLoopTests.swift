@@ -30,7 +30,7 @@ struct ProgramLoopTests {
         guard case .editor(let editor) = b.program.model.session else { return }
         #expect(editor.buffer.text == "from afar")
         #expect(editor.buffer.cursor == TextPosition(line: 0, column: 4))
-        #expect(b.program.model.notice?.text == "Continued from a peer")
+        #expect(b.program.model.notice?.text == "Continued from a peer — Ctrl-S asks for a name")
         #expect(b.program.activity !== first)
         #expect(b.program.activity?.activityType == Session.editingActivityType)
         #expect(b.program.activity?.isCurrent == true)
@@ -61,7 +61,7 @@ struct ProgramLoopTests {
         guard case .editor(let editor) = b.program.model.session else { return }
         #expect(editor.buffer.text == "hi")
         #expect(editor.continuedFrom == "alice@a")
-        #expect(b.program.model.notice?.text == "Continued from alice@a")
+        #expect(b.program.model.notice?.text == "Continued from alice@a — Ctrl-S saves to notes.txt")
         #expect(b.program.activity !== before && before.isInvalidated)
         try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: .seconds(60))
         await a.stop()

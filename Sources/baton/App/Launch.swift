@@ -143,8 +143,9 @@ struct Launch {
                     await center.shutdown()
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
-                session = restored
-                opening = [.continued(restored, from: peerName ?? "a peer")]
+                let placed = FileStore().placing(restored)
+                session = placed
+                opening = [.continued(placed, from: peerName ?? "a peer")]
                 logger.info("continued \(PeerText.visible(activity.activityType)) from \(peerName ?? "?")")
             case .failed(let error):
                 // Read before the shutdown: nothing found may be a key no other machine shares.
