@@ -70,7 +70,11 @@ struct Launch {
         for notice in loaded.notices { logger.notice("\(notice)") }
         let keySource = loaded.keySource
         let membership = loaded.membership
-        let multicast = try network.multicastConfiguration()
+        // A peer name that does not resolve (away from its network) is skipped and tried again: said, not fatal.
+        let multicast = try network.multicastConfiguration(warn: { warning in
+            Console.note(warning)
+            logger.warning("\(warning)")
+        })
         logger.info("key from \(keySource)")
 
         let transport: any ActivityTransport
