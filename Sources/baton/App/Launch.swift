@@ -112,6 +112,8 @@ struct Launch {
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
         // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
         if online { state = Program.networkState(combined.transport.status) }
+        // A machine removed from the group before this start says so from the first screen.
+        if let removed = Program.removedState(membership.roster) { state = removed }
         let endpoint = online ? combined.transport.endpointDescription : "\(multicast.group):\(multicast.port)"
         logger.info("network \(endpoint)")
 
