@@ -47,7 +47,8 @@ struct DoctorCommand: AsyncParsableCommand {
             on both machines with the same --interface, --group, --port and \
             --key-file as baton. The probe is 58 bytes that Baton peers drop \
             unread (wrong magic); doctor also sends one QUERY, which peers that \
-            offer something answer. --json prints one object for scripts: \
+            offer something answer, and the statements this machine keeps \
+            (DEVICES), so that a key change it missed is heard while it listens. --json prints one object for scripts: \
             "checks" (each with name, status ok/warning/problem/skipped, detail, \
             fix), "exitStatus" and "firstFix".
             """)
