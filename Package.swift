@@ -219,7 +219,7 @@ let package = Package(
             name: "BatonMembershipTests",
             dependencies: ["BatonMembership", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting"]),
         // The doctor's checks on given interfaces, rules and key files, and its report.
-        .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles"]),
+        .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast"]),
         // `baton kv`'s work: its arguments, its text, and the commands over an in-memory LAN.
         .testTarget(
             name: "BatonCommandsTests",

@@ -45,7 +45,8 @@ public enum BatonApp {
             model.status.peersHeard = max(0, count)
             commands = []
         case .network(let state):
-            model.status.network = state
+            // A removal is for good: what the transport says later does not replace it.
+            if case .removed = model.status.network {} else { model.status.network = state }
             commands = []
         case .published:
             model.publishProblem = nil

@@ -72,6 +72,12 @@ enum MessageLine {
             frame.putTruncated("⚠ Not handed off: \(problem)", x: 0, y: row, width: width, style: Style(foreground: .red))
             return nil
         }
+        if case .removed(let reason) = model.status.network, model.overlay == nil {
+            // No one hears this machine any more: say so on the whole line, with what to do.
+            frame.putTruncated("⚠ Removed from the group, not handed off: \(reason)", x: 0, y: row, width: width,
+                style: Style(foreground: .red))
+            return nil
+        }
         if case .offline(let reason) = model.status.network, model.overlay == nil {
             // The status bar only says "offline"; the reason needs the whole line.
             let text = reason.isEmpty ? "⚠ Offline: not handed off" : "⚠ Offline, not handed off: \(reason)"

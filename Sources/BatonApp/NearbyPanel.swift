@@ -9,7 +9,8 @@ enum NearbyPanel {
     /// The widest the box gets.
     static let maximumWidth = 64
     /// What the box says when the list is empty.
-    static let emptyText = "Nothing nearby yet. Start baton in another terminal on this network, with the same group key, and its activity shows up here."
+    /// A machine is heard only when it is paired with this one (or introduced): the same key is not enough.
+    static let emptyText = "Nothing nearby yet. Start baton in another terminal here, or on a machine paired with this one, and its activity shows up here."
 
     static func draw(
         _ items: [NearbyItem], selectedID: String?, now: Date, layout: ScreenLayout, into frame: inout ScreenBuffer

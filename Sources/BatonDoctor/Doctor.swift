@@ -38,9 +38,19 @@ package struct DoctorCheck: Sendable {
         return FirewallCheck.finding(readings, ports: context.ports, group: context.configuration.group)
     }
 
-    /// The key file's presence and mode (or BATON_KEY); keeps the key for listening.
+    /// This machine's identity and device list, read first: every other command refuses to run
+    /// without them, and a removed machine or one that lists no one hears no one.
+    package static let devices = DoctorCheck(name: DoctorMembership.name) { context in
+        let (finding, files) = DoctorMembership.check(environment: context.environment)
+        context.files = files
+        return finding
+    }
+
+    /// The key file's presence and mode (or BATON_KEY); keeps the key, and the previous one, for listening.
     package static let key = DoctorCheck(name: KeyCheck.name) { context in
         let (finding, key) = KeyCheck.check(keyFile: context.keyFile, environment: context.environment)
+        context.keyFromEnvironment = KeyCheck.fromEnvironment(keyFile: context.keyFile, environment: context.environment)
+        context.previousKey = key == nil ? nil : KeyCheck.previous(keyFile: context.keyFile, environment: context.environment)
         context.key = key
         return finding
     }
@@ -54,10 +64,19 @@ package struct DoctorCheck: Sendable {
             interface: run.interface ?? context.chosenInterface, suggestedLAN: InterfaceCheck.suggestedLAN(context.interfaces))
     }
 
-    /// What a few seconds of listening heard: peers, and datagrams under another key.
+    /// What a few seconds of listening heard: peers, and datagrams under another key. A removal
+    /// of this machine heard meanwhile replaces the devices finding, which read the files before.
     package static let listening = DoctorCheck(name: MulticastCheck.listenName) { context in
         let run = await context.multicast()
-        return MulticastCheck.listening(run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped)
+        let removed = context.membership?.roster.ownRemoval != nil
+        if run.removedWhileListening, let roster = context.membership?.roster,
+            let index = context.findings.firstIndex(where: { $0.name == DoctorMembership.name })
+        {
+            context.findings[index] = DoctorMembership.finding(roster, environment: context.environment)
+        }
+        return MulticastCheck.listening(
+            run.tally, seconds: context.listenSeconds, skippedBecause: run.listenSkipped, removed: removed,
+            keyFromEnvironment: context.keyFromEnvironment, environment: context.environment)
     }
 
     /// The unicast peers: which answered. When multicast failed but one answered, the
@@ -66,24 +85,20 @@ package struct DoctorCheck: Sendable {
         let run = await context.multicast()
         let listed = context.configuration.peers.map(\.address)
         let multicastWorks = if case .returned = run.selfTest { true } else { false }
-        let finding = MulticastCheck.unicast(peers: listed, heard: run.tally?.sources, multicastWorks: multicastWorks)
-        if finding.status == .ok, !multicastWorks {
-            let answered = listed.filter { run.tally?.sources.contains($0) == true }
-            let unicast = "multicast does not pass here, but \(answered.joined(separator: ", ")) answers by unicast: "
-                + "run baton with `--peer \(answered[0])` (and name this machine on it)"
-            // The self-test's problem, and a firewall's that explains it, offer --peer first.
-            for index in context.findings.indices where context.findings[index].status == .problem
-                && [MulticastCheck.selfTestName, FirewallCheck.name].contains(context.findings[index].name)
-            {
-                let before = context.findings[index].fix.map { "; or \($0)" } ?? ""
-                context.findings[index].fix = unicast + before
-            }
+        let finding = MulticastCheck.unicast(
+            peers: listed, heard: run.tally?.sources, multicastWorks: multicastWorks,
+            unresolved: context.configuration.unresolvedPeers)
+        let answered = listed.filter { run.tally?.sources.contains($0) == true }
+        if !answered.isEmpty, !multicastWorks {
+            MulticastCheck.preferUnicast(answered: answered, in: &context.findings)
         }
         return finding
     }
 
     /// Every check, in the order their findings are printed and the first fix is chosen.
-    package static let standard: [DoctorCheck] = [interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast]
+    package static let standard: [DoctorCheck] = [
+        devices, interfaces, otherInterfaces, firewall, key, selfTest, listening, unicast,
+    ]
 }
 
 /// What the checks of one run share: the settings, the interfaces, the key, the multicast run.
@@ -105,15 +120,24 @@ package final class DoctorContext {
     package let choiceError: String?
     /// `--interface` or `BATON_INTERFACE` when one named the interface.
     package let interfaceSource: String?
+    /// This machine's identity and device list, once the devices check read them.
+    package var files: DoctorMembership.Files?
+    /// The key before the last change (`….old`), kept beside `key`: datagrams under it are a
+    /// change under way, not another group.
+    package var previousKey: GroupKey?
+    /// Whether the key comes from `BATON_KEY`, which takes the place of the key file.
+    package var keyFromEnvironment = false
     /// The group key, once the key check found a usable one.
     package var key: GroupKey? {
-        didSet { membership = key.flatMap { loadMembership($0) } }
+        didSet {
+            membership = key.flatMap { key in
+                files.map { DoctorMembership.membership($0, keys: GroupKeys(current: key, previous: previousKey)) }
+            }
+        }
     }
     /// This machine's identity and list of devices with `key`, once there is a key: what listening
     /// reads datagrams with, and what doctor's QUERY is signed with.
     package private(set) var membership: Membership?
-    /// Builds the membership for a key: this machine's identity and devices (set by the program).
-    package var loadMembership: @Sendable (GroupKey) -> Membership? = { _ in nil }
     /// What the checks so far found, in order.
     package internal(set) var findings: [DoctorFinding] = []
     /// The relay to check (`--relay`, `BATON_RELAY` or the `relay` file), when one is configured.
@@ -204,6 +228,8 @@ package struct MulticastRun: Sendable {
     package var tally: ListenTally?
     /// Why listening did not run, when it did not.
     package var listenSkipped: String?
+    /// Whether a removal of this machine was heard while listening (its list, read before, did not hold it).
+    package var removedWhileListening = false
 
     private enum Event: Sendable {
         case datagram([UInt8], source: String?)
@@ -231,6 +257,7 @@ package struct MulticastRun: Sendable {
             }))
         let probe = DoctorProbe()
         let own = membership.map { SenderID.random(device: $0.identity.publicIdentity.deviceID) } ?? SenderID.random()
+        let membershipRemovedAtStart = membership?.roster.ownRemoval != nil
         let started = ContinuousClock.now
         let timers = [
             Task { try? await Task.sleep(for: .seconds(probeTimeout)); sink.yield(.probeDeadline) },
@@ -243,6 +270,18 @@ package struct MulticastRun: Sendable {
                 .query(types: nil), identity: membership.identity, senderID: own, sequence: 1, sentAt: Date())
         {
             transport.send(query)
+            // What this machine keeps: a peer whose statements differ answers with its own at
+            // once, so a key change or a removal this machine missed is heard while listening.
+            let roster = membership.roster
+            if !roster.statements.isEmpty {
+                for (index, message) in roster.devicesMessages(sentAt: Date()).enumerated() {
+                    if let bytes = try? DatagramCodec(keys: membership.keys).encode(
+                        message, identity: membership.identity, senderID: own, sequence: UInt64(2 + index), sentAt: Date())
+                    {
+                        transport.send(bytes)
+                    }
+                }
+            }
         }
         // Started without multicast: the probe cannot come back, but listening by unicast goes on.
         var outcome: SelfTestOutcome? = Self.unavailable(transport)
@@ -267,11 +306,15 @@ package struct MulticastRun: Sendable {
         }
         timers.forEach { $0.cancel() }
         sink.finish()
+        // A key statement taken while listening may open what did not open when it came.
+        tally.settle(membership: membership, own: own, probe: probe)
+        let removedWhileListening = !membershipRemovedAtStart && membership?.roster.ownRemoval != nil
         // A send error (a firewall) takes multicast down without a failed send: say why the probe was lost.
         if case .lost = outcome, let down = Self.unavailable(transport) { outcome = down }
         let interface = transport.interfaceName
         await transport.close()
         return MulticastRun(
-            selfTest: outcome ?? .lost(seconds: probeTimeout), interface: interface, tally: tally, listenSkipped: nil)
+            selfTest: outcome ?? .lost(seconds: probeTimeout), interface: interface, tally: tally, listenSkipped: nil,
+            removedWhileListening: removedWhileListening)
     }
 }

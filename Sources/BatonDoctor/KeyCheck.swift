@@ -33,6 +33,19 @@ package enum KeyCheck {
         return fromFile(GroupKey.defaultPath(environment: environment), copy: copy)
     }
 
+    /// Whether the key doctor checks comes from `BATON_KEY` (no `--key-file`, the variable set).
+    package static func fromEnvironment(keyFile: String?, environment: [String: String]) -> Bool {
+        keyFile == nil && !(environment["BATON_KEY"] ?? "").isEmpty
+    }
+
+    /// The key before the last change, beside the key file (`….old`); none under `BATON_KEY`,
+    /// or when that file is absent or unusable.
+    package static func previous(keyFile: String?, environment: [String: String]) -> GroupKey? {
+        guard !fromEnvironment(keyFile: keyFile, environment: environment) else { return nil }
+        let path = keyFile ?? GroupKey.defaultPath(environment: environment)
+        return (try? GroupKey.readIfPresent(path: path + ".old")) ?? nil
+    }
+
     private static func fromFile(_ path: String, copy: String) -> (DoctorFinding, GroupKey?) {
         var info = stat()
         if lstat(path, &info) != 0, errno == ENOENT {

@@ -2,6 +2,7 @@ import Foundation
 import Handoff
 import HandoffMulticast
 import HandoffWire
+import BatonFiles
 
 /// The probe `baton doctor` sends to the group to see it come back through the kernel
 /// (docs/PROTOCOL.md, section 7): 114 bytes, ASCII `BTDR`, 16 random bytes, then zeros. Its
@@ -42,42 +43,109 @@ package struct ListenTally: Equatable, Sendable {
     package var unread = 0
     /// The addresses (without port) that accepted datagrams from others came from.
     package var sources: Set<String> = []
+    /// Accepted datagrams that opened with the previous group key: a key change under way, not a fault.
+    package var previousKey = 0
+    /// Datagrams of this machine's own device (doctor's own, or another Baton program here) that
+    /// its list refuses: this device was removed from the group.
+    package var ownRefused = 0
+    /// Datagrams under a key not held when they came, kept to be tried again once listening ends
+    /// (`settle`): a key statement heard meanwhile may give this machine the key they use.
+    private var unopened: [(bytes: [UInt8], source: String?)] = []
+    /// At most this many are kept to try again; past that they count as under another key at once.
+    static let unopenedLimit = 256
 
     package init() {}
 
-    /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe.
+    package static func == (a: ListenTally, b: ListenTally) -> Bool {
+        a.peers == b.peers && a.otherKey == b.otherKey && a.unknownDevice == b.unknownDevice
+            && a.unknownDeviceSources == b.unknownDeviceSources && a.oldProtocolSources == b.oldProtocolSources
+            && a.otherRejections == b.otherRejections && a.unread == b.unread && a.sources == b.sources
+            && a.previousKey == b.previousKey && a.ownRefused == b.ownRefused
+            && a.unopened.map(\.bytes) == b.unopened.map(\.bytes)
+    }
+
+    /// Counts one datagram from the group: `own` is doctor's sender id, `probe` its probe. The
+    /// statements of a DEVICES datagram are taken into `membership` (in memory: doctor writes
+    /// nothing), as a running Baton takes them, so a key change or a removal heard while
+    /// listening counts.
     package mutating func count(
         _ datagram: [UInt8], membership: Membership?, own: SenderID, probe: DoctorProbe, source: String? = nil,
         now: Date = Date()
     ) {
+        count(datagram, membership: membership, own: own, probe: probe, source: source, now: now, settling: false)
+    }
+
+    /// Tries the datagrams that did not open again with the keys held now; those that still do
+    /// not open count as under another key.
+    package mutating func settle(membership: Membership?, own: SenderID, probe: DoctorProbe, now: Date = Date()) {
+        let waiting = unopened
+        unopened = []
+        for datagram in waiting {
+            count(datagram.bytes, membership: membership, own: own, probe: probe, source: datagram.source, now: now, settling: true)
+        }
+    }
+
+    private mutating func count(
+        _ datagram: [UInt8], membership: Membership?, own: SenderID, probe: DoctorProbe, source: String?,
+        now: Date, settling: Bool
+    ) {
         if probe.matches(datagram) { return }
         // The magic is in the clear: an older Baton is named even without a key.
+        let header: DatagramHeader
         do {
-            _ = try DatagramHeader(parsing: datagram)
+            header = try DatagramHeader(parsing: datagram)
         } catch .oldProtocol {
             if let source { oldProtocolSources.insert(Self.host(of: source)) }
             return
-        } catch {}
+        } catch {
+            guard membership != nil else {
+                unread += 1
+                return
+            }
+            otherRejections += 1
+            return
+        }
         guard let membership else {
             unread += 1
             return
         }
+        let ownTag = DeviceTag(membership.identity.publicIdentity.deviceID)
         do {
             let decoded = try DatagramCodec(keys: membership.keys).decode(datagram, now: now) {
                 membership.device(for: $0)
             }
+            if case .devices(let statements, _) = decoded.message { membership.taking(statements) }
+            // A DEVICES datagram opens without a listed sender (its statements are checked one by one).
+            guard membership.device(for: header.senderID.tag) != nil else {
+                countUnknown(header, ownTag: ownTag, source: source)
+                return
+            }
             if decoded.header.senderID != own {
                 peers.insert(decoded.header.senderID)
                 if let source { sources.insert(Self.host(of: source)) }
+                if header.keyID == membership.keys.previousID { previousKey += 1 }
             }
         } catch .authenticationFailed {
-            otherKey += 1
+            if !settling, unopened.count < Self.unopenedLimit {
+                unopened.append((datagram, source))
+            } else {
+                otherKey += 1
+            }
         } catch .unknownDevice {
-            unknownDevice += 1
-            if let source { unknownDeviceSources.insert(Self.host(of: source)) }
+            countUnknown(header, ownTag: ownTag, source: source)
         } catch {
             otherRejections += 1
         }
+    }
+
+    private mutating func countUnknown(_ header: DatagramHeader, ownTag: DeviceTag, source: String?) {
+        // This machine's own datagrams, refused by its own list: it was removed, and its address is no stranger.
+        if header.senderID.tag == ownTag {
+            ownRefused += 1
+            return
+        }
+        unknownDevice += 1
+        if let source { unknownDeviceSources.insert(Self.host(of: source)) }
     }
 
     /// `10.77.0.12` from `10.77.0.12:47788`.
@@ -129,7 +197,7 @@ package enum MulticastCheck {
                 fix: noRoute ? addRoute : "check that \(interface ?? "the interface") is up; or \(addRoute)")
         case .unavailable(let reason):
             let place = interface.map { " on \($0)" } ?? ""
-            let peer = "name the other machine: `baton --peer HOST` (one side is enough)"
+            let peer = "name the other machine: `baton --peer HOST` (\(oneSide))"
             let fix: String
             if reason.contains("MULTICAST flag") {
                 fix = "\(interface ?? "this interface") cannot do multicast (a VPN or tun device?): \(peer); "
@@ -156,7 +224,13 @@ package enum MulticastCheck {
         }
     }
 
-    package static func listening(_ tally: ListenTally?, seconds: Double, skippedBecause reason: String? = nil) -> DoctorFinding {
+    /// What listening heard. `removed` says this machine was removed from the group (then
+    /// nothing it hears is fixed by pairing this identity again); `keyFromEnvironment` that its key
+    /// comes from `BATON_KEY`, which takes the place of the key file.
+    package static func listening(
+        _ tally: ListenTally?, seconds: Double, skippedBecause reason: String? = nil, removed: Bool = false,
+        keyFromEnvironment: Bool = false, environment: [String: String] = [:]
+    ) -> DoctorFinding {
         guard let tally else {
             return DoctorFinding(name: listenName, status: .skipped, detail: reason ?? "not run")
         }
@@ -167,6 +241,13 @@ package enum MulticastCheck {
                 detail: speakers.joined(separator: "; "),
                 fix: "install this Baton's version there, then pair it once with a machine that has it: "
                     + "`baton pair` on one and `baton pair --join` on the other")
+        }
+        if removed {
+            let others = tally.otherKey + tally.unknownDevice
+            return DoctorFinding(name: listenName, status: .problem,
+                detail: "this machine was removed from the group: heard \(peers(tally.peers.count)) in \(span)"
+                    + (others > 0 ? ", and \(others) datagram\(others == 1 ? "" : "s") it cannot read" : ""),
+                fix: "a removed identity cannot come back: " + DeviceIdentity.removedRemedy(environment: environment))
         }
         if tally.unknownDevice > 0 {
             let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)), and "
@@ -179,9 +260,12 @@ package enum MulticastCheck {
         }
         if tally.otherKey > 0 {
             let heard = tally.peers.isEmpty ? "" : "heard \(peers(tally.peers.count)) with this key, and "
+            let fix = keyFromEnvironment
+                ? "\(environmentKey); pairing again would not help while it is set"
+                : "another group key is in use on this LAN: pair again, with `baton pair` on a machine of the group and `baton pair --join` here"
             return DoctorFinding(name: listenName, status: .problem,
                 detail: "\(heard)\(tally.otherKey) datagram\(tally.otherKey == 1 ? "" : "s") in \(span) arrived under another group key",
-                fix: "another group key is in use on this LAN: pair again, with `baton pair` on a machine of the group and `baton pair --join` here")
+                fix: fix)
         }
         if tally.unread > 0 {
             return DoctorFinding(name: listenName, status: .warning,
@@ -192,20 +276,61 @@ package enum MulticastCheck {
                 detail: "heard no peer in \(span) (peers send only while they offer something)",
                 fix: "start `baton` on the other machine, then run `baton doctor` again")
         }
-        return DoctorFinding(name: listenName, status: .ok, detail: "heard \(peers(tally.peers.count)) in \(span)")
+        let changing = tally.previousKey > 0 ? " (some under the previous group key: a key change is under way)" : ""
+        return DoctorFinding(name: listenName, status: .ok, detail: "heard \(peers(tally.peers.count)) in \(span)\(changing)")
     }
+
+    /// What to do when `BATON_KEY` is set and datagrams under another key are heard.
+    package static let environmentKey = "BATON_KEY is set here and takes the place of the key file, so doctor and baton "
+        + "use the key it holds: unset it (unset BATON_KEY) to use the key file, or set it to what `baton key` prints "
+        + "on a machine of the group"
 
     package static let unicastName = "unicast peers"
 
+    /// What is true of unicast peers (docs/PROTOCOL.md, section 1, "Peers learnt by unicast").
+    package static let oneSide = "naming the other machine on one side is enough: it answers by unicast once it hears this one"
+
+    /// The fix when multicast does not pass but `answered` (listed peers) answered by unicast.
+    package static func unicastFix(answered: [String]) -> String {
+        "multicast does not pass here, but \(answered.joined(separator: ", ")) answers by unicast: "
+            + "run baton with `--peer \(answered[0])` (\(oneSide))"
+    }
+
+    /// When multicast failed but listed peers answered by unicast, the self-test's problem and
+    /// a firewall's that explains it get the one fix that works on this network: `--peer`.
+    package static func preferUnicast(answered: [String], in findings: inout [DoctorFinding]) {
+        guard !answered.isEmpty else { return }
+        for index in findings.indices where findings[index].status == .problem
+            && [selfTestName, FirewallCheck.name].contains(findings[index].name)
+        {
+            findings[index].fix = unicastFix(answered: answered)
+        }
+    }
+
     /// The unicast peers (`--peer`, `BATON_PEERS`, the peers file): which of them answered while
-    /// doctor listened. With none listed, a hint when multicast failed.
-    package static func unicast(peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool) -> DoctorFinding {
+    /// doctor listened. With none listed, a hint when multicast failed. Names that do not resolve
+    /// (`unresolved`) make it a problem, in this one line: Baton skips them and tries them again.
+    package static func unicast(
+        peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool, unresolved: [UnicastPeerEntry] = []
+    ) -> DoctorFinding {
+        let finding = unicastListed(peers: listed, heard: sources, multicastWorks: multicastWorks)
+        guard !unresolved.isEmpty else { return finding }
+        let names = unresolved.map { "\($0.host) (\($0.source))" }.joined(separator: ", ")
+        let verb = unresolved.count == 1 ? "does" : "do"
+        let rest = listed.isEmpty || finding.status == .skipped ? "" : "; \(finding.detail)"
+        return DoctorFinding(name: unicastName, status: .problem,
+            detail: "\(names) \(verb) not resolve: skipped, and tried again every \(Int(UnicastPeers.retryInterval)) s\(rest)",
+            fix: "check the name, or give its IPv4 address (in --peer, BATON_PEERS or the peers file); "
+                + "away from its network, a name that does not resolve only waits until it does")
+    }
+
+    private static func unicastListed(peers listed: [String], heard sources: Set<String>?, multicastWorks: Bool) -> DoctorFinding {
         guard !listed.isEmpty else {
             return multicastWorks
                 ? DoctorFinding(name: unicastName, status: .skipped, detail: "none listed (none needed while multicast passes)")
                 : DoctorFinding(name: unicastName, status: .warning, detail: "none listed",
                     fix: "where multicast cannot pass (Wi-Fi isolation, a VPN), name the other machine: "
-                        + "`baton --peer HOST`, and this one on it")
+                        + "`baton --peer HOST` (\(oneSide))")
         }
         guard let sources else {
             return DoctorFinding(name: unicastName, status: .skipped, detail: "not tried: Baton's socket could not be opened")
@@ -214,7 +339,8 @@ package enum MulticastCheck {
         if answered.isEmpty {
             return DoctorFinding(name: unicastName, status: .warning,
                 detail: "no answer by unicast from \(listed.joined(separator: ", "))",
-                fix: "start `baton` there with `--peer` naming this machine (or list it in its peers file)")
+                fix: "start `baton` there and run doctor again: a peer that hears this machine answers it by unicast "
+                    + "while it offers something (it need not name this one)")
         }
         return DoctorFinding(name: unicastName, status: .ok, detail: "\(answered.joined(separator: ", ")) answered by unicast")
     }

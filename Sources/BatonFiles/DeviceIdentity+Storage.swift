@@ -63,4 +63,22 @@ extension DeviceIdentity {
     }
 
     static let noun = "identity file"
+
+    /// What to do about a machine whose identity was removed from the group ("move the identity
+    /// aside …, then pair again"): a removal is for good (docs/PROTOCOL.md, section 17), so the machine comes back only under a new identity.
+    /// `machine` names it when it is another machine (its `identity.key` is then shown as on this
+    /// one's layout); nil means this machine.
+    public static func removedRemedy(
+        machine: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let path = machine == nil ? defaultPath(environment: environment) : "~/.config/baton/identity.key"
+        let quoted = machine == nil ? GroupKey.LoadError.quoted(path) : path
+        let aside = machine == nil ? GroupKey.LoadError.quoted(path + ".removed") : path + ".removed"
+        let place = machine.map { "on \($0)" } ?? "here"
+        let pairing = machine == nil
+            ? "(`baton pair` on a machine of the group, `baton pair --join` here)"
+            : "(`baton pair` here, `baton pair --join` there)"
+        return "move the identity aside \(place) (mv \(quoted) \(aside)) "
+            + "so that Baton makes a new one, then pair again \(pairing)"
+    }
 }

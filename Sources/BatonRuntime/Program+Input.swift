@@ -1,4 +1,5 @@
 import BatonApp
+import BatonFiles
 import Foundation
 import Handoff
 import HandoffWire
@@ -116,10 +117,23 @@ extension Program {
             logger.notice("protocol 2 datagrams from \(sources.map(PeerText.visible).joined(separator: ", ")): update Baton there")
         case .membershipChanged(let change):
             logger.notice("devices changed\(change.newKey == nil ? "" : ", and the group key")")
+            if let removed = Self.removedState(center.membership.roster) {
+                logger.warning("\(removed.label): this machine was removed from the group")
+                inbox.yield(.network(removed))
+            }
         case .transportChanged(let status):
             logger.notice("network: \(status)")
             if case .offline = model.status.network {} else { inbox.yield(.network(Self.networkState(status))) }
         }
+    }
+
+    /// `.removed` with by whom and what to do, when `roster` holds a removal of this device.
+    nonisolated public static func removedState(
+        _ roster: DeviceRoster, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> NetworkState? {
+        guard let removal = roster.ownRemoval else { return nil }
+        let by = roster.name(of: removal.by).map { "by \(PeerText.visible($0)); " } ?? ""
+        return .removed("\(by)no machine hears this one. To come back, \(DeviceIdentity.removedRemedy(environment: environment))")
     }
 
     /// Online, or limited with the transport's warning when a path is down.

@@ -10,9 +10,12 @@ import HandoffWire
 /// there, or piped from another machine, never appears in a command line (shell history,
 /// `ps`).
 public enum KeyInput {
-    /// How to copy a key without putting it on a command line; every hint says this.
+    /// How another machine gets in (pairing: the key alone lets no machine in), and how to copy
+    /// the key to a machine that is in already without putting it on a command line.
     public static let howToCopy = """
-        run there
+        pair them: `baton pair` here, `baton pair --join` there
+        (the key alone lets no machine in: a machine hears only the devices it is paired with or introduced to).
+        To give this key to a machine that is paired already, run there
           baton key --import -
         and paste the key, or send it from here:
           baton key | ssh OTHER baton key --import -

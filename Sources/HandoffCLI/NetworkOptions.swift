@@ -40,7 +40,7 @@ public struct NetworkOptions: ParsableArguments {
     public var relayCA: String?
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
-        "File with the group key (base64); machines that share a key see each other (env BATON_KEY holds the key itself).",
+        "File with the group key (base64), which pairing gives; paired machines with the same key see each other (env BATON_KEY holds the key itself and takes the place of the file).",
         valueName: "path"))
     public var keyFile: String?
 
@@ -95,10 +95,13 @@ public struct NetworkOptions: ParsableArguments {
         return number
     }
 
-    /// The multicast settings: flags over environment over defaults.
+    /// The multicast settings: flags over environment over defaults. A peer whose name does not
+    /// resolve is not an error: `warn` is told (standard error unless told otherwise), and the
+    /// peer is skipped and tried again later (`MulticastConfiguration.unresolvedPeers`).
     public func multicastConfiguration(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4
+        resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4,
+        warn: (String) -> Void = Console.note
     ) throws -> MulticastConfiguration
     {
         var config = try MulticastConfiguration.fromEnvironment(environment)
@@ -106,9 +109,21 @@ public struct NetworkOptions: ParsableArguments {
         if let port { config.port = try MulticastConfiguration.parsePort(String(port), source: "--port") }
         if let ttl { config.ttl = try MulticastConfiguration.parseTTL(String(ttl), source: "--ttl") }
         if let interface { config.interface = try MulticastConfiguration.parseInterfaceName(interface, source: "--interface") }
-        config.peers = try unicastPeers(
-            environment: environment, defaultPort: config.port, resolver: resolver)
+        let resolution = try unicastPeerResolution(environment: environment, defaultPort: config.port, resolver: resolver)
+        config.peers = resolution.peers
+        config.unresolvedPeers = resolution.unresolved.map(\.entry)
+        for (_, error) in resolution.unresolved { warn(PeerText.visible(UnicastPeers.Resolution.warning(error))) }
         return config
+    }
+
+    /// The unicast peers of `--peer`, `BATON_PEERS` and the `peers` file, merged and resolved
+    /// once, now; the names that do not resolve are returned apart, with why. A bad entry or
+    /// port is an error naming the entry and its source.
+    public func unicastPeerResolution(
+        environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int,
+        resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4
+    ) throws(UnicastPeerError) -> UnicastPeers.Resolution {
+        UnicastPeers.resolveSkipping(try unicastEntries(environment: environment), defaultPort: defaultPort, resolver: resolver)
     }
 
     /// The unicast peers of `--peer`, `BATON_PEERS` and the `peers` file in Baton's config
@@ -118,6 +133,11 @@ public struct NetworkOptions: ParsableArguments {
         environment: [String: String] = ProcessInfo.processInfo.environment, defaultPort: Int,
         resolver: UnicastPeers.Resolver = UnicastPeers.resolveIPv4
     ) throws(UnicastPeerError) -> [UnicastPeer] {
+        try UnicastPeers.resolve(try unicastEntries(environment: environment), defaultPort: defaultPort, resolver: resolver)
+    }
+
+    /// The entries of `--peer`, `BATON_PEERS` and the `peers` file, in that order, unresolved.
+    func unicastEntries(environment: [String: String]) throws(UnicastPeerError) -> [UnicastPeerEntry] {
         var entries: [UnicastPeerEntry] = []
         for text in peers {
             entries.append(try UnicastPeers.parseEntry(text, source: "--peer"))
@@ -127,7 +147,7 @@ public struct NetworkOptions: ParsableArguments {
         }
         entries += try UnicastPeers.readFile(
             at: UnicastPeers.defaultFilePath(folder: GroupKey.defaultFolder(environment: environment)))
-        return try UnicastPeers.resolve(entries, defaultPort: defaultPort, resolver: resolver)
+        return entries
     }
 
     /// The registry named by `--registry`, or the one compiled in. The `NSUserActivityTypes` entries

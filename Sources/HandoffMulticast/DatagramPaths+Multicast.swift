@@ -93,6 +93,7 @@ extension DatagramPaths {
 
     /// Every second: when the interfaces changed, or a retry is due, set multicast up again.
     func watch() {
+        resolveUnresolvedIfDue()
         guard !isClosing else { return }
         let now = NIODeadline.now()
         let current = Self.interfaceSignature(group: group)

@@ -1,3 +1,4 @@
+import Dispatch
 import Handoff
 import NIOCore
 import NIOPosix
@@ -29,7 +30,13 @@ final class DatagramPaths: @unchecked Sendable {
     let configuration: MulticastConfiguration
     let group: SocketAddress
     let state: TransportState
-    let listed: [(key: String, address: SocketAddress)]
+    var listed: [(key: String, address: SocketAddress)]
+    /// Listed peers whose names did not resolve yet, tried again every `resolveInterval`.
+    var unresolved: [UnicastPeerEntry]
+    let resolver: UnicastPeers.Resolver
+    let resolveInterval: TimeAmount
+    var nextResolve: NIODeadline
+    var resolving = false
 
     var main: (any Channel)?
     var mainGeneration = 0
@@ -57,13 +64,18 @@ final class DatagramPaths: @unchecked Sendable {
 
     init(
         loop: any EventLoop, configuration: MulticastConfiguration, group: SocketAddress, state: TransportState,
-        listed: [(key: String, address: SocketAddress)]
+        listed: [(key: String, address: SocketAddress)], resolver: @escaping UnicastPeers.Resolver = UnicastPeers.resolveIPv4,
+        resolveInterval: TimeAmount = .seconds(Int64(UnicastPeers.retryInterval))
     ) {
         self.loop = loop
         self.configuration = configuration
         self.group = group
         self.state = state
         self.listed = listed
+        self.unresolved = configuration.unresolvedPeers
+        self.resolver = resolver
+        self.resolveInterval = resolveInterval
+        self.nextResolve = .now() + resolveInterval
     }
 
     // MARK: Start and close
@@ -180,6 +192,38 @@ final class DatagramPaths: @unchecked Sendable {
                 state.handler?.sendFailed(.sendFailed(destination: key, reason: MulticastError.reason(for: error)))
             }
         }
+    }
+
+    // MARK: Names that did not resolve
+
+    /// Resolves the listed names that did not resolve yet, once `resolveInterval` has passed since
+    /// the last try, on a thread of its own (`getaddrinfo` blocks): those that resolve are sent
+    /// to from then on.
+    func resolveUnresolvedIfDue() {
+        loop.preconditionInEventLoop()
+        guard !unresolved.isEmpty, !resolving, !isClosing, NIODeadline.now() >= nextResolve else { return }
+        resolving = true
+        let entries = unresolved
+        let resolver = resolver
+        let port = configuration.port
+        DispatchQueue.global().async {
+            let resolution = UnicastPeers.resolveSkipping(entries, defaultPort: port, resolver: resolver)
+            self.loop.execute { self.resolved(resolution) }
+        }
+    }
+
+    private func resolved(_ resolution: UnicastPeers.Resolution) {
+        resolving = false
+        nextResolve = .now() + resolveInterval
+        guard !isClosing else { return }
+        unresolved = resolution.unresolved.map(\.entry)
+        var added = false
+        for peer in resolution.peers where !listed.contains(where: { $0.key == peer.description }) {
+            guard let address = try? SocketAddress(ipAddress: peer.address, port: peer.port) else { continue }
+            listed.append((peer.description, address))
+            added = true
+        }
+        if added { publish() }
     }
 
     // MARK: Learning

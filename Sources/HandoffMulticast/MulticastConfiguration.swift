@@ -29,6 +29,9 @@ public struct MulticastConfiguration: Equatable, Sendable {
     /// Peers sent every datagram by unicast as well, from the same socket: for networks where
     /// multicast does not pass (`--peer`, `BATON_PEERS`, the `peers` file).
     public var peers: [UnicastPeer]
+    /// Listed peers whose names did not resolve at start: skipped for now, and resolved again
+    /// every `UnicastPeers.retryInterval` by the transport, which sends to them once they do.
+    public var unresolvedPeers: [UnicastPeerEntry] = []
 
     /// A configuration; the defaults are the protocol's.
     public init(

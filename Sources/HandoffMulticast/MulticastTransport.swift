@@ -73,7 +73,9 @@ public final class MulticastTransport: ActivityTransport {
     /// namespace; the sockets then live in the lab for good, whichever thread uses them later.
     static func start(
         _ requested: MulticastConfiguration,
-        preparingThread: (@Sendable () throws -> Void)?
+        preparingThread: (@Sendable () throws -> Void)?,
+        resolver: @escaping UnicastPeers.Resolver = UnicastPeers.resolveIPv4,
+        resolveInterval: TimeAmount = .seconds(Int64(UnicastPeers.retryInterval))
     ) async throws(MulticastError) -> MulticastTransport {
         let configuration: MulticastConfiguration
         let groupAddress: SocketAddress
@@ -100,7 +102,8 @@ public final class MulticastTransport: ActivityTransport {
         let loop = eventLoopGroup.next()
         let state = TransportState()
         let paths = DatagramPaths(
-            loop: loop, configuration: configuration, group: groupAddress, state: state, listed: listed)
+            loop: loop, configuration: configuration, group: groupAddress, state: state, listed: listed,
+            resolver: resolver, resolveInterval: resolveInterval)
         do {
             try await loop.flatSubmit { () -> EventLoopFuture<Void> in
                 if let preparingThread {

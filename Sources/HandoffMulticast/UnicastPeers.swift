@@ -139,6 +139,49 @@ public enum UnicastPeers {
         return try parseFile(contents, path: path)
     }
 
+    /// How often a transport tries again the names that did not resolve.
+    public static let retryInterval: Double = 30
+
+    /// What resolving a list gave: the peers, and the entries whose names did not resolve (with
+    /// why), which are skipped for now and tried again later.
+    public struct Resolution: Equatable, Sendable {
+        public var peers: [UnicastPeer]
+        public var unresolved: [(entry: UnicastPeerEntry, error: UnicastPeerError)]
+
+        public static func == (a: Resolution, b: Resolution) -> Bool {
+            a.peers == b.peers && a.unresolved.map(\.entry) == b.unresolved.map(\.entry)
+                && a.unresolved.map(\.error) == b.unresolved.map(\.error)
+        }
+
+        /// The warning for an entry that did not resolve: it is skipped and tried again.
+        public static func warning(_ error: UnicastPeerError) -> String {
+            "warning: \(error.description) Skipped for now; Baton tries it again every \(Int(retryInterval)) s."
+        }
+    }
+
+    /// Every entry, resolved as `resolve` does, except that a name that does not resolve is not
+    /// an error: it is returned among `unresolved`, with why.
+    public static func resolveSkipping(
+        _ entries: [UnicastPeerEntry], defaultPort: Int, resolver: Resolver = UnicastPeers.resolveIPv4
+    ) -> Resolution {
+        var resolution = Resolution(peers: [], unresolved: [])
+        var seen: Set<UnicastPeer> = []
+        var resolved: [String: Result<String, ResolutionFailure>] = [:]
+        for entry in entries {
+            let result = resolved[entry.host] ?? resolver(entry.host)
+            resolved[entry.host] = result
+            switch result {
+            case .success(let address):
+                let peer = UnicastPeer(address: address, port: entry.port ?? defaultPort)
+                if seen.insert(peer).inserted { resolution.peers.append(peer) }
+            case .failure(let failure):
+                resolution.unresolved.append(
+                    (entry, .cannotResolve(host: entry.host, source: entry.source, reason: failure.reason)))
+            }
+        }
+        return resolution
+    }
+
     /// Every entry of `--peer` flags, `BATON_PEERS` and the peers file (in that order), resolved
     /// with `resolver`, with `defaultPort` for entries that name none; an address listed more
     /// than once is kept once, where it first appears.

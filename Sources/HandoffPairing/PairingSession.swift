@@ -108,6 +108,15 @@ public final class PairingSession: @unchecked Sendable {
         try await loop.flatSubmit { self.open(connectingTo: resolved) }.get()
     }
 
+    /// Ends the pairing because a machine in it was removed from the group (`PairingMachine.refuse`);
+    /// ignored once the pairing ended.
+    public func refuse(_ failure: PairingFailure) {
+        loop.execute {
+            guard !self.ended else { return }
+            self.apply(self.machine.refuse(failure))
+        }
+    }
+
     /// The person's answer to "Same code on the other screen?"; ignored once the pairing ended.
     public func answer(_ yes: Bool) {
         loop.execute {

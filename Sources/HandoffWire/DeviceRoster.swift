@@ -69,6 +69,27 @@ public struct DeviceRoster: Equatable, Sendable {
         byTag[tag].flatMap { listed[$0]?.identity }
     }
 
+    /// The `remove` statement that removed this device, when one was taken: a removed device
+    /// still hears the group under the old key, but no one hears it (section 17).
+    public var ownRemoval: Statement? {
+        let id = own.deviceID.bytes
+        return statements.first { $0.content == .remove(device: id) }
+    }
+
+    /// The name a device was listed under, removed or not; nil for a device never listed.
+    public func name(of deviceID: [UInt8]) -> String? {
+        known[deviceID]?.name
+    }
+
+    /// Why a pairing with `peer` must not go on: this device was removed, or `peer` was (a removal
+    /// is for good, section 17); nil when neither was.
+    public func pairingRefusal(with peer: PublicIdentity, name: String) -> PairingFailure? {
+        if ownRemoval != nil { return .thisRemoved }
+        let id = peer.deviceID.bytes
+        guard removed.contains(id) else { return nil }
+        return .otherRemoved(name: self.name(of: id) ?? name)
+    }
+
     /// The DEVICES `digest` of the statements kept.
     public var digest: [UInt8] { Statement.setDigest(statements.map(\.bytes)) }
 

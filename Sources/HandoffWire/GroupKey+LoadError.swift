@@ -21,7 +21,7 @@ extension GroupKey {
                 // `baton key --new` writes the key file, which BATON_KEY would still take the place of.
                 "BATON_KEY holds no usable group key: \(reason). BATON_KEY takes the place of the key file; unset it (unset BATON_KEY) to use the key file, or set it to what `baton key` prints on a machine of the group (44 characters of base64)."
             case .malformed(let source, let reason):
-                "The group key in \(source) is not usable: \(reason). A key is 32 random bytes in standard base64 (44 characters); make one with `baton key --new`, or copy another machine's: paste what `baton key` prints there into `baton key --import -` here."
+                "The group key in \(source) is not usable: \(reason). A key is 32 random bytes in standard base64 (44 characters); make one with `baton key --new`, or take the group's: pairing gives it (`baton pair` on a machine of the group, `baton pair --join` here), and a machine paired already can copy it (paste what `baton key` prints there into `baton key --import -` here)."
             case .unreadable(let path, let reason):
                 "Cannot read the group key file \(path): \(reason)."
             case .cannotCreate(let path, let reason):

@@ -16,6 +16,10 @@ public enum Pairing {
     /// The longest frame body: a SEALED STATEMENT of 1,024 bytes (type byte and tag around it).
     public static let maximumBody = 1 + HandoffMessage.statementSizes.upperBound + 16
     public static let maximumNameBytes = 64
+    /// ABORT reason: the sender's list says the receiver was removed from the group.
+    public static let abortRemovedThere: UInt8 = 5
+    /// ABORT reason: the sender's list says the sender itself was removed from the group.
+    public static let abortRemovedHere: UInt8 = 6
     static let commitLabel: [UInt8] = Array("baton pair v2 commit".utf8)
     static let confirmLabel: [UInt8] = Array("baton pair v2 confirm".utf8)
     static let keyLabel: [UInt8] = Array("baton pair v2 key".utf8)

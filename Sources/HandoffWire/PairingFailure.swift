@@ -15,6 +15,14 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
     case timedOut
     case connectionLost
     case otherSideAborted(UInt8)
+    /// This side's list says the other machine was removed from the group (ABORT 05 sent).
+    case otherRemoved(name: String)
+    /// This side's list says this machine was removed from the group (ABORT 06 sent).
+    case thisRemoved
+    /// The other side's list says this machine was removed (ABORT 05 received).
+    case removedThere
+    /// The other side's list says that machine was removed (ABORT 06 received).
+    case otherRemovedThere
 
     /// The ABORT reason this side sends for it, or nil when nothing is sent.
     var abortReason: UInt8? {
@@ -23,7 +31,9 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         case .anotherPairing: 2
         case .commitmentMismatch, .protocolError, .otherVersion, .identityNotProved, .sameDevice: 3
         case .timedOut: 4
-        case .declinedThere, .connectionLost, .otherSideAborted, .commitRefused: nil
+        case .otherRemoved: Pairing.abortRemovedThere
+        case .thisRemoved: Pairing.abortRemovedHere
+        case .declinedThere, .connectionLost, .otherSideAborted, .commitRefused, .removedThere, .otherRemovedThere: nil
         }
     }
 
@@ -47,6 +57,14 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         case .protocolError(let what): "Not paired: \(what). Nothing was changed."
         case .timedOut: "Not paired: the pairing timed out. Nothing was changed."
         case .connectionLost: "Not paired: the other side went away. Nothing was changed."
+        case .otherRemoved(let name):
+            "Not paired: \(PeerText.visible(name)) was removed from this group (`baton devices` shows it), and a removed identity cannot come back. Nothing was changed."
+        case .thisRemoved:
+            "Not paired: this machine was removed from the group (`baton doctor` says by whom), and a removed identity cannot come back. Nothing was changed."
+        case .removedThere:
+            "Not paired: the other machine lists this one as removed from the group, and a removed identity cannot come back. Nothing was changed."
+        case .otherRemovedThere:
+            "Not paired: the other machine was removed from the group, and a removed identity cannot come back. Nothing was changed."
         case .otherSideAborted(let reason):
             switch reason {
             case 2: "Not paired: another pairing is running on this network; try again."

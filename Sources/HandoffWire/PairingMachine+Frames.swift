@@ -10,7 +10,13 @@ extension PairingMachine {
             // A joiner whose COMMIT got ABORT 03: what a version-1 sharer does with a version-2 COMMIT.
             let refused = phase == .waitingPublic && reason == 3
             phase = .done
-            return [.failed(reason == 1 ? .declinedThere : refused ? .commitRefused : .otherSideAborted(reason))]
+            let failure: PairingFailure = switch reason {
+            case 1: .declinedThere
+            case Pairing.abortRemovedThere: .removedThere
+            case Pairing.abortRemovedHere: .otherRemovedThere
+            default: refused ? .commitRefused : .otherSideAborted(reason)
+            }
+            return [.failed(failure)]
         }
         switch (phase, type) {
         case (.waitingCommit, .commit):

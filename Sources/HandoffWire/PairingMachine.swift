@@ -122,6 +122,13 @@ public struct PairingMachine: Sendable {
         return [.send(seal([Pairing.SealedType.confirm.rawValue] + signature))]
     }
 
+    /// Ends the pairing before any key moves because a machine in it was removed from the group
+    /// (`.otherRemoved` or `.thisRemoved`): the other side is told why (ABORT 05 or 06).
+    public mutating func refuse(_ failure: PairingFailure) -> [PairingAction] {
+        guard phase != .done, phase != .waitingStore, phase != .waitingStored else { return [] }
+        return fail(failure)
+    }
+
     /// Joiner: the driver stored the key (or could not: then `problem` says why).
     public mutating func stored(problem: String? = nil) -> [PairingAction] {
         guard phase == .waitingStore else { return [] }

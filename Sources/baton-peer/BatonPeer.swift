@@ -150,7 +150,7 @@ extension BatonPeer {
                         case .transportChanged(let status):
                             printLine("network: \(status)")
                         case .otherKeyHeard(let sources):
-                            printLine("other key: \(KeyAdvice.otherKey(sources))")
+                            printLine("other key: \(KeyAdvice.otherKey(sources, remedy: KeyAdvice.otherKeyRemedy(keySource: session.keySource)))")
                         case .oldProtocolHeard(let sources):
                             printLine("protocol 2: \(sources.map(PeerText.visible).joined(separator: ", ")) speaks protocol 2: update it")
                         case .membershipChanged(let change):

@@ -54,4 +54,16 @@ struct NoticeTests {
         model.send(.network(.starting))
         #expect(model.screen[9].hasPrefix(" Counter · alice@laptop · 1 peer · 239.255.77.88:47788 on eth0 · starting… "))
     }
+
+    @Test("A machine removed from the group says so in the status bar and the line above, and the transport does not undo it")
+    func removed() {
+        var model = Fixtures.counter(width: 80, height: 10)
+        model.send(.network(.removed("by bob@desk; no machine hears this one.")))
+        #expect(model.screen[9].contains("· removed from the group"), "\(model.screen[9])")
+        #expect(model.screen[8].hasPrefix("⚠ Removed from the group, not handed off: by bob@desk"), "\(model.screen[8])")
+        // A removal is for good: a later transport state leaves it.
+        model.send(.network(.online))
+        #expect(model.status.network == .removed("by bob@desk; no machine hears this one."))
+        #expect(model.screen[9].contains("· removed from the group"))
+    }
 }

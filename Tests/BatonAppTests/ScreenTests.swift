@@ -94,7 +94,7 @@ struct ScreenTests {
         #expect(model.screen[8] == "Replace unsaved changes? (y/n)          ")
     }
 
-    @Test("The empty nearby list says how to get something there")
+    @Test("The empty nearby list says how to get something there: a machine paired with this one, not only the same key")
     func emptyNearbyList() {
         var model = Fixtures.counter(-123)
         model.press(.character("n"))
@@ -102,9 +102,9 @@ struct ScreenTests {
             "                                        ",
             "┌─ Nearby ─────────────────────────────┐",
             "│ Nothing nearby yet. Start baton in   │",
-            "│ another terminal on this network,    │",
-            "│ with the same group key, and its     │",
-            "│ activity shows up here.              │",
+            "│ another terminal here, or on a       │",
+            "│ machine paired with this one, and    │",
+            "│ its activity shows up here.          │",
             "└──────────────────────────────────────┘",
             "                                        ",
             "↑↓ select · Enter continue · Esc close  ",

@@ -416,7 +416,7 @@ struct DoctorReportTests {
         let noRoute = finding(.unavailable(reason: "no multicast route"))
         #expect(noRoute.detail == "no route to 239.255.77.88: multicast unavailable, unicast only")
         #expect(noRoute.fix == "add a multicast route: `sudo ip route add 224.0.0.0/4 dev eth0`, or name the LAN with "
-            + "`baton --interface eth0`; or name the other machine: `baton --peer HOST` (one side is enough)")
+            + "`baton --interface eth0`; or name the other machine: `baton --peer HOST` (\(MulticastCheck.oneSide))")
         let noFlag = finding(.unavailable(reason: "v0 has no MULTICAST flag"))
         #expect(noFlag.detail == "multicast unavailable on v0 (v0 has no MULTICAST flag): unicast only")
         #expect(noFlag.fix?.hasPrefix("v0 cannot do multicast (a VPN or tun device?): name the other machine") == true)
@@ -446,6 +446,9 @@ struct DoctorReportTests {
         tally.count(
             try other.encode(.query(types: nil), identity: device, senderID: a, sequence: 3, sentAt: now),
             membership: membership, own: own, probe: probe, now: now)
+        // A datagram under another key is tried again once listening ends, then counted.
+        #expect(tally.otherKey == 0)
+        tally.settle(membership: membership, own: own, probe: probe, now: now)
         #expect(tally.peers == [a, b])
         #expect(tally.otherKey == 1)
         let finding = MulticastCheck.listening(tally, seconds: 3)
@@ -501,6 +504,31 @@ struct DoctorReportTests {
             membership: Membership(identity: device, groupKey: key), own: .random(), probe: DoctorProbe(),
             source: "10.0.0.3:47788", now: now)
         #expect(tally.sources == ["10.0.0.3"])
+    }
+
+    @Test("Multicast fails but a listed peer answers: one true instruction, --peer on this side alone")
+    func unicastFix() {
+        var findings = [
+            DoctorFinding(name: FirewallCheck.name, status: .problem, detail: "drops", fix: "allow it"),
+            DoctorFinding(name: MulticastCheck.selfTestName, status: .problem, detail: "lost",
+                fix: "name the other machine: `baton --peer HOST` (\(MulticastCheck.oneSide))"),
+            DoctorFinding(name: MulticastCheck.listenName, status: .problem, detail: "x", fix: "keep"),
+        ]
+        MulticastCheck.preferUnicast(answered: ["10.77.0.11"], in: &findings)
+        let expected = "multicast does not pass here, but 10.77.0.11 answers by unicast: run baton with `--peer 10.77.0.11` "
+            + "(naming the other machine on one side is enough: it answers by unicast once it hears this one)"
+        #expect(findings.map(\.fix) == [expected, expected, "keep"])
+        // No fix tells the person to name this machine on the other one: one side is enough.
+        let texts = [
+            MulticastCheck.unicast(peers: [], heard: [], multicastWorks: false).fix,
+            MulticastCheck.unicast(peers: ["10.0.0.2"], heard: [], multicastWorks: false).fix,
+            MulticastCheck.selfTest(.unavailable(reason: "no multicast route"), group: "239.255.77.88", port: 47788,
+                interface: nil, suggestedLAN: "eth0").fix,
+            expected,
+        ]
+        for text in texts {
+            #expect(text?.contains("name this machine") == false && text?.contains("this one on it") == false, "\(text ?? "")")
+        }
     }
 
     @Test("The probe is 114 bytes with magic BTDR, which a Baton peer drops as badMagic")

@@ -59,6 +59,8 @@ struct CommandLineFileTests {
         let imported = try await Self.run(
             [baton, "key", "--import", "-"], environment: a.environment, input: Array("  \(key) \t\n".utf8))
         #expect(imported.output.hasPrefix("Imported. \(a.keyFile) now holds the shared key"))
+        // A machine that imports a key is not in the group yet: it is told to pair.
+        #expect(imported.output.contains("hears no one until this machine is paired"), "\(imported.output)")
         #expect(try String(contentsOfFile: a.keyFile, encoding: .utf8) == key + "\n")
         #expect(Self.mode(a.keyFile) == 0o600)
         #expect(Self.mode(a.folder + "/config/baton") == 0o700)
@@ -66,7 +68,7 @@ struct CommandLineFileTests {
         // Standard output is the key alone, to pipe; the hints, which suggest standard input, go to stderr.
         let shown = try await Self.run([baton, "key"], environment: a.environment)
         #expect(shown.output == key + "\n")
-        #expect(shown.errorOutput.hasPrefix("The key in \(a.keyFile).\nTo let another machine see this one, run there"),
+        #expect(shown.errorOutput.hasPrefix("The key in \(a.keyFile).\nTo let another machine in, pair them: `baton pair` here"),
             "\(shown.errorOutput)")
         #expect(shown.errorOutput.contains("baton key --import -"))
         #expect(shown.errorOutput.contains("baton key | ssh OTHER baton key --import -"))

@@ -34,8 +34,42 @@ struct KeyAdviceTests {
             Self.notFound, otherKeySources: ["10.77.0.12", "10.77.0.13"], keySource: .file("/home/u/.config/baton/group.key"))
         #expect(message == "No continuable activity was heard on 239.255.77.88:47788 within 2 s. "
             + "Datagrams under another group key came from 10.77.0.12 and 10.77.0.13: a machine there holds a key this one does not; "
-            + "pair the two machines (`baton pair` on one, `baton pair --join` on the other), "
-            + "or give both the same key (`baton key` prints it, `baton key --import -` or BATON_KEY takes it).")
+            + "pair the two machines (`baton pair` on one, `baton pair --join` on the other): "
+            + "a machine hears only the machines it is paired with or introduced to, and pairing gives it the group's key too.")
+    }
+
+    @Test("Every piece of key advice sends a machine to pairing: the key alone lets no machine in")
+    func adviceIsPairing() {
+        let created = KeyAdvice.continueFailed(Self.notFound, otherKeySources: [], keySource: .created("/k"))
+        for text in [KeyAdvice.share, KeyAdvice.newKey(path: "/k"), created, KeyInput.howToCopy] {
+            #expect(text.contains("`baton pair"), "\(text)")
+        }
+        // Importing is offered only for a machine that is paired already, never as a way in.
+        #expect(!KeyAdvice.share.contains("--import"))
+        #expect(!KeyAdvice.newKey(path: "/k").contains("--import"))
+        #expect(KeyInput.howToCopy.contains("paired already"))
+    }
+
+    @Test("`baton key --import` says the machine must still be paired, and how many devices it lists")
+    func imported() {
+        let alone = KeyAdvice.imported(path: "/home/u/.config/baton/group.key", listedOthers: 0)
+        #expect(alone.hasPrefix("Imported. /home/u/.config/baton/group.key now holds the shared key."))
+        #expect(alone.contains("hears no one until this machine is paired"))
+        #expect(!alone.contains("will see peers"))
+        let paired = KeyAdvice.imported(path: "/k", listedOthers: 2)
+        #expect(paired.contains("hears the 2 other devices `baton devices` lists"))
+        #expect(paired.contains("the key alone lets no other machine in"))
+    }
+
+    @Test("Under BATON_KEY, datagrams under another key point at BATON_KEY, not at pairing again")
+    func environmentKey() {
+        #expect(KeyAdvice.otherKeyRemedy(keySource: .environment) == .environmentKey)
+        #expect(KeyAdvice.otherKeyRemedy(keySource: .file("/k")) == .pair)
+        #expect(KeyAdvice.otherKeyRemedy(keySource: .created("/k")) == .pair)
+        let message = KeyAdvice.continueFailed(Self.notFound, otherKeySources: ["10.77.0.12"], keySource: .environment)
+        #expect(message.contains("BATON_KEY is set here and takes the place of the key file"))
+        #expect(message.contains("unset BATON_KEY"))
+        #expect(!message.contains("pair"))
     }
 
     @Test("Nothing found with a key this run made: the key is new and shared with no one; pair")

@@ -109,6 +109,28 @@ struct PairingTests {
         #expect(Self.storedKey(j.received(Self.sent(key))) == Fixtures.key)
     }
 
+    @Test("A removed machine is refused before the codes are compared, and the other side is told which one was removed")
+    func removedRefused() {
+        // The sharer's list says the joiner was removed: ABORT 05, which the joiner reads as "this machine was removed".
+        var (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        let refused = s.refuse(.otherRemoved(name: "carol@host3"))
+        #expect(Self.failure(refused) == .otherRemoved(name: "carol@host3"))
+        #expect(Self.sent(refused) == Pairing.frame(.abort, [5]))
+        let atJoiner = j.received(Self.sent(refused))
+        #expect(Self.failure(atJoiner) == .removedThere)
+        #expect(Self.storedKey(refused + atJoiner) == nil)
+        #expect(s.isDone && j.isDone)
+        // The joiner's own list says it was removed: ABORT 06, read as "the other machine was removed".
+        (s, j) = Self.machines()
+        _ = Self.toCodes(&s, &j)
+        let itself = j.refuse(.thisRemoved)
+        #expect(Self.sent(itself) == Pairing.frame(.abort, [6]))
+        #expect(Self.failure(s.received(Self.sent(itself))) == .otherRemovedThere)
+        // Once the pairing ended, a refusal changes nothing.
+        #expect(s.refuse(.thisRemoved).isEmpty)
+    }
+
     @Test("A no on either side ends both, and no key is handed over", arguments: [true, false])
     func declined(sharerDeclines: Bool) {
         var (s, j) = Self.machines()

@@ -70,6 +70,25 @@ struct StatementTests {
         #expect((try? Statement(parsing: body(["statement": "remove", "by": by, "at": .date(Self.t0), "device": by, "why": "lost"]))) != nil)
     }
 
+    @Test("A list that took a removal of this device or of the other refuses to pair with it; one without pairs")
+    func pairingRefusal() {
+        // Alice's list: bob paired, carol introduced by bob, then removed by bob.
+        var list = Self.aliceList()
+        list.take(Self.introduce(Self.carol, "carol@host3", by: Self.bob).bytes)
+        #expect(list.pairingRefusal(with: Self.carol.publicIdentity, name: "carol") == nil)
+        list.take(Self.remove(Self.carol, by: Self.bob, at: 1).bytes)
+        #expect(list.pairingRefusal(with: Self.carol.publicIdentity, name: "carol") == .otherRemoved(name: "carol@host3"))
+        #expect(list.pairingRefusal(with: Self.dave.publicIdentity, name: "dave") == nil)
+        #expect(list.ownRemoval == nil)
+        // Carol's own list, once it hears its removal: it knows, and says by whom.
+        var carols = DeviceRoster(own: Self.carol.publicIdentity, name: "carol", paired: [(Self.bob.publicIdentity, "bob@host2")])
+        let removal = Self.remove(Self.carol, by: Self.bob, at: 1)
+        carols.take(removal.bytes)
+        #expect(carols.ownRemoval == removal)
+        #expect(carols.name(of: removal.by) == "bob@host2")
+        #expect(carols.pairingRefusal(with: Self.dave.publicIdentity, name: "dave") == .thisRemoved)
+    }
+
     @Test func anIntroductionListsTheDevice() {
         var list = Self.aliceList()
         #expect(list.identity(for: Self.tag(Self.carol)) == nil)

@@ -70,7 +70,11 @@ struct Launch {
         for notice in loaded.notices { logger.notice("\(notice)") }
         let keySource = loaded.keySource
         let membership = loaded.membership
-        let multicast = try network.multicastConfiguration()
+        // A peer name that does not resolve (away from its network) is skipped and tried again: said, not fatal.
+        let multicast = try network.multicastConfiguration(warn: { warning in
+            Console.note(warning)
+            logger.warning("\(warning)")
+        })
         logger.info("key from \(keySource)")
 
         let transport: any ActivityTransport
@@ -108,6 +112,8 @@ struct Launch {
         let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
         // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
         if online { state = Program.networkState(combined.transport.status) }
+        // A machine removed from the group before this start says so from the first screen.
+        if let removed = Program.removedState(membership.roster) { state = removed }
         let endpoint = online ? combined.transport.endpointDescription : "\(multicast.group):\(multicast.port)"
         logger.info("network \(endpoint)")
 

@@ -10,14 +10,16 @@ import BatonFiles
 struct KeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "key",
-        abstract: "Show the group key; machines that should see each other must share it.",
+        abstract: "Show the group key, which pairing gives to every machine of the group.",
         discussion: """
             Baton encrypts every datagram with a key derived from this group key, and ignores \
-            datagrams sealed with any other. The key lives in ~/.config/baton/group.key (or \
+            datagrams sealed with any other. The key alone lets no machine in: a machine hears \
+            only the devices it is paired with or introduced to, and `baton pair` gives it the key \
+            too. The key lives in ~/.config/baton/group.key (or \
             $XDG_CONFIG_HOME/baton/group.key, mode 0600, in a folder kept at 0700), made on first use.
 
               baton key                    print this machine's key
-              baton key --import -         use another machine's key: paste it, or pipe it
+              baton key --import -         use another machine's key (a machine paired already)
               baton key --new              make a fresh key and send it to every listed machine
 
             --new seals the new key for each machine `baton devices` lists (not removed) and \
@@ -27,7 +29,7 @@ struct KeyCommand: AsyncParsableCommand {
             they replace as group.key.old (mode 0600).
 
             `baton key` prints the key alone on standard output (its hints go to standard \
-            error), so one pipe copies it from this machine to another:
+            error), so one pipe copies it from this machine to another that is paired already:
 
               baton key | ssh OTHER baton key --import -
 
@@ -37,7 +39,7 @@ struct KeyCommand: AsyncParsableCommand {
             """)
 
     @Option(name: .customLong("import"), help: ArgumentHelp(
-        "Use another machine's key, on this machine only (the others keep theirs): '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
+        "Use another machine's key, on this machine only (the others keep theirs; this machine must still be paired or introduced to be heard): '-' reads it from standard input (paste it, or pipe it in); a key given here (44 characters of base64) stays in your shell history.",
         valueName: "-|key"))
     var importKey: String?
 
@@ -65,7 +67,9 @@ struct KeyCommand: AsyncParsableCommand {
                 key = try GroupKey(base64: importKey, source: "--import")
             }
             let kept = try key.replaceKeepingOld(at: path)
-            Console.line("Imported. \(path) now holds the shared key; baton here will see peers that use it.")
+            // Only the paired and introduced devices are heard: say how many this machine lists.
+            let listedOthers = (try? DeviceList.standard().entries().count) ?? 0
+            Console.line(KeyAdvice.imported(path: path, listedOthers: listedOthers))
             if let kept { Self.hint(Self.keptOld(kept, path: path)) }
             return
         }
@@ -96,7 +100,7 @@ struct KeyCommand: AsyncParsableCommand {
         case .environment: origin = "The key in BATON_KEY."
         case .given: origin = "The key given."
         }
-        Self.hint("\(origin)\nTo let another machine see this one, \(KeyInput.howToCopy)")
+        Self.hint("\(origin)\nTo let another machine in, \(KeyInput.howToCopy)")
     }
 
     /// Where the replaced key went, and how to put it back.

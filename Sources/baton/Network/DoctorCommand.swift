@@ -15,6 +15,10 @@ struct DoctorCommand: AsyncParsableCommand {
             Checks, one line each (✓ fine, ! worth knowing, ✗ a problem), then the \
             first fix to try:
 
+              identity and devices
+                                identity.key and devices.json can be read;
+                                this machine is listed (not removed), and
+                                how many others it lists
               interfaces        which interfaces can do multicast, and which
                                 one Baton joins (--interface or the kernel's)
               other interfaces  a VPN, Docker or VM interface taking the group
@@ -31,8 +35,11 @@ struct DoctorCommand: AsyncParsableCommand {
                                 a firewall drops the port or there is no
                                 multicast route
               listening         for --listen seconds: the peers heard, and
-                                datagrams under another group key
-              unicast peers     which --peer hosts answered by unicast; when
+                                datagrams under another group key (those
+                                under the previous key, during a change,
+                                are fine)
+              unicast peers     which --peer hosts answered by unicast (a name
+                                that does not resolve is a problem); when
                                 multicast fails but one answers, the fix is
                                 --peer
 
@@ -40,7 +47,8 @@ struct DoctorCommand: AsyncParsableCommand {
             on both machines with the same --interface, --group, --port and \
             --key-file as baton. The probe is 58 bytes that Baton peers drop \
             unread (wrong magic); doctor also sends one QUERY, which peers that \
-            offer something answer. --json prints one object for scripts: \
+            offer something answer, and the statements this machine keeps \
+            (DEVICES), so that a key change it missed is heard while it listens. --json prints one object for scripts: \
             "checks" (each with name, status ok/warning/problem/skipped, detail, \
             fix), "exitStatus" and "firstFix".
             """)
@@ -58,7 +66,8 @@ struct DoctorCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let configuration = try network.multicastConfiguration(environment: environment)
+        // A peer name that does not resolve is one ✗ line of the unicast check, not a warning apart.
+        let configuration = try network.multicastConfiguration(environment: environment, warn: { _ in })
         let interfaceSource = network.interface != nil
             ? "--interface"
             : (configuration.interface != nil ? MulticastConfiguration.interfaceVariable : nil)
@@ -67,9 +76,6 @@ struct DoctorCommand: AsyncParsableCommand {
             environment: environment, listenSeconds: listen.value,
             streamPort: try network.stateStreamPort(environment: environment))
         context.relay = try network.relayConfiguration(environment: environment)
-        context.loadMembership = { key in
-            try? DoctorMembership.load(groupKey: key, name: "doctor", environment: environment)
-        }
         let report = await context.run(DoctorCheck.standard + (context.relay == nil ? [] : [DoctorCheck.relay]))
         let output = json ? report.json() : report.text(unicode: Self.unicodeTerminal(environment))
         Console.line(output)

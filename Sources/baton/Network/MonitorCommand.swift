@@ -13,7 +13,8 @@ struct MonitorCommand: AsyncParsableCommand {
         abstract: "Print every peer activity as it appears, changes and goes, and the receive counters.",
         discussion: """
             For scripts (--json: one JSON object per line) and for finding out why two machines do \
-            not see each other: if nothing appears, check that both use the same key (`baton key`), \
+            not see each other: if nothing appears, check that the two are paired (`baton devices` lists \
+            the other) and use the same key (`baton key`), \
             that UDP port 47788 is open, and that --interface names the LAN, not a VPN or Docker bridge. \
             Lines starting with # count what arrived: accepted, our own, and rejected by reason \
             (authenticationFailed usually means another key; a line starting with \

@@ -1,3 +1,4 @@
+import BatonFiles
 import Foundation
 import Handoff
 import HandoffWire
@@ -20,6 +21,7 @@ extension PairCommand {
     /// updated, and "" when it failed (having said why).
     static func converse(
         with session: PairingSession, joined: Bool, keyPath: String, keptOld: @Sendable () -> String? = { nil },
+        refusal: @Sendable (PublicIdentity, String) -> PairingFailure? = { _, _ in nil },
         record: @Sendable (String, PublicIdentity, [[UInt8]]) -> String?
     ) async -> Bool {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
@@ -37,6 +39,9 @@ extension PairCommand {
                 say(version < Pairing.version
                     ? "A machine at \(host) runs an older Baton (pairing version \(version)): update it."
                     : "A machine at \(host) runs a newer Baton (pairing version \(version)): update this one.")
+            case .event(.code(_, let peerName, let peer)) where refusal(peer, peerName) != nil:
+                // A removed machine, this one or the other: refused before anyone compares codes.
+                session.refuse(refusal(peer, peerName)!)
             case .event(.code(let code, let peerName, let peer)):
                 say("Pairing with \(PeerText.visible(peerName)), fingerprint \(peer.deviceID.fingerprint)")
                 say("  (`baton id` on that machine shows its fingerprint.)")
@@ -59,6 +64,7 @@ extension PairCommand {
             case .event(.failed(let failure)):
                 if prompting { say("") }
                 complain(failure.description)
+                if let remedy = removedRemedy(failure) { complain("To pair it anyway, \(remedy).") }
                 outcome = false
             case .event(.unreachable(let message)):
                 complain(CommandFailure(message).description)
@@ -84,6 +90,16 @@ extension PairCommand {
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = read(STDIN_FILENO, &buffer, buffer.count)
             feed.yield(.answer(count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil))
+        }
+    }
+
+    /// What to do when a removed machine was refused: it comes back only under a new identity.
+    static func removedRemedy(_ failure: PairingFailure) -> String? {
+        switch failure {
+        case .otherRemoved(let name): DeviceIdentity.removedRemedy(machine: PeerText.visible(name))
+        case .thisRemoved, .removedThere: DeviceIdentity.removedRemedy()
+        case .otherRemovedThere: DeviceIdentity.removedRemedy(machine: "the other machine")
+        default: nil
         }
     }
 

@@ -70,6 +70,8 @@ struct PairCommand: AsyncParsableCommand {
         let identity: DeviceIdentity
         let role: PairingMachine.Role
         var statements: [[UInt8]] = []
+        // The list as this machine has it: a removed machine, this one or the other, cannot pair again.
+        let roster: DeviceRoster
         if join {
             do {
                 let loaded = try DeviceIdentity.load()
@@ -77,7 +79,8 @@ struct PairCommand: AsyncParsableCommand {
                 if loaded.created {
                     Self.say("This machine had no identity yet: one was made in \(loaded.path) (`baton id` shows it).")
                 }
-                _ = try devices.entries()  // a device list that cannot be used stops here, before any key moves
+                // A device list that cannot be used stops here, before any key moves.
+                roster = MembershipStore.roster(identity: identity, name: myName, snapshot: try devices.snapshot())
             } catch let error as DeviceIdentity.FileError {
                 throw CommandFailure(error.description)
             } catch let error as DeviceList.Failure {
@@ -91,6 +94,7 @@ struct PairCommand: AsyncParsableCommand {
             identity = loaded.membership.identity
             role = .sharer(loaded.membership.keys.current)
             statements = loaded.membership.roster.statements.map(\.bytes)
+            roster = loaded.membership.roster
         }
         let settings = PairingSession.Settings(
             port: port, group: config.group, interface: config.interface, peer: peer, timeout: timeout)
@@ -129,7 +133,10 @@ struct PairCommand: AsyncParsableCommand {
                 return ""
             }
         }
-        if await !Self.converse(with: session, joined: join, keyPath: keyPath, keptOld: { kept.path }, record: record) {
+        let refusal = { @Sendable (peer: PublicIdentity, peerName: String) in roster.pairingRefusal(with: peer, name: peerName) }
+        if await !Self.converse(
+            with: session, joined: join, keyPath: keyPath, keptOld: { kept.path }, refusal: refusal, record: record)
+        {
             throw ExitCode(1)
         }
     }
