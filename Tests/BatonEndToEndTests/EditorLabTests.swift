@@ -225,6 +225,43 @@ extension LabFaultTests {
             }
         }
 
+        @Test("proj/src/main.c continued where there is no proj says where it saves; continued back, it saves to proj/src/main.c without a question")
+        func relativePathTravels() throws {
+            try Stage.run(hosts: 2) { stage in
+                let home = stage.tmux.directory.appendingPathComponent("relative").path
+                let first = home + "/first"
+                let second = home + "/second"
+                try FileManager.default.createDirectory(atPath: first + "/proj/src", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
+                try Data("int main;\n".utf8).write(to: URL(fileURLWithPath: first + "/proj/src/main.c"))
+
+                let a = try stage.baton("a", on: 1, ["edit", "proj/src/main.c", "--name", "e2e-a"], workingDirectory: first)
+                try a.waitForScreen(containing: "int main;")
+                try a.type("A")
+                try stage.listener.waitForEvent("e2e-a's text") { $0.peerName == "e2e-a" && $0.string("text") == "Aint main;\n" }
+
+                let b = try stage.baton("b", on: 2, [
+                    "--continue-activity", "dev.baton.editing", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
+                ], workingDirectory: second)
+                try b.waitForScreen(containing: "Ctrl-S saves to main.c")
+                try b.type("B")
+                try stage.listener.waitForEvent("e2e-b's text") { $0.peerName == "e2e-b" && $0.string("text") == "ABint main;\n" }
+                try a.press("C-q", "n")
+                _ = try a.waitForExit()
+
+                let c = try stage.baton("c", on: 1, [
+                    "--continue-activity", "dev.baton.editing", "--from", "e2e-b", "--wait", "5", "--name", "e2e-c",
+                ], workingDirectory: first)
+                try c.waitForScreen(containing: "Ctrl-S saves to proj/src/main.c")
+                try c.press("C-s")
+                let saved = try c.waitForScreen("c saved (no [+])") { $0.first.map { !$0.contains("[+]") } ?? false }
+                #expect(!saved.joined().contains("exists and differs"), "\(c.screenDump())")
+                let text = FileManager.default.contents(atPath: first + "/proj/src/main.c").map { String(decoding: $0, as: UTF8.self) }
+                #expect(text == "ABint main;\n")
+                #expect(!FileManager.default.fileExists(atPath: first + "/main.c"), "saved beside proj, not in it")
+            }
+        }
+
         /// Types into `baton edit f.txt`, optionally waits for the recovery copy, sends `signal`,
         /// then opens f.txt again: the question is asked, `y` brings the typed text back.
         private func recovers(waitForCopy: Bool, signal: Int32) throws {

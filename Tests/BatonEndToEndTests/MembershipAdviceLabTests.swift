@@ -41,8 +41,17 @@ struct MembershipAdviceLabTests {
             // Pairing again: refused before any code, on both sides, with the remedy.
             let s = try DeviceLabTests.baton(stage, "again-s", as: a, ["pair", "--name", a.name, "--timeout", "30"])
             let j = try DeviceLabTests.baton(stage, "again-j", as: b, ["pair", "--join", "--name", b.name, "--timeout", "30"])
-            try s.waitForScreen(containing: "Not paired: e2e-b was removed from this group", timeout: 20)
-            try j.waitForScreen(containing: "Not paired: the other machine lists this one as removed", timeout: 20)
+            try s.waitForScreen("the sharer's refusal", timeout: 20) { lines in
+                let text = lines.joined()
+                return text.contains("Not paired: e2e-b was removed from this group")
+                    || text.contains("Not paired: the other machine was removed from the group")
+            }
+            // Whichever side refuses first: B knows of its removal too (its listener stored it).
+            try j.waitForScreen("the joiner's refusal", timeout: 20) { lines in
+                let text = lines.joined()
+                return text.contains("Not paired: the other machine lists this one as removed")
+                    || text.contains("Not paired: this machine was removed from the group")
+            }
             try j.waitForScreen(containing: "move the identity aside here")
             #expect(try s.waitForExit() == 1)
             #expect(try j.waitForExit() == 1)
