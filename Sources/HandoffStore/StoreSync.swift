@@ -82,17 +82,17 @@ public final class StoreSync {
         let file = folder.map { StoreFile(folder: $0, name: name) }
         let store: KeyValueStore
         do {
-            store = try KeyValueStore(name: name, writer: center.senderID, file: file, now: nowSource)
+            store = try KeyValueStore(name: name, writer: center.senderID, file: file, clock: center.clock)
         } catch {
             guard case .damaged(let reason) = error, let file else {
                 if case .unreadable(let sentence) = error, !problems.contains(sentence) { problems.append(sentence) }
                 throw error
             }
-            let aside = file.moveAside()
+            let aside = file.moveAside(now: center.clock.date)
             problems.append(
                 "The store \(file.path) was damaged (\(reason)); it was moved to \(aside ?? "nowhere: it could not be moved") "
                     + "and the store is rebuilt from peers.")
-            store = try KeyValueStore(name: name, writer: center.senderID, file: file, now: nowSource)
+            store = try KeyValueStore(name: name, writer: center.senderID, file: file, clock: center.clock)
         }
         attach(store)
         return store
@@ -100,11 +100,6 @@ public final class StoreSync {
 
     /// The names of the stores held.
     public var storeNames: [String] { stores.keys.sorted() }
-
-    private var nowSource: @Sendable () -> Date {
-        let clock = center.clock
-        return { clock.date }
-    }
 
     private func attach(_ store: KeyValueStore) {
         stores[store.name] = store
