@@ -114,7 +114,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([c]) } }
         let cStore = try c.store(named: "baton")
         var changes = cStore.changes().makeAsyncIterator()
-        #expect(await Self.awaiting(clock) { await c.waitForSync(of: "baton", timeout: 60) })
+        try #require(await Self.awaiting(clock) { await c.waitForSync(of: "baton", timeout: 60) })
         #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
         #expect(cStore.digests == store.digests)
         var reasons: Set<KeyValueStoreChange.Reason> = []
