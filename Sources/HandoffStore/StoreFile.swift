@@ -142,8 +142,9 @@ public struct StoreFile: Sendable, Equatable {
         let nanoseconds: Int64
     }
 
-    /// Moves a damaged file aside, to `NAME.plist.damaged-UNIXTIME`; returns where it went.
-    public func moveAside(now: Date = Date()) -> String? {
+    /// Moves a damaged file aside, to `NAME.plist.damaged-UNIXTIME` (`now` as Unix time); returns
+    /// where it went.
+    public func moveAside(now: Date) -> String? {
         let aside = path + ".damaged-\(Int(now.timeIntervalSince1970))"
         return rename(path, aside) == 0 ? aside : nil
     }

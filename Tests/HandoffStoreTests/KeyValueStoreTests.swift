@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HandoffTesting
 import HandoffWire
 import PropertyList
 @testable import HandoffStore
@@ -13,14 +14,10 @@ struct KeyValueStoreTests {
     static let b = SenderID.random(device: DeviceIdentity(seed: Array(repeating: 0xB0, count: 32))!.publicIdentity.deviceID)
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-    final class Clock: @unchecked Sendable {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-    }
-
-    static func store(_ writer: SenderID = a, file: StoreFile? = nil, policy: ConflictPolicy? = nil, clock: Clock = Clock())
-        throws -> KeyValueStore
-    {
-        try KeyValueStore(name: "baton", writer: writer, file: file, policy: policy, now: { clock.now })
+    static func store(
+        _ writer: SenderID = a, file: StoreFile? = nil, policy: ConflictPolicy? = nil, clock: ManualClock = ManualClock(start: t0)
+    ) throws -> KeyValueStore {
+        try KeyValueStore(name: "baton", writer: writer, file: file, policy: policy, clock: clock)
     }
 
     static func folder() throws -> String {
@@ -86,49 +83,6 @@ struct KeyValueStoreTests {
         try store.set(.data(Data(repeating: 0, count: room - header)), forKey: "fill")
         #expect(store.usage.bytes == 1_048_576)
         #expect(throws: KeyValueStoreError.self) { try store.set(.data(Data([0])), forKey: "z") }
-    }
-
-    @Test("Each write's version is after every clock made or taken, even when the wall clock goes back")
-    func versionsMoveForward() throws {
-        let clock = Clock()
-        let store = try Self.store(clock: clock)
-        try store.set(1, forKey: "a")
-        let first = try #require(store.entry(forKey: "a")?.version)
-        clock.now = Self.t0.addingTimeInterval(-3_600)
-        try store.set(2, forKey: "a")
-        let second = try #require(store.entry(forKey: "a")?.version)
-        #expect(second > first && second.clock == first.clock + 1)
-        #expect(store.entry(forKey: "a")?.replaces == first, "a write names the version it replaced")
-        // An entry taken from the future (within 60 s) moves the clock past it.
-        clock.now = Self.t0
-        let ahead = StoreEntry(key: "b", value: 1, version: StoreVersion(clock: StoreVersion.clock(at: Self.t0.addingTimeInterval(50)), writer: Self.b))
-        store.take([ahead], initial: false)
-        try store.set(3, forKey: "c")
-        #expect(try #require(store.entry(forKey: "c")?.version) > ahead.version)
-        // More than 60 s ahead is refused.
-        let far = StoreEntry(key: "d", value: 1, version: StoreVersion(clock: StoreVersion.clock(at: clock.now.addingTimeInterval(61)), writer: Self.b))
-        #expect(store.take([far], initial: false).refused == 1)
-        #expect(store.object(forKey: "d") == nil)
-    }
-
-    @Test("Every order of arrival ends with the same winner, and the digests agree")
-    func sameWinnerInAnyOrder() throws {
-        let writes = (0..<30).map { i in
-            let clock = UInt64(1_000 + i * 37 % 11)
-            let writer: SenderID = i % 2 == 0 ? Self.a : Self.b
-            return StoreEntry(key: "k\(i % 7)", value: .integer(i), version: StoreVersion(clock: clock, writer: writer))
-        }
-        #expect(writes.count == 30)
-        var digests: Set<StoreDigests> = []
-        var values: Set<[String: PropertyListValue]> = []
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20 {
-            let store = try Self.store(Self.b)
-            for entry in writes.shuffled(using: &generator) { store.take([entry], initial: false) }
-            digests.insert(store.digests)
-            values.insert(store.dictionaryRepresentation)
-        }
-        #expect(digests.count == 1 && values.count == 1)
     }
 
     @Test("Conflicts: concurrent writes report `conflict`; a write that replaced what it had seen does not")
@@ -272,7 +226,7 @@ struct KeyValueStoreTests {
 
     @Test("Tombstones older than 30 days are forgotten, and not taken from peers")
     func tombstoneLifetime() throws {
-        let clock = Clock()
+        let clock = ManualClock(start: Self.t0)
         let store = try Self.store(clock: clock)
         let old = StoreEntry(key: "gone", value: nil, version: StoreVersion(clock: StoreVersion.clock(at: Self.t0.addingTimeInterval(-31 * 86_400)), writer: Self.b))
         store.take([old], initial: false)
@@ -280,7 +234,7 @@ struct KeyValueStoreTests {
         try store.set(1, forKey: "x")
         try store.removeObject(forKey: "x")
         #expect(store.entry(forKey: "x")?.isTombstone == true)
-        clock.now = Self.t0.addingTimeInterval(31 * 86_400)
+        clock.advance(by: .seconds(31 * 86_400))
         try store.set(1, forKey: "y")
         #expect(store.entry(forKey: "x") == nil, "dropped once 30 days old")
     }

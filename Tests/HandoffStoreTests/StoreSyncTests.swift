@@ -7,7 +7,9 @@ import PropertyList
 @testable import HandoffStore
 
 /// Stores kept in step between centers of different devices on an in-memory LAN
-/// (docs/PROTOCOL.md, section 18, "When STORE datagrams are sent").
+/// (docs/PROTOCOL.md, section 18, "When STORE datagrams are sent"), in virtual time: the
+/// protocol's timers (answers within 100 ms, acknowledgements within 10 ms, digests every
+/// 27–33 s) run on a `ManualClock` that each test moves on as it looks.
 @MainActor
 @Suite("StoreSync: writes reach peers, differences are answered, partitions heal")
 struct StoreSyncTests {
@@ -18,7 +20,7 @@ struct StoreSyncTests {
     /// Device `index` of `identities`, listing every other as paired, on `network`, with a sync
     /// holding its stores in memory.
     static func peer(
-        _ index: Int, named name: String, on network: InMemoryNetwork, clock: any HandoffClock = SystemClock(),
+        _ index: Int, named name: String, on network: InMemoryNetwork, clock: ManualClock,
         streams: InMemoryStreams? = nil
     ) -> StoreSync {
         let identity = identities[index]
@@ -45,6 +47,26 @@ struct StoreSyncTests {
         return sync
     }
 
+    /// Moves `clock` on by `step` at each look until `condition` holds: virtual time passes only
+    /// while the test looks, never faster than real time's looks (so that the state stream's
+    /// timeouts, seconds of virtual time, are not outrun by a busy machine).
+    static func settle(_ clock: ManualClock, step: Duration = .milliseconds(5), until condition: @MainActor () -> Bool) async -> Bool {
+        await waitUntil {
+            clock.advance(by: step)
+            return condition()
+        }
+    }
+
+    /// The answer of `wait` (a wait for peers, with a timeout in virtual time), moving `clock` on
+    /// meanwhile; a wait that does not end within the look's deadline is run out.
+    static func awaiting(_ clock: ManualClock, _ wait: @escaping @MainActor () async -> Bool) async -> Bool {
+        var answer: Bool?
+        let task = Task { @MainActor in answer = await wait() }
+        if !(await settle(clock, until: { answer != nil })) { clock.advance(by: .seconds(600)) }
+        await task.value
+        return answer ?? false
+    }
+
     static func shutdown(_ syncs: [StoreSync]) async {
         for sync in syncs {
             sync.stop()
@@ -55,21 +77,22 @@ struct StoreSyncTests {
     @Test("A set on A reaches B and C; C's changes say peerChange; A learns that a peer took it")
     func setReachesPeers() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
-        let b = Self.peer(1, named: "b", on: network)
-        let c = Self.peer(2, named: "c", on: network)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        let b = Self.peer(1, named: "b", on: network, clock: clock)
+        let c = Self.peer(2, named: "c", on: network, clock: clock)
         defer { Task { await Self.shutdown([a, b, c]) } }
         let store = try a.store(named: "baton")
         _ = try b.store(named: "baton")
         let cStore = try c.store(named: "baton")
         // Let the digests each sends on opening pass, so that the write below is news to the others.
-        #expect(await waitUntil { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
+        #expect(await Self.settle(clock) { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
         var changes = cStore.changes().makeAsyncIterator()
         try store.set("dark", forKey: "theme")
         let version = try #require(store.entry(forKey: "theme")?.version)
-        #expect(await a.waitForPeer(toTake: version, timeout: 30))
-        #expect(await waitUntil { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
-        #expect(await waitUntil { cStore.string(forKey: "theme") == "dark" })
+        #expect(await Self.awaiting(clock) { await a.waitForPeer(toTake: version, timeout: 30) })
+        #expect(await Self.settle(clock) { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
+        #expect(await Self.settle(clock) { cStore.string(forKey: "theme") == "dark" })
         let change = await changes.next()
         #expect(change?.keys == ["theme"])
         #expect(change?.reason == .peerChange || change?.reason == .initialSync)
@@ -79,18 +102,19 @@ struct StoreSyncTests {
     @Test("A peer that was away gets 200 changes from the first exchange, as initialSync")
     func awayPeerCatchesUp() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
         defer { Task { await Self.shutdown([a]) } }
         let store = try a.store(named: "baton")
         store.writesThrough = false
         for i in 0..<200 { try store.set(.integer(i), forKey: "key\(i)") }
         #expect(store.usage.keys == 200)
         // C comes back: it opens its store (empty here), whose digests go out; A answers.
-        let c = Self.peer(2, named: "c", on: network)
+        let c = Self.peer(2, named: "c", on: network, clock: clock)
         defer { Task { await Self.shutdown([c]) } }
         let cStore = try c.store(named: "baton")
         var changes = cStore.changes().makeAsyncIterator()
-        #expect(await c.waitForSync(of: "baton", timeout: 60))
+        try #require(await Self.awaiting(clock) { await c.waitForSync(of: "baton", timeout: 60) })
         #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
         #expect(cStore.digests == store.digests)
         var reasons: Set<KeyValueStoreChange.Reason> = []
@@ -120,12 +144,13 @@ struct StoreSyncTests {
     @Test("A device that holds no store gets it whole when a peer's digests are heard")
     func newDeviceGetsTheStore() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
-        let d = Self.peer(3, named: "d", on: network)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        let d = Self.peer(3, named: "d", on: network, clock: clock)
         defer { Task { await Self.shutdown([a, d]) } }
         let store = try a.store(named: "settings")
         try store.set("dark", forKey: "theme")
-        #expect(await waitUntil { d.storeNames == ["settings"] })
+        #expect(await Self.settle(clock) { d.storeNames == ["settings"] })
         #expect(try d.store(named: "settings").string(forKey: "theme") == "dark")
     }
 
@@ -159,7 +184,7 @@ struct StoreSyncTests {
             _ = await waitUntil(timeout: .milliseconds(200)) { aStore.digests == bStore.digests }
         }
         let cStore = try c.store(named: "baton")
-        #expect(await waitUntil { aStore.digests == bStore.digests && bStore.digests == cStore.digests })
+        #expect(await Self.settle(clock) { aStore.digests == bStore.digests && bStore.digests == cStore.digests })
         for store in [aStore, bStore, cStore] {
             #expect(store.string(forKey: "shared") == "from b")
             #expect(store.longLong(forKey: "only-a") == 1 && store.longLong(forKey: "only-b") == 2)
@@ -172,20 +197,21 @@ struct StoreSyncTests {
     @Test("A listed peer cannot make a store break its limits: entries past 1,024 keys are refused and counted")
     func peerCannotOverfill() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
-        let b = Self.peer(1, named: "b", on: network)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        let b = Self.peer(1, named: "b", on: network, clock: clock)
         defer { Task { await Self.shutdown([a, b]) } }
         let bStore = try b.store(named: "baton")
         try bStore.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { ("b\($0)", PropertyListValue?.some(.integer($0))) }))
-        #expect(await waitUntil { (try? a.store(named: "baton").usage.keys) == 1_024 })
+        #expect(await Self.settle(clock) { (try? a.store(named: "baton").usage.keys) == 1_024 })
         // a's own write is refused locally (its store is full too)…
         let aStore = try a.store(named: "baton")
         #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try aStore.set(1, forKey: "extra") }
         // …and an entry sent as if by a, past b's limit, is refused by b.
         let entry = StoreEntry(
-            key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: Date()), writer: a.center.senderID))
+            key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: clock.date), writer: a.center.senderID))
         a.center.sendStore(StoreMessage(store: "baton", digests: aStore.digests, entries: [entry]))
-        #expect(await waitUntil { b.refusedCount >= 1 })
+        #expect(await Self.settle(clock) { b.refusedCount >= 1 })
         #expect(bStore.object(forKey: "forced") == nil && bStore.usage.keys == 1_024)
     }
 
@@ -193,16 +219,17 @@ struct StoreSyncTests {
     func largeValueOverTheStream() async throws {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let a = Self.peer(0, named: "a", on: network, streams: streams)
-        let b = Self.peer(1, named: "b", on: network, streams: streams)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock, streams: streams)
+        let b = Self.peer(1, named: "b", on: network, clock: clock, streams: streams)
         defer { Task { await Self.shutdown([a, b]) } }
         let aStore = try a.store(named: "baton")
         let bStore = try b.store(named: "baton")
-        #expect(await waitUntil { a.heardCount >= 1 && b.heardCount >= 1 })
+        #expect(await Self.settle(clock) { a.heardCount >= 1 && b.heardCount >= 1 })
         let text = String(repeating: "Größe 大 ", count: 20_000)
         try aStore.set(.string(text), forKey: "clipboard")
         let version = try #require(aStore.entry(forKey: "clipboard")?.version)
-        #expect(await a.waitForPeer(toTake: version, timeout: 30))
+        #expect(await Self.awaiting(clock) { await a.waitForPeer(toTake: version, timeout: 30) })
         #expect(bStore.string(forKey: "clipboard") == text)
         // Over the stream (a second fetch can follow when b's digests from before the write reach
         // a more than a second late, on a loaded machine).
@@ -213,17 +240,18 @@ struct StoreSyncTests {
     func fullStoreToANewPeer() async throws {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let a = Self.peer(0, named: "a", on: network, streams: streams)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock, streams: streams)
         defer { Task { await Self.shutdown([a]) } }
         let store = try a.store(named: "baton")
         store.writesThrough = false
         let value = PropertyListValue.data(Data(repeating: 0x5A, count: 960))
         try store.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { (String(format: "key-%04d", $0), PropertyListValue?.some(value)) }))
         #expect(store.usage.keys == 1_024 && store.usage.bytes > 1_030_000)
-        let d = Self.peer(3, named: "d", on: network, streams: streams)
+        let d = Self.peer(3, named: "d", on: network, clock: clock, streams: streams)
         defer { Task { await Self.shutdown([d]) } }
         let dStore = try d.store(named: "baton")
-        #expect(await d.waitForSync(of: "baton", timeout: 60))
+        #expect(await Self.awaiting(clock) { await d.waitForSync(of: "baton", timeout: 60) })
         #expect(dStore.digests == store.digests && dStore.usage == store.usage)
         #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }
@@ -231,20 +259,21 @@ struct StoreSyncTests {
     @Test("A peer holds at most 16 stores: entries for a 17th store are refused and counted, nothing made")
     func storeLimit() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
-        let b = Self.peer(1, named: "b", on: network)
+        let clock = ManualClock()
+        let a = Self.peer(0, named: "a", on: network, clock: clock)
+        let b = Self.peer(1, named: "b", on: network, clock: clock)
         defer { Task { await Self.shutdown([a, b]) } }
         let names = (0..<17).map { "store\($0)" }
         #expect(names.count == 17)
         for name in names { try a.store(named: name).set(1, forKey: "k") }
-        #expect(await waitUntil { b.storeNames.count == 16 && b.refusedCount >= 1 })
+        #expect(await Self.settle(clock) { b.storeNames.count == 16 && b.refusedCount >= 1 })
         #expect(b.storeNames.count == 16)
     }
 
     @Test("Entries that do not fit one datagram are refused at set, with the limit named")
     func entryTooLarge() async throws {
         let network = InMemoryNetwork()
-        let a = Self.peer(0, named: "a", on: network)
+        let a = Self.peer(0, named: "a", on: network, clock: ManualClock())
         defer { Task { await Self.shutdown([a]) } }
         let store = try a.store(named: "baton")
         try store.set(.string(String(repeating: "x", count: 700)), forKey: "fits")
