@@ -1,7 +1,6 @@
 import Crypto
 import Synchronization
 import Testing
-@testable import Handoff
 @testable import HandoffWire
 
 /// What a source keeps to serve: the last two revisions of at most 16 activities.
