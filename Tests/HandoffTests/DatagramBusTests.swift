@@ -91,3 +91,36 @@ struct DatagramBusTests {
         #expect(wire.headers.isEmpty)
     }
 }
+
+/// The store's service as `HandoffStore` reaches it through the center.
+@MainActor
+@Suite("StoreService through ActivityCenter: STOREs numbered by the bus, store states on the shelf under their own key")
+struct StoreServiceTests {
+    static func center(_ shelf: StateShelf, wire: DatagramBusTests.Wire) -> ActivityCenter {
+        ActivityCenter(
+            registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key), transport: wire,
+            configuration: .init(peer: Fixtures.peer, senderID: Fixtures.sender(1)),
+            stateStream: StateStreamSetup(shelf: shelf, port: 40_001, dialer: InMemoryStreams()))
+    }
+
+    @Test("A store state is kept as .storeState, which a GET names store:NAME, and is no activity; a STORE goes only while started")
+    func storeStateKeyAndSend() async {
+        let shelf = StateShelf()
+        let wire = DatagramBusTests.Wire()
+        let center = Self.center(shelf, wire: wire)
+        let bytes: [UInt8] = Array(repeating: 3, count: 2_000)
+        let state = center.shelveStoreState(store: "notes", revision: 2) { bytes }
+        #expect(state?.size == 2_000 && state?.port == 40_001 && state?.revision == 2)
+        #expect(shelf.keys == [.storeState(store: "notes")])
+        #expect(shelf.activityIDs.isEmpty, "a store state does not pose as an activity")
+        let request = StateRequest(activityID: "store:notes", revision: 2, digest: state?.digest ?? [], size: 2_000)
+        #expect(shelf.servable(request.key, revision: 2, digest: request.digest)?.bytes == bytes)
+
+        #expect(!center.sendStore(StoreMessage(store: "notes", digests: .empty)), "nothing before start")
+        center.start()
+        #expect(center.sendStore(StoreMessage(store: "notes", digests: .empty)))
+        #expect(wire.headers.filter { $0.kind == .store }.map(\.sequence).count == 1)
+        await center.shutdown()
+        #expect(!center.sendStore(StoreMessage(store: "notes", digests: .empty)), "nothing after shutdown")
+    }
+}
