@@ -174,6 +174,8 @@ let package = Package(
             resources: [.copy("Vectors")]),
         // The reader's, writer's and Codable bridge's tests, with the plists they read.
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"], resources: [.copy("Vectors")]),
+        // Atomic writes, and the group key's file and its hygiene, in temporary folders.
+        .testTarget(name: "BatonFilesTests", dependencies: ["BatonFiles", "HandoffWire"]),
         // The golden vectors (`BATON_WRITE_VECTORS=1` rewrites them; scripts/check-vectors.py
         // checks them independently), pairing, and the datagram budget. `Handoff` only for the
         // OFFER vector's summary, which the core's rule makes.

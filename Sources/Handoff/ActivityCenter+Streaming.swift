@@ -44,7 +44,7 @@ extension ActivityCenter {
         guard let offerer = membership.device(for: nearby.senderID.tag) else {
             throw .transferFailed(peer: peer, reason: "its device is no longer on this machine's list")
         }
-        let fetcher = stateFetcher(stream, maximumSize: configuration.stateLimit)
+        let fetcher = bus.stateFetcher(stream, maximumSize: configuration.stateLimit)
         let source = StreamSource(senderID: nearby.senderID, identity: offerer)
         let started = ContinuousClock.now
         let gate = ProgressGate()
@@ -154,8 +154,8 @@ private final class ProgressGate: Sendable {
     }
 }
 
-extension ActivityCenter {
-    /// A fetcher of states over `stream`, as this center's device and sender, of at most
+extension DatagramBus {
+    /// A fetcher of states over `stream`, as this bus's device and sender, of at most
     /// `maximumSize` bytes.
     func stateFetcher(_ stream: StateStreamSetup, maximumSize: Int) -> StateFetcher {
         var limits = StateFetcher.Limits()
@@ -163,47 +163,5 @@ extension ActivityCenter {
         return StateFetcher(
             identity: membership.streamIdentity(senderID: senderID), groupKey: membership.keys.current,
             dialer: stream.dialer, clock: clock, limits: limits)
-    }
-}
-
-/// Store states (docs/PROTOCOL.md, section 18): entries too large for a datagram, served and
-/// fetched over the state stream as an activity's state is.
-extension ActivityCenter {
-    /// Keeps store `store`'s state `revision`, made by `make` (the canonical plist of its
-    /// entries: the same bytes each time), to serve, and says where it is; nil when the center
-    /// runs without a state stream. The entries are kept, not the bytes: they are the store's
-    /// own values, shared, where the bytes would be a copy.
-    public func shelveStoreState(store: String, revision: Int, make: @escaping @Sendable () -> [UInt8]) -> StoreState? {
-        guard let stream = stateStream else { return nil }
-        let bytes = make()
-        guard StoreState.sizes.contains(bytes.count) else { return nil }
-        let digest = Array(SHA256.hash(data: bytes))
-        stream.shelf.put(activityID: StoreState.activityID(store: store), revision: revision, digest: digest, remake: make)
-        return StoreState(size: bytes.count, digest: digest, port: stream.port, revision: revision)
-    }
-
-    /// Fetches store `store`'s `state` from `sender`'s device at `host`, checked against its
-    /// size and digest.
-    public func fetchStoreState(_ state: StoreState, store: String, from sender: SenderID, host: String)
-        async throws(HandoffError) -> [UInt8]
-    {
-        guard let stream = stateStream else {
-            throw .transferFailed(peer: host, reason: "this program runs without the state stream")
-        }
-        guard let device = membership.device(for: sender.tag) else {
-            throw .transferFailed(peer: host, reason: "its device is not on this machine's list")
-        }
-        let fetcher = stateFetcher(stream, maximumSize: StoreState.sizes.upperBound)
-        let request = StateRequest(
-            activityID: StoreState.activityID(store: store), revision: state.revision, digest: state.digest, size: state.size)
-        let source = StreamSource(senderID: sender, identity: device)
-        let outcome: Result<[UInt8], HandoffError> = await Task.detached {
-            do throws(StreamFailure) {
-                return .success(try await fetcher.fetch(from: host, port: state.port, source: source, request: request))
-            } catch {
-                return .failure(Self.fetchFailure(error, peer: host, host: host, port: state.port))
-            }
-        }.valueCancellingWith()
-        return try outcome.get()
     }
 }

@@ -6,41 +6,16 @@ import HandoffWire
 ///
 /// The rules live in `HandoffCore`, which never reads a clock or touches the network; the
 /// center is the runner that carries out what the core asks, on the main actor: it runs the
-/// three save hooks, seals and hands datagrams to the transport, keeps one timer on the
-/// injected `HandoffClock` for the core's next deadline, and tells listeners what happened.
+/// three save hooks, hands messages to the bus to send, shelves large states, and tells
+/// listeners what happened.
 ///
-/// Receiving starts on the transport's thread: a `ReceiveGate` applies the receiving rules
-/// that need no main actor (decoding, replay) and queues what passes; the center takes the
-/// queue in batches, at once when something changed and lazily for plain repeats.
+/// What every message kind shares — the transport, numbering and sealing, the receive gate,
+/// the shelf of states, the timer — is the `DatagramBus`'s. The center is its activities'
+/// service (ANNOUNCE, WITHDRAW, QUERY, OFFER, CONTINUED) and the facade of the two others it
+/// sets up on it: the devices' gossip (`DevicesService`) and the key-value stores
+/// (`StoreService`).
 @MainActor
 public final class ActivityCenter {
-    /// What a UI wants to hear about.
-    public enum Event: Sendable, Equatable {
-        /// The nearby list changed (an activity came, changed or went).
-        case nearbyChanged
-        /// A save published this record (or kept it local, when not eligible for handoff).
-        case published(ActivityRecord)
-        /// A save was refused; the previous published state stays.
-        case saveFailed(activityType: String, error: HandoffError)
-        /// One of our activities was continued by a peer.
-        case continued(activityID: String, by: PeerInfo)
-        /// The transport could not send.
-        case sendFailed(TransportError)
-        /// One of the transport's paths came up or went down (multicast, a relay).
-        case transportChanged(TransportStatus)
-        /// Datagrams that did not open under the group key — sealed with another key, or
-        /// altered on the way — came from these addresses (without port), heard for the first
-        /// time. Each address is told once, and `otherKeySources` keeps at most a few in all, so
-        /// a flood of such datagrams cannot flood the listeners.
-        case otherKeyHeard(sources: [String])
-        /// Datagrams of protocol version 1 or 2 came from these addresses (without port), heard for
-        /// the first time: Baton there needs updating. Told once per address, at most a few in all.
-        case oldProtocolHeard(sources: [String])
-        /// Statements heard changed the list of devices, or gave this device a new group key: the
-        /// program stores the change (`membership` holds the new picture).
-        case membershipChanged(Membership.Change)
-    }
-
     public let registry: ActivityTypeRegistry
     public let configuration: Configuration
     public let transport: any ActivityTransport
@@ -57,17 +32,17 @@ public final class ActivityCenter {
     /// counted since (refusals ask for no wake-up, so a peer that hears nothing but devices it does
     /// not list still shows them).
     public var statistics: ReceiveStatistics {
-        var statistics = core.statistics
-        statistics.add(gate.pendingStatistics)
+        var statistics = bus.statistics
+        statistics.add(bus.gate.pendingStatistics)
         return statistics
     }
     /// The addresses (without port) that datagrams under another group key came from, first
     /// heard first, at most 8: a machine that holds another key is there. Read at once from the
     /// receiving side, whether or not the main actor has taken in what arrived.
-    public var otherKeySources: [String] { gate.otherKeySources }
+    public var otherKeySources: [String] { bus.gate.otherKeySources }
     /// The addresses (without port) that version 1 or 2 datagrams came from, first heard first,
     /// at most 8. Read at once from the receiving side.
-    public var oldProtocolSources: [String] { gate.oldProtocolSources }
+    public var oldProtocolSources: [String] { bus.gate.oldProtocolSources }
     /// This device's identity, group keys and list of devices.
     public let membership: Membership
     /// The sender id this peer sends with: its device's tag and the instance of
@@ -76,7 +51,7 @@ public final class ActivityCenter {
     /// The record last published for the current activity.
     public var lastPublished: ActivityRecord? { core.lastPublished }
     /// Datagrams handed to the transport.
-    public var sentCount: Int { core.sentCount }
+    public var sentCount: Int { bus.sentCount }
     /// Saves run (hooks called), whether or not they published.
     public internal(set) var saveCount = 0
     /// Tests only: awaited on the detached task before a large state is encoded, to hold an
@@ -87,14 +62,14 @@ public final class ActivityCenter {
 
     var core: HandoffCore
     let logger: Logger
-    private let gate: ReceiveGate
+    /// What every message kind shares; the center is the service of the activities' kinds.
+    let bus: DatagramBus
+    /// The DEVICES statements' service.
+    let devices: DevicesService
+    /// The key-value stores' service.
+    let store: StoreService
     private var isStarted = false
     private(set) var isShutDown = false
-    var timer: Task<Void, Never>?
-    var timerDeadline: Date?
-    var timerGeneration = 0
-    /// When queued plain repeats are to be taken in, when some are waiting.
-    var absorbDue: Date?
     private var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
     private var finding: [HandoffCore.FindID: CheckedContinuation<NearbyActivity?, Never>] = [:]
     private var nextFindID: HandoffCore.FindID = 0
@@ -125,41 +100,29 @@ public final class ActivityCenter {
             configuration.senderID.tag == tag
             ? configuration.senderID : SenderID(tag: tag, instance: configuration.senderID.instance)!
         self.senderID = senderID
-        gate = ReceiveGate(
-            membership: membership, allowedClockSkew: configuration.allowedClockSkew, ownSender: senderID,
-            limits: configuration.directoryLimits, newsFrame: configuration.newsFrame.seconds)
+        let bus = DatagramBus(
+            membership: membership, transport: transport, clock: clock, senderID: senderID,
+            allowedClockSkew: configuration.allowedClockSkew, limits: configuration.directoryLimits,
+            newsFrame: configuration.newsFrame, stateStream: stateStream, logger: logger)
+        self.bus = bus
+        devices = DevicesService(bus: bus, configuration: configuration)
+        store = StoreService(bus: bus)
         core = HandoffCore(configuration: configuration, registry: registry)
         core.streamPort = stateStream?.port
+        bus.register(self)
+        bus.register(devices)
+        bus.register(store)
+        bus.report = { [weak self] report in self?.heard(report) }
+        devices.changed = { [weak self] change in self?.emit(.membershipChanged(change)) }
     }
 
     // MARK: Life
 
-    /// Starts receiving and repeating the current activity.
+    /// Starts receiving, repeating the current activity and sending the statements kept.
     public func start() {
         guard !isStarted, !isShutDown else { return }
         isStarted = true
-        let gate = gate
-        let clock = clock
-        transport.start(
-            TransportHandler(
-                deliver: { [weak self] datagram in
-                    let offered = gate.check(datagram, now: clock.date)
-                    switch offered.wake {
-                    case .now: Task { @MainActor [weak self] in self?.absorbReceived() }
-                    case .soon: Task { @MainActor [weak self] in self?.absorbSoon() }
-                    case .at(let deadline): clock.onMainActor(atDate: deadline) { [weak self] in self?.absorbReceived() }
-                    case nil: break
-                    }
-                    return offered.accepted ? .accepted : .notAccepted
-                },
-                sendFailed: { [weak self] error in
-                    Task { @MainActor [weak self] in self?.sendFailed(error) }
-                },
-                statusChanged: { [weak self] status in
-                    Task { @MainActor [weak self] in self?.transportChanged(status) }
-                }))
-        core.start(now: clock.date, devices: devicesMessages())
-        reschedule()
+        bus.start()
     }
 
     /// Withdraws the current activity, ends every find, and closes the transport.
@@ -168,9 +131,7 @@ public final class ActivityCenter {
         if let current = currentActivity { resign(current) }
         perform(core.shutdown(now: clock.date))
         isShutDown = true
-        timer?.cancel()
-        timer = nil
-        await transport.close()
+        await bus.shutdown()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }
@@ -201,8 +162,7 @@ public final class ActivityCenter {
     /// as accepted, own, or rejected by reason. (A started center receives from its transport
     /// by itself; this is for datagrams from elsewhere, and for tests.)
     public func receive(_ datagram: ReceivedDatagram, now: Date? = nil) {
-        _ = gate.offer(datagram, now: now ?? clock.date)
-        absorbReceived()
+        bus.receive(datagram, now: now ?? clock.date)
     }
 
     /// Takes in at once what was heard and is still queued: news that a news frame holds
@@ -212,28 +172,9 @@ public final class ActivityCenter {
         absorbReceived()
     }
 
-    /// Takes everything the gate has queued into the core.
+    /// Takes everything the gate has queued in, and hands it out to the services.
     func absorbReceived() {
-        absorbDue = nil
-        let batch = gate.take(now: clock.date)
-        guard !batch.isEmpty else { return }
-        if !batch.otherKeySources.isEmpty {
-            logger.notice("datagrams under another group key from \(batch.otherKeySources.joined(separator: ", "))")
-            emit(.otherKeyHeard(sources: batch.otherKeySources))
-        }
-        if !batch.oldProtocolSources.isEmpty {
-            logger.notice("protocol 1 or 2 datagrams from \(batch.oldProtocolSources.joined(separator: ", "))")
-            emit(.oldProtocolHeard(sources: batch.oldProtocolSources))
-        }
-        perform(core.receive(batch, now: clock.date))
-        reschedule()
-    }
-
-    /// Plain repeats are queued: take them in within `ReceiveGate.lazyDelay`.
-    private func absorbSoon() {
-        guard absorbDue == nil, !isShutDown else { return }
-        absorbDue = clock.date.addingTimeInterval(ReceiveGate.lazyDelay.seconds)
-        reschedule()
+        bus.absorb()
     }
 
     // MARK: The core's actions
@@ -242,9 +183,9 @@ public final class ActivityCenter {
     ///
     /// An action can call back into the core: `.save` runs the hooks and hands the record in, a
     /// delegate may resign its activity. The actions of that call queue behind the ones still
-    /// waiting instead of running in the middle of them, so datagrams leave in the order the
-    /// core numbered them: a repeat numbered in the same tick before a save goes out before the
-    /// save's ANNOUNCE, never after it.
+    /// waiting instead of running in the middle of them, so messages leave in the order the
+    /// core asked for them (the bus numbers each as it is written): a repeat asked for in the
+    /// same tick before a save goes out before the save's ANNOUNCE, never after it.
     func perform(_ actions: [HandoffCore.Action]) {
         pendingActions.append(contentsOf: actions)
         guard !isPerforming else { return }
@@ -263,8 +204,8 @@ public final class ActivityCenter {
         switch action {
         case .save(let activityID):
             if let current = currentActivity, current.activityID == activityID, current.needsSave { save(current) }
-        case .send(let message, let sequence, let at):
-            send(message, sequence: sequence, at: at)
+        case .send(let message, let at):
+            bus.send(message, at: at)
         case .saved(let record, _):
             // Looked up among the recent activities (the current one is the latest of them): an
             // action queued before this one may have made it stop being current since the save.
@@ -280,11 +221,11 @@ public final class ActivityCenter {
             // The record, not its encoding: the text it holds is the program's own (shared, not
             // copied), where the encoding of a 16 MB mixed-script text is 28 MB more. A fetch
             // makes the bytes again.
-            stateStream?.shelf.put(activityID: activityID, revision: revision, digest: digest) {
+            stateStream?.shelf.put(.activity(activityID), revision: revision, digest: digest) {
                 HandoffCore.stateEncoding(of: record)
             }
         case .unshelve(let activityID):
-            stateStream?.shelf.remove(activityID: activityID)
+            stateStream?.shelf.remove(.activity(activityID))
         case .nearbyChanged:
             emit(.nearbyChanged)
         case .continued(let id, let peer):
@@ -293,30 +234,8 @@ public final class ActivityCenter {
             emit(.continued(activityID: id, by: peer))
         case .found(let id, let result):
             finding.removeValue(forKey: id)?.resume(returning: result)
-            if finding.isEmpty { gate.holdsNews = true }
-        case .storeHeard(let message, let sender, let source):
-            storeListener?(message, sender, source.flatMap(NearbyActivity.host(of:)))
-        case .devicesHeard(let statements, let digest, let sender):
-            let change = membership.taking(statements)
-            if !change.isEmpty {
-                logger.notice(
-                    "devices: statements taken\(change.newKey == nil ? "" : ", and a new group key (\(change.newKey!.keyID))")")
-                membershipChanged(change)
-            } else if digest != membership.digest, membership.device(for: sender.tag) != nil {
-                // Answered for listed devices only: one that is not listed (a removed one among
-                // them) could otherwise keep two peers answering each other every second.
-                perform(core.devicesDiffer(now: clock.date))
-                reschedule()
-            }
+            if finding.isEmpty { bus.gate.holdsNews = true }
         }
-    }
-
-    /// Sends the statements kept again and tells the program, after statements heard (or
-    /// given by `membershipChangedElsewhere`) changed the list or the keys.
-    private func membershipChanged(_ change: Membership.Change) {
-        perform(core.devicesChanged(devicesMessages(), now: clock.date))
-        reschedule()
-        emit(.membershipChanged(change))
     }
 
     /// Another process changed the files the membership comes from (`baton devices remove`,
@@ -324,59 +243,25 @@ public final class ActivityCenter {
     /// `Membership.replace`; its statements go out again at once.
     public func membershipReplaced() {
         guard !isShutDown else { return }
-        perform(core.devicesChanged(devicesMessages(), now: clock.date))
-        reschedule()
+        devices.replaced(now: clock.date)
     }
 
-    // MARK: Key-value stores
-
-    /// Called with every STORE datagram accepted from a listed device (docs/PROTOCOL.md,
-    /// section 18), with its sender and the host it came from (`NearbyActivity.sourceHost`'s
-    /// form), where its store state is fetched. The stores themselves live above the center
-    /// (`HandoffStore`'s `StoreSync`).
-    public var storeListener: (@MainActor (StoreMessage, SenderID, String?) -> Void)?
-
-    /// Seals and sends a STORE datagram, numbered after everything sent before it; nothing
-    /// before `start` or after `shutdown`. False when it was not sent.
-    @discardableResult
-    public func sendStore(_ message: StoreMessage) -> Bool {
-        guard isStarted, !isShutDown else { return false }
-        perform(core.send(.store(message), now: clock.date))
-        return true
-    }
-
-    /// The DEVICES messages for every statement kept, under this peer's datagram limit.
-    private func devicesMessages() -> [HandoffMessage] {
-        membership.devicesMessages(limit: configuration.maximumDatagramSize, sentAt: clock.date)
-    }
-
-    /// Seals and sends one message. DEVICES go out under the previous group key too, with the
-    /// same sequence (each key gives its own sender key), so that a peer that missed the last
-    /// key change can still open the statement that gives it the new key.
-    private func send(_ message: HandoffMessage, sequence: UInt64, at: Date) {
-        let codec = membership.codec(allowedClockSkew: configuration.allowedClockSkew)
-        var keys = [codec.keys.current]
-        if message.kind == .devices, let previous = codec.keys.previous { keys.append(previous) }
-        do {
-            for key in keys {
-                transport.send(
-                    try codec.encode(
-                        message, identity: membership.identity, senderID: senderID, sequence: sequence, sentAt: at,
-                        under: key))
-            }
-        } catch {
-            logger.error("cannot encode \(message.kind): \(error)")
+    /// What the bus tells: the transport's news, and addresses a person should hear of.
+    private func heard(_ report: DatagramBus.Report) {
+        switch report {
+        case .sendFailed(let error):
+            logger.warning("send failed: \(error)")
+            emit(.sendFailed(error))
+        case .transportChanged(let status):
+            logger.notice("network: \(status)")
+            emit(.transportChanged(status))
+        case .otherKeyHeard(let sources):
+            logger.notice("datagrams under another group key from \(sources.joined(separator: ", "))")
+            emit(.otherKeyHeard(sources: sources))
+        case .oldProtocolHeard(let sources):
+            logger.notice("protocol 1 or 2 datagrams from \(sources.joined(separator: ", "))")
+            emit(.oldProtocolHeard(sources: sources))
         }
-    }
-
-    private func transportChanged(_ status: TransportStatus) {
-        logger.notice("network: \(status)")
-        emit(.transportChanged(status))
-    }
-
-    private func sendFailed(_ error: TransportError) {
-        logger.warning("send failed: \(error)")
-        emit(.sendFailed(error))
     }
 
     // MARK: Helpers
@@ -396,7 +281,7 @@ public final class ActivityCenter {
         nextFindID += 1
         finding[nextFindID] = continuation
         // A find waits for answers: news is taken at once while one runs, frame or not.
-        gate.holdsNews = false
+        bus.gate.holdsNews = false
         return nextFindID
     }
 

@@ -3,14 +3,13 @@ import HandoffWire
 
 /// What accepted datagrams do: the directory, QUERY answers, CONTINUED.
 extension HandoffCore {
-    /// Takes a batch from the `ReceiveGate`: counts, plain repeats, then what changes things,
-    /// in arrival order. The nearby list is reported changed once per batch.
-    mutating func receive(_ batch: ReceiveGate.Batch, now: Date) -> [Action] {
+    /// Takes what the bus delivers of the activities' kinds: plain repeats, then what changes
+    /// things, in arrival order. The nearby list is reported changed once per delivery.
+    mutating func receive(_ delivery: BusDelivery, now: Date) -> [Action] {
         guard !isShutDown else { return [] }
-        statistics.add(batch.statistics)
         var actions: [Action] = []
         var changed = false
-        for arrival in batch.refreshes.values.sorted(by: { $0.at < $1.at }) + batch.arrivals {
+        for arrival in delivery.refreshes + delivery.arrivals {
             changed = handle(arrival, now: now, actions: &actions) || changed
         }
         if changed { actions.append(.nearbyChanged) }
@@ -39,12 +38,9 @@ extension HandoffCore {
             answerQuery(types: types, from: arrival.sender, now: now)
         case .continued(let id, let peer):
             actions.append(.continued(activityID: id, by: peer))
-        case .devices(let statements, let digest):
-            // The membership is the center's: it takes the statements and answers a digest that differs.
-            actions.append(.devicesHeard(statements: statements, digest: digest, from: arrival.sender))
-        case .store(let message):
-            // The stores are the center's listener's (`ActivityCenter.storeListener`).
-            actions.append(.storeHeard(message, from: arrival.sender, source: arrival.source))
+        case .devices, .store:
+            // Other services' kinds: the bus hands them to those.
+            break
         }
         return false
     }

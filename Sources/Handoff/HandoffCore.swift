@@ -1,15 +1,16 @@
 import Foundation
 import HandoffWire
 
-/// Baton's protocol rules without I/O: saving, repeating, receiving, answering, expiring,
-/// finding and continuing, as a state machine.
+/// Baton's activity rules without I/O: saving, repeating, receiving, answering, expiring,
+/// finding and continuing, as a state machine. It owns the activities' message kinds on the
+/// bus (ANNOUNCE, WITHDRAW, QUERY, OFFER, CONTINUED); the bus numbers and seals what it sends.
 ///
 /// Every input carries the time it happens at, and every answer is a list of `Action`s for
 /// the caller to carry out (send these bytes, run the save hooks, tell the UI). When the
 /// core wants to be asked again, `nextDeadline` says when: the caller calls `tick(now:)`
 /// then. It never reads a clock, sleeps, or touches a socket, so a test drives it through
 /// hours of protocol time in microseconds. `ActivityCenter` is the runner that does the rest
-/// on the main actor.
+/// on the main actor, as the activities' service on the `DatagramBus`.
 struct HandoffCore: Sendable {
     /// Names one `find` in progress.
     typealias FindID = UInt64
@@ -18,8 +19,8 @@ struct HandoffCore: Sendable {
     enum Action: Equatable, Sendable {
         /// Run the save hooks of the current activity (it has this id), then call `saveFinished`.
         case save(activityID: String)
-        /// Seal and send this message with this sequence number, stamped `at`.
-        case send(HandoffMessage, sequence: UInt64, at: Date)
+        /// Seal and send this message, stamped `at`: the bus numbers it when it is written.
+        case send(HandoffMessage, at: Date)
         /// A save was accepted: the activity now has this record's revision and savedAt;
         /// `published` when it went to peers (the activity is eligible for handoff).
         case saved(ActivityRecord, published: Bool)
@@ -40,10 +41,6 @@ struct HandoffCore: Sendable {
         case continued(activityID: String, by: PeerInfo)
         /// A `find` is over: the activity found, or nil.
         case found(FindID, NearbyActivity?)
-        /// A DEVICES datagram from `sender` brought these statements and the digest of its set.
-        case devicesHeard(statements: [[UInt8]], digest: [UInt8], from: SenderID)
-        /// A STORE datagram from `sender`, a listed device (docs/PROTOCOL.md, section 18).
-        case storeHeard(StoreMessage, from: SenderID, source: String?)
     }
 
     /// The current activity, as far as the rules need to know it.
@@ -56,8 +53,6 @@ struct HandoffCore: Sendable {
     let registry: ActivityTypeRegistry
     /// What is nearby.
     var directory: PeerDirectory
-    /// What was received, by outcome.
-    var statistics = ReceiveStatistics()
     var current: Current?
     /// The record last published for the current activity.
     var lastPublished: ActivityRecord? { lastMessage?.published?.record }
@@ -66,12 +61,9 @@ struct HandoffCore: Sendable {
     /// The TCP port the state stream serves on; nil when none runs, and then a record that
     /// does not fit a datagram cannot be published.
     var streamPort: Int?
-    /// Datagrams the core asked to send.
-    var sentCount = 0
     private(set) var isStarted = false
     private(set) var isShutDown = false
 
-    var sequence: UInt64 = 0
     var random: SplitMix64
     /// When the pending save is due; nil when none is pending.
     var saveDue: Date?
@@ -88,11 +80,6 @@ struct HandoffCore: Sendable {
     /// How often QUERYs are answered, per asker and in all.
     var queryAnswers = QueryAnswerLimit()
     var finds: [FindID: PendingFind] = [:]
-    /// The DEVICES messages that carry the statements kept; none while there are none.
-    var devices: [HandoffMessage] = []
-    /// When they go out next; nil while there are none.
-    var devicesDue: Date?
-    var lastDevicesSent: Date?
 
     init(configuration: ActivityCenter.Configuration, registry: ActivityTypeRegistry, seed: UInt64 = .random(in: 0...UInt64.max)) {
         self.configuration = configuration
@@ -111,10 +98,7 @@ struct HandoffCore: Sendable {
         func consider(_ date: Date?) {
             if let date, next.map({ date < $0 }) ?? true { next = date }
         }
-        if isStarted {
-            consider(repeats?.next)
-            consider(devicesDue)
-        }
+        if isStarted { consider(repeats?.next) }
         consider(queryAnswerDue)
         consider(directory.nextExpiry(timeout: configuration.forgetAfter.seconds))
         for find in finds.values { consider(find.nextDeadline) }
@@ -123,50 +107,11 @@ struct HandoffCore: Sendable {
 
     // MARK: Life
 
-    /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now,
-    /// and `devices`, the statements kept, at once and every `devicesInterval`.
-    mutating func start(now: Date, devices: [HandoffMessage] = []) {
+    /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now.
+    mutating func start(now: Date) {
         guard !isStarted, !isShutDown else { return }
         isStarted = true
         repeats = RepeatClock(anchor: now, fast: false, configuration: configuration)
-        setDevices(devices, due: now)
-    }
-
-    /// The statements kept changed (statements heard, or another process changed the files):
-    /// they go out at once.
-    mutating func devicesChanged(_ messages: [HandoffMessage], now: Date) -> [Action] {
-        setDevices(messages, due: now)
-        return isStarted ? sendDevices(now: now) : []
-    }
-
-    /// A DEVICES datagram's digest differs from ours: the peer that sent it lacks some of our
-    /// statements or we lack some of its. Ours go out at once, at most once per
-    /// `devicesAnswerSpacing`.
-    mutating func devicesDiffer(now: Date) -> [Action] {
-        guard isStarted, !devices.isEmpty else { return [] }
-        let spacing = configuration.devicesAnswerSpacing.seconds
-        if let last = lastDevicesSent, now.timeIntervalSince(last) < spacing {
-            let due = last.addingTimeInterval(spacing)
-            devicesDue = min(devicesDue ?? due, due)
-            return []
-        }
-        return sendDevices(now: now)
-    }
-
-    private mutating func setDevices(_ messages: [HandoffMessage], due: Date) {
-        // A device that keeps no statement has nothing to tell: it sends no DEVICES.
-        let empty = messages.allSatisfy { if case .devices(let statements, _) = $0 { statements.isEmpty } else { true } }
-        devices = empty ? [] : messages
-        devicesDue = devices.isEmpty ? nil : due
-    }
-
-    private mutating func sendDevices(now: Date) -> [Action] {
-        guard !devices.isEmpty else { return [] }
-        var actions: [Action] = []
-        for message in devices { actions += send(message, now: now) }
-        lastDevicesSent = now
-        devicesDue = now.addingTimeInterval(configuration.devicesInterval.seconds)
-        return actions
     }
 
     /// Withdraws the current activity and ends every find with nothing; no actions after this.
@@ -197,9 +142,6 @@ struct HandoffCore: Sendable {
             clock.advance(past: now, configuration: configuration)
             repeats = clock
         }
-        if isStarted, let due = devicesDue, due <= now {
-            actions += sendDevices(now: now)
-        }
         if let due = queryAnswerDue, due <= now {
             queryAnswerDue = nil
             actions += repeatCurrent(now: now)
@@ -211,12 +153,10 @@ struct HandoffCore: Sendable {
         return actions
     }
 
-    /// Numbers a message for sending.
+    /// Asks for a message to be sent.
     mutating func send(_ message: HandoffMessage, now: Date) -> [Action] {
         guard !isShutDown else { return [] }
-        sequence += 1
-        sentCount += 1
-        return [.send(message, sequence: sequence, at: now)]
+        return [.send(message, at: now)]
     }
 
     /// Sends the published ANNOUNCE again, if the current activity still offers it.

@@ -255,7 +255,7 @@ public struct StateServerConnection: Sendable {
             guard case .get(let activityID, let revision, let offset, let digest) = message else {
                 return answer(.badRequest, "the first frame must be a GET", &outputs)
             }
-            guard let servable = shelf.servable(activityID: activityID, revision: revision, digest: digest) else {
+            guard let servable = shelf.servable(StateShelf.Key(requested: activityID), revision: revision, digest: digest) else {
                 return answer(.notFound, "no state kept for this activity, revision and digest", &outputs)
             }
             let kept = servable.bytes

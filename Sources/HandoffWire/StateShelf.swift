@@ -2,9 +2,10 @@ import Crypto
 import Dispatch
 import Synchronization
 
-/// The states a source serves over the state stream: for each of its activities, the state
-/// encoding of the last two revisions it published with an OFFER (the current one, and the
-/// one before so that a fetch in flight survives a new save).
+/// The states a source serves over the state stream, each under its `Key`: for each of its
+/// activities, the state encoding of the last two revisions it published with an OFFER (the
+/// current one, and the one before so that a fetch in flight survives a new save), and for
+/// each key-value store, its last two store states.
 ///
 /// A state is kept as its bytes, or as a way to make them again (`put(…remake:)`): the record
 /// it encodes, whose text the program holds anyway, costs far less than its encoding (a binary
@@ -14,10 +15,41 @@ import Synchronization
 /// Thread-safe: the activity center puts states on its own actor while the stream server
 /// reads them on its event loop. The bytes are shared, not copied, with whoever holds them.
 public final class StateShelf: Sendable {
-    /// The most activities kept; putting a state for another one drops the one put least recently.
+    /// The most keys kept (activities and stores together); putting a state for another one
+    /// drops the one put least recently.
     public static let maximumActivities = 16
-    /// Revisions kept per activity.
+    /// Revisions kept per key.
     public static let revisionsPerActivity = 2
+
+    /// What a kept state belongs to. A GET names it by one string (docs/PROTOCOL.md sections 10
+    /// and 18): an activity by its id, a store state by `store:` and the store's name. An
+    /// activity id is a UUID, so the two never meet.
+    public enum Key: Hashable, Sendable, CustomStringConvertible {
+        case activity(String)
+        case storeState(store: String)
+
+        /// What a GET for a store state starts with.
+        public static let storeStatePrefix = "store:"
+
+        /// The state a GET names.
+        public init(requested name: String) {
+            if name.hasPrefix(Self.storeStatePrefix) {
+                self = .storeState(store: String(name.dropFirst(Self.storeStatePrefix.count)))
+            } else {
+                self = .activity(name)
+            }
+        }
+
+        /// The name a GET carries for it.
+        public var requestedName: String {
+            switch self {
+            case .activity(let id): id
+            case .storeState(let store): Self.storeStatePrefix + store
+            }
+        }
+
+        public var description: String { requestedName }
+    }
 
     struct Kept {
         var revision: Int
@@ -28,40 +60,50 @@ public final class StateShelf: Sendable {
     }
 
     struct Shelf {
-        /// Activity ids, the one put least recently first.
-        var order: [String] = []
-        /// Per activity, its kept revisions, the one put least recently first.
-        var states: [String: [Kept]] = [:]
+        /// Keys, the one put least recently first.
+        var order: [Key] = []
+        /// Per key, its kept revisions, the one put least recently first.
+        var states: [Key: [Kept]] = [:]
     }
 
     private let shelf = Mutex(Shelf())
 
     public init() {}
 
-    /// Keeps `bytes` as the state of `activityID` at `revision`, whose SHA-256 is `digest`.
+    /// Keeps `bytes` as the state of `key` at `revision`, whose SHA-256 is `digest`.
     /// Putting a revision already kept replaces it; beyond two revisions, the one put first
-    /// goes; beyond 16 activities, the activity put least recently goes.
-    public func put(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8]) {
-        put(Kept(revision: revision, digest: digest, bytes: bytes, remake: nil), for: activityID)
+    /// goes; beyond 16 keys, the key put least recently goes.
+    public func put(_ key: Key, revision: Int, digest: [UInt8], bytes: [UInt8]) {
+        put(Kept(revision: revision, digest: digest, bytes: bytes, remake: nil), for: key)
     }
 
-    /// As `put(activityID:revision:digest:bytes:)`, keeping `remake` instead of the bytes: it
+    /// `put(.activity(activityID), …)`.
+    public func put(activityID: String, revision: Int, digest: [UInt8], bytes: [UInt8]) {
+        put(.activity(activityID), revision: revision, digest: digest, bytes: bytes)
+    }
+
+    /// As `put(_:revision:digest:bytes:)`, keeping `remake` instead of the bytes: it
     /// is called (off the shelf's lock, on the reader's thread) each time the state is asked
     /// for, and what it makes is served only if its SHA-256 is `digest` (`state` checks it
     /// first; the stream server, given it by `servable`, while it seals the bytes, and it
     /// withholds the last DATA frame unless they match).
-    public func put(activityID: String, revision: Int, digest: [UInt8], remake: @escaping @Sendable () -> [UInt8]) {
-        put(Kept(revision: revision, digest: digest, bytes: nil, remake: remake), for: activityID)
+    public func put(_ key: Key, revision: Int, digest: [UInt8], remake: @escaping @Sendable () -> [UInt8]) {
+        put(Kept(revision: revision, digest: digest, bytes: nil, remake: remake), for: key)
     }
 
-    private func put(_ kept: Kept, for activityID: String) {
+    /// `put(.activity(activityID), …remake:)`.
+    public func put(activityID: String, revision: Int, digest: [UInt8], remake: @escaping @Sendable () -> [UInt8]) {
+        put(.activity(activityID), revision: revision, digest: digest, remake: remake)
+    }
+
+    private func put(_ kept: Kept, for key: Key) {
         let revision = kept.revision
         // What is dropped is released after the lock, not under it, and not on the caller's
         // thread: a dropped revision may be the last holder of a 16 MB text, whose release
         // (unmapping it) the main actor would otherwise do between two keys.
         let dropped: [Kept] = shelf.withLock { shelf in
             var dropped: [Kept] = []
-            var revisions = shelf.states[activityID] ?? []
+            var revisions = shelf.states[key] ?? []
             if let same = revisions.firstIndex(where: { $0.revision == revision }) {
                 dropped.append(revisions.remove(at: same))
             }
@@ -70,9 +112,9 @@ public final class StateShelf: Sendable {
                 dropped.append(contentsOf: revisions.prefix(revisions.count - Self.revisionsPerActivity))
                 revisions.removeFirst(revisions.count - Self.revisionsPerActivity)
             }
-            shelf.states[activityID] = revisions
-            shelf.order.removeAll { $0 == activityID }
-            shelf.order.append(activityID)
+            shelf.states[key] = revisions
+            shelf.order.removeAll { $0 == key }
+            shelf.order.append(key)
             while shelf.order.count > Self.maximumActivities {
                 let oldest = shelf.order.removeFirst()
                 dropped.append(contentsOf: shelf.states.removeValue(forKey: oldest) ?? [])
@@ -89,16 +131,21 @@ public final class StateShelf: Sendable {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(owned) {} }
     }
 
-    /// The kept state of `activityID` at `revision` whose digest is `digest`, or nil (also
+    /// The kept state of `key` at `revision` whose digest is `digest`, or nil (also
     /// when a state made again does not match its digest).
-    public func state(activityID: String, revision: Int, digest: some Collection<UInt8>) -> [UInt8]? {
+    public func state(_ key: Key, revision: Int, digest: some Collection<UInt8>) -> [UInt8]? {
         let kept = shelf.withLock { shelf in
-            shelf.states[activityID]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
+            shelf.states[key]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
         }
         guard let kept else { return nil }
         if let bytes = kept.bytes { return bytes }
         guard let bytes = kept.remake?(), Array(SHA256.hash(data: bytes)) == kept.digest else { return nil }
         return bytes
+    }
+
+    /// `state(.activity(activityID), …)`.
+    public func state(activityID: String, revision: Int, digest: some Collection<UInt8>) -> [UInt8]? {
+        state(.activity(activityID), revision: revision, digest: digest)
     }
 
     /// A kept state as the server serves it: the bytes, and whether they still have to be
@@ -110,11 +157,11 @@ public final class StateShelf: Sendable {
         public var unchecked: [UInt8]?
     }
 
-    /// The kept state of `activityID` at `revision` whose digest is `digest`, made again if
+    /// The kept state of `key` at `revision` whose digest is `digest`, made again if
     /// it was kept that way but not yet checked; nil when nothing is kept.
-    public func servable(activityID: String, revision: Int, digest: some Collection<UInt8>) -> Servable? {
+    public func servable(_ key: Key, revision: Int, digest: some Collection<UInt8>) -> Servable? {
         let kept = shelf.withLock { shelf in
-            shelf.states[activityID]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
+            shelf.states[key]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
         }
         guard let kept else { return nil }
         if let bytes = kept.bytes { return Servable(bytes: bytes, unchecked: nil) }
@@ -122,13 +169,18 @@ public final class StateShelf: Sendable {
         return Servable(bytes: bytes, unchecked: kept.digest)
     }
 
-    /// Forgets every state of `activityID` (it was invalidated or is no longer offered).
-    public func remove(activityID: String) {
+    /// Forgets every state of `key` (it was invalidated or is no longer offered).
+    public func remove(_ key: Key) {
         let dropped = shelf.withLock { shelf in
-            shelf.order.removeAll { $0 == activityID }
-            return shelf.states.removeValue(forKey: activityID)
+            shelf.order.removeAll { $0 == key }
+            return shelf.states.removeValue(forKey: key)
         }
         _ = dropped
+    }
+
+    /// `remove(.activity(activityID))`.
+    public func remove(activityID: String) {
+        remove(.activity(activityID))
     }
 
     /// Forgets everything (the program shuts down).
@@ -140,12 +192,22 @@ public final class StateShelf: Sendable {
         _ = dropped
     }
 
-    /// The activity ids with kept states, the one put least recently first.
-    public var activityIDs: [String] { shelf.withLock { $0.order } }
+    /// The keys with kept states, the one put least recently first.
+    public var keys: [Key] { shelf.withLock { $0.order } }
 
-    /// The revisions kept for `activityID`, the one put first first.
+    /// The activity ids with kept states, the one put least recently first.
+    public var activityIDs: [String] {
+        keys.compactMap { if case .activity(let id) = $0 { id } else { nil } }
+    }
+
+    /// The revisions kept for `key`, the one put first first.
+    public func revisions(of key: Key) -> [Int] {
+        shelf.withLock { $0.states[key]?.map(\.revision) ?? [] }
+    }
+
+    /// `revisions(of: .activity(activityID))`.
     public func revisions(of activityID: String) -> [Int] {
-        shelf.withLock { $0.states[activityID]?.map(\.revision) ?? [] }
+        revisions(of: .activity(activityID))
     }
 
     /// Bytes of state kept in all (a state kept as a way to make it counts none).

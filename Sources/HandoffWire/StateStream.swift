@@ -68,6 +68,14 @@ public struct StateRequest: Equatable, Hashable, Sendable, CustomStringConvertib
         self.size = size
     }
 
+    /// The request for the state kept under `key`: the GET names it as `key.requestedName`.
+    public init(key: StateShelf.Key, revision: Int, digest: [UInt8], size: Int) {
+        self.init(activityID: key.requestedName, revision: revision, digest: digest, size: size)
+    }
+
+    /// What the GET asks for.
+    public var key: StateShelf.Key { StateShelf.Key(requested: activityID) }
+
     /// The request for an OFFER's record.
     public init(activityID: String, revision: Int, offer: StateOffer) {
         self.init(activityID: activityID, revision: revision, digest: offer.digest, size: offer.size)

@@ -3,7 +3,7 @@ import PropertyList
 
 /// Where a STORE's store state is served (docs/PROTOCOL.md, section 18, "Store states"): the
 /// canonical plist of an array of entries, fetched over the state stream from the datagram's
-/// source under the activity id `store:NAME` and `revision`.
+/// source as `StateShelf.Key.storeState` (a GET for `store:NAME`) and `revision`.
 public struct StoreState: Equatable, Sendable {
     /// A store state is at most 4 MiB.
     public static let sizes = 1...4_194_304
@@ -19,9 +19,6 @@ public struct StoreState: Equatable, Sendable {
         self.port = port
         self.revision = revision
     }
-
-    /// The activity id a GET names a store state of `store` by.
-    public static func activityID(store: String) -> String { "store:" + store }
 
     var plist: PropertyListValue {
         .dictionary([

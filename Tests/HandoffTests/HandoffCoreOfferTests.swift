@@ -39,7 +39,7 @@ struct HandoffCoreOfferTests {
     }
 
     static func sent(_ actions: [HandoffCore.Action]) -> [HandoffMessage] {
-        actions.compactMap { if case .send(let message, _, _) = $0 { message } else { nil } }
+        actions.compactMap { if case .send(let message, _) = $0 { message } else { nil } }
     }
 
     static func datagramSize(_ message: HandoffMessage) -> Int {
@@ -154,7 +154,7 @@ struct HandoffCoreOfferTests {
         var described = Self.editing(characters: 0, revision: 4)
         described.userInfo = ["fileName": "big.txt"]
         func arrive(_ message: HandoffMessage, at seconds: Double) -> [HandoffCore.Action] {
-            var batch = ReceiveGate.Batch()
+            var batch = BusDelivery()
             batch.arrivals = [.init(message: message, sender: other, source: "10.77.0.12:47788", at: Self.t0.addingTimeInterval(seconds))]
             return core.receive(batch, now: Self.t0.addingTimeInterval(seconds))
         }

@@ -218,12 +218,12 @@ struct InsiderTests {
         var sent = 0
         for n in 0..<5_000 {
             let now = Self.at(Double(n) / 1_000)
-            var batch = ReceiveGate.Batch()
+            var batch = BusDelivery()
             let id = SenderID(bytes: Array(repeating: 0, count: 12) + withUnsafeBytes(of: UInt32(n).bigEndian, Array.init))!
             batch.arrivals = [.init(message: .query(types: nil), sender: id, source: nil, at: now)]
             _ = core.receive(batch, now: now)
             while let due = core.nextDeadline, due <= now {
-                sent += core.tick(now: due).filter { if case .send(.announce, _, _) = $0 { true } else { false } }.count
+                sent += core.tick(now: due).filter { if case .send(.announce, _) = $0 { true } else { false } }.count
             }
         }
         // 8 at once, 8 a second for 5 s, and the 5 ordinary repeats: at most 53.

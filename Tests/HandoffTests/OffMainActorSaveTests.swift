@@ -138,7 +138,7 @@ struct OffMainActorSaveTests {
             activity.userInfo["cursorLine"] = .integer(n)
             // The change leaves a save due, but no timer is set for it while the encoding runs.
             #expect(f.center.core.saveDue != nil)
-            #expect(f.center.timerDeadline.map { $0 > f.clock.date } ?? true, "a timer is set for a save while one is in flight")
+            #expect(f.center.bus.timerDeadline.map { $0 > f.clock.date } ?? true, "a timer is set for a save while one is in flight")
         }
         f.clock.advance(by: .milliseconds(100))
         #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.date } ?? true })
@@ -217,7 +217,7 @@ struct OffMainActorSaveTests {
         #expect(core.encodingFinished(first, made, token: token &+ 1, now: at(0.6)) == [], "a stale token published")
         let actions = core.encodingFinished(first, made, token: token, now: at(0.6))
         #expect(actions.contains { if case .shelve(_, 1, _, _) = $0 { true } else { false } })
-        #expect(actions.contains { if case .send(.offer, _, let sentAt) = $0 { sentAt == at(0.6) } else { false } })
+        #expect(actions.contains { if case .send(.offer, let sentAt) = $0 { sentAt == at(0.6) } else { false } })
         #expect(core.saveInFlight == nil)
         #expect(core.nextDeadline == at(0.5), "the save due meanwhile is due again")
         #expect(core.tick(now: at(0.6)).contains(.save(activityID: id)))

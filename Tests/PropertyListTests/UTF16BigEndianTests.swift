@@ -1,5 +1,4 @@
 import Testing
-@testable import Handoff
 @testable import PropertyList
 
 /// The one-pass UTF-16BE transcoding the plist writer and reader use for long texts.
@@ -24,7 +23,7 @@ struct UTF16BigEndianTests {
 
     @Test("Random scalars from every plane round-trip")
     func randomScalars() {
-        var random = SplitMix64(seed: 8)
+        var random = PlistTestRandom(seed: 8)
         for _ in 0..<200 {
             var text = ""
             for _ in 0..<Int.random(in: 0...40, using: &random) {

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import Handoff
 @testable import HandoffWire
 @testable import BatonFiles
 

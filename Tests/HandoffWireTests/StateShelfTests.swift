@@ -1,7 +1,6 @@
 import Crypto
 import Synchronization
 import Testing
-@testable import Handoff
 @testable import HandoffWire
 
 /// What a source keeps to serve: the last two revisions of at most 16 activities.
@@ -100,5 +99,24 @@ struct StateShelfTests {
         }
         #expect(Set(shelf.activityIDs) == Set((0..<8).map { "T\($0)" }))
         for task in 0..<8 { #expect(shelf.revisions(of: "T\(task)") == [199, 200]) }
+    }
+
+    @Test("A store state has a key of its own: named `store:` and the store's name in a GET, apart from every activity")
+    func storeStateKey() {
+        let shelf = StateShelf()
+        shelf.put(.storeState(store: "notes"), revision: 1, digest: [7], bytes: [7, 7])
+        put(shelf, "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11", 1)
+        #expect(shelf.activityIDs == ["6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"], "a store state is no activity")
+        #expect(shelf.keys == [.storeState(store: "notes"), .activity("6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11")])
+        #expect(StateShelf.Key.storeState(store: "notes").requestedName == "store:notes")
+        #expect(StateShelf.Key(requested: "store:notes") == .storeState(store: "notes"))
+        #expect(StateShelf.Key(requested: "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11") == .activity("6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11"))
+        // What a GET for `store:notes` reaches, as the server looks it up.
+        let request = StateRequest(key: .storeState(store: "notes"), revision: 1, digest: [7], size: 2)
+        #expect(request.activityID == "store:notes")
+        #expect(shelf.servable(request.key, revision: 1, digest: [7])?.bytes == [7, 7])
+        #expect(shelf.state(activityID: "notes", revision: 1, digest: [7]) == nil)
+        shelf.remove(.storeState(store: "notes"))
+        #expect(shelf.keys == [.activity("6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11")])
     }
 }
