@@ -46,13 +46,14 @@ extension ActivityCenter {
         }
         let fetcher = bus.stateFetcher(stream, maximumSize: configuration.stateLimit)
         let source = StreamSource(senderID: nearby.senderID, identity: offerer)
-        let started = ContinuousClock.now
-        let gate = ProgressGate()
+        let clock = clock
+        let started = clock.now
+        let gate = ProgressGate(clock: clock)
         let report: @Sendable (Int, Int) -> Void = { received, resumes in
             guard gate.isDue(last: received == offer.size) else { return }
             let update = TransferProgress(
                 activityID: described.activityID, peerName: peer, received: received, total: offer.size,
-                elapsed: ContinuousClock.now - started, resumes: resumes)
+                elapsed: clock.now - started, resumes: resumes)
             Task { @MainActor in progress(update) }
         }
         logger.info("fetching \(offer.size) bytes of \(PeerText.visible(described.activityID)) from \(host):\(offer.port)")
@@ -143,9 +144,14 @@ extension Task where Failure == Never {
 /// task on the main actor.
 private final class ProgressGate: Sendable {
     private let lastReport = Mutex<ContinuousClock.Instant?>(nil)
+    private let clock: any HandoffClock
+
+    init(clock: any HandoffClock) {
+        self.clock = clock
+    }
 
     func isDue(last: Bool) -> Bool {
-        let now = ContinuousClock.now
+        let now = clock.now
         return lastReport.withLock { previous in
             if !last, let previous, now - previous < .milliseconds(15) { return false }
             previous = now
