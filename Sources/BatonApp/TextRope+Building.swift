@@ -14,6 +14,12 @@ extension TextRope {
     /// The text of `text` between two UTF-8 offsets, both at scalar boundaries.
     static func string(_ text: Substring, utf8 range: Range<Int>) -> String {
         guard !range.isEmpty else { return "" }
+        // All of a block that is a string of its own (a long line, once edited): that string,
+        // shared, not copied, so reading a megabyte line (to draw it, to record an undo step,
+        // to publish the text) costs nothing per key.
+        if range == 0..<text.utf8.count, text.startIndex == text.base.startIndex, text.endIndex == text.base.endIndex {
+            return text.base
+        }
         let lower = text.utf8.index(text.startIndex, offsetBy: range.lowerBound)
         let upper = text.utf8.index(lower, offsetBy: range.count)
         // Through the UTF-8 view, so the ends are where the offsets say: a line ends before

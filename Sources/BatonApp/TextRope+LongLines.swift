@@ -61,6 +61,12 @@ extension TextRope {
         return Array(text.utf8).withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
+    /// The part of `text` between two UTF-8 offsets at scalar boundaries, not copied.
+    static func slice(_ text: Substring, utf8 range: Range<Int>) -> Substring {
+        let lower = text.utf8.index(text.startIndex, offsetBy: range.lowerBound)
+        return text[lower..<text.utf8.index(lower, offsetBy: range.count)]
+    }
+
     /// Makes `indexes` this rope's own before the text changes.
     mutating func ownIndexes() {
         if !isKnownUniquelyReferenced(&indexes) { indexes = indexes.copy() }
@@ -102,10 +108,13 @@ extension TextRope {
         }
 
         let removed = Self.string(blockText, utf8: (lineStart + lower)..<(lineStart + upper))
-        var joined = Self.string(blockText, utf8: 0..<(lineStart + lower))
+        // One allocation and one copy of the block: the text before the edit, the new text,
+        // the text after it.
+        var joined = ""
         joined.reserveCapacity(size)
+        joined += Self.slice(blockText, utf8: 0..<(lineStart + lower))
         joined += text
-        joined += Self.string(blockText, utf8: (lineStart + upper)..<blockText.utf8.count)
+        joined += Self.slice(blockText, utf8: (lineStart + upper)..<blockText.utf8.count)
         let length = info.utf8 - (upper - lower) + text.utf8.count
         var count = length
         var column = startColumn + text.utf8.count
