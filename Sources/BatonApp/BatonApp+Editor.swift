@@ -48,7 +48,7 @@ extension BatonApp {
             let first = state.buffer.cursor.column == 0 ? max(0, line - 1) : line
             edit(&state, .backspace, lines: first...line, now: now) { $0.backspace() }
         case .delete:
-            let last = state.buffer.cursor.column == state.buffer.currentLine.count
+            let last = state.buffer.cursor.column == state.buffer.characterCount(ofLine: line)
                 ? min(line + 1, state.buffer.lineCount - 1) : line
             edit(&state, .deleteForward, lines: line...last, now: now) { $0.deleteForward() }
         case .control("z"):

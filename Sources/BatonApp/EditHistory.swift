@@ -172,7 +172,7 @@ extension TextBuffer {
         let last = line + count - 1
         replace(
             from: TextPosition(line: line, column: 0),
-            to: TextPosition(line: last, column: self.line(min(last, lineCount - 1)).count),
+            to: TextPosition(line: last, column: characterCount(ofLine: min(last, lineCount - 1))),
             with: replacement.joined(separator: "\n"))
     }
 

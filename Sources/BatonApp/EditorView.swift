@@ -29,8 +29,9 @@ enum EditorView {
             guard index < buffer.lineCount else { break }
             let y = layout.contentTop + row
             let text = buffer.lineText(index)
-            let cut = memo?.drawLine(text, left: scroll.left, y: y, width: width, into: &frame)
-                ?? frame.drawScrolled(text, from: scroll.left, x: 0, y: y, width: width)
+            let start = { buffer.drawStart(ofLine: index, left: scroll.left) }
+            let cut = memo?.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start)
+                ?? frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
             }

@@ -19,13 +19,19 @@ extension ScreenBuffer {
     /// (`x`, `y`). Tabs show as spaces to the next tab stop; a character cut by either edge
     /// shows as blanks, so a wide character is never split. Returns whether some of the line
     /// lies left of `left` (`left`) and whether some lies past the right edge (`right`).
+    ///
+    /// `startColumn` is the display column `characters` start at: the rest of a line whose
+    /// characters before it all end at or before `left` (`TextBuffer.drawStart`), so a long
+    /// line scrolled far right is drawn without walking its start; all that matters of what
+    /// was skipped is whether it takes any columns, which then lie left of the view.
     @discardableResult
     mutating func drawScrolled(
-        _ characters: some Sequence<Character>, from left: Int, x: Int, y: Int, width: Int, style: Style = .plain
+        _ characters: some Sequence<Character>, from left: Int, startColumn: Int = 0, x: Int, y: Int, width: Int,
+        style: Style = .plain
     ) -> (left: Bool, right: Bool) {
         guard width > 0 else { return (false, false) }
-        var column = 0
-        var cutLeft = false
+        var column = startColumn
+        var cutLeft = startColumn > 0
         for character in characters {
             let before = column
             // A plain character is measured once, for its place and its cell; the rest (tabs,
@@ -52,6 +58,14 @@ extension ScreenBuffer {
             }
         }
         return (cutLeft, false)
+    }
+
+    /// `drawScrolled` of `text` from `start`, a character boundary of it and the place there.
+    @discardableResult
+    mutating func drawScrolled(_ text: String, from left: Int, start: LinePlace, x: Int, y: Int, width: Int) -> (left: Bool, right: Bool) {
+        guard start.utf8 > 0 else { return drawScrolled(text, from: left, x: x, y: y, width: width) }
+        let rest = text[text.utf8.index(text.startIndex, offsetBy: start.utf8)...]
+        return drawScrolled(rest, from: left, startColumn: start.column, x: x, y: y, width: width)
     }
 
     /// Writes `text` at (`x`, `y`) cut to `width` columns with "…"; returns the columns used.

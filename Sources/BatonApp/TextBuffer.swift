@@ -47,6 +47,15 @@ public struct TextBuffer: Equatable, Sendable {
         move(to: cursor)
     }
 
+    /// A buffer as `init(text:cursor:)` whose lines count as long from `longLineBytes` bytes
+    /// on, with a checkpoint every `checkpointSpacing` characters (tests make both small).
+    init(text: String, cursor: TextPosition = TextPosition(line: 0, column: 0), longLineBytes: Int, checkpointSpacing: Int) {
+        rope = TextRope(text, longLineBytes: longLineBytes, checkpointSpacing: checkpointSpacing)
+        textCache.keep(text, for: version)
+        self.cursor = TextPosition(line: 0, column: 0)
+        move(to: cursor)
+    }
+
     /// The whole buffer. Made from the rope when asked for, and kept for as long as the
     /// version stands (copies of the buffer share it; a version names one text, so sharing is
     /// safe): nothing joins the text per key press.
@@ -89,17 +98,21 @@ public struct TextBuffer: Equatable, Sendable {
 
     /// `cursorDisplayColumn` and `cursorCharacterWidth` from one walk over the cursor's line, for
     /// the draw of every key, which needs both.
+    /// In a long line the walk starts near the cursor (`TextRope.place(ofCharacter:inLine:)`).
     public var cursorColumns: (start: Int, width: Int) {
-        var start = 0
-        var index = 0
-        for character in rope.line(cursor.line) {
-            if index == cursor.column {
-                return (start, max(1, Self.advance(from: start, over: character) - start))
-            }
-            start = Self.advance(from: start, over: character)
-            index += 1
-        }
-        return (start, 1)
+        let (place, character) = rope.place(ofCharacter: cursor.column, inLine: cursor.line)
+        guard let character else { return (place.column, 1) }
+        return (place.column, max(1, Self.advance(from: place.column, over: character) - place.column))
+    }
+
+    /// Characters in line `index` (from 0, less than `lineCount`).
+    public func characterCount(ofLine index: Int) -> Int { rope.characterCount(ofLine: index) }
+
+    /// Where a view of line `index` scrolled to display column `left` starts drawing: the first
+    /// character whose right edge is past `left` (every one before it is out of view); the
+    /// line's start for a short line, which is quicker drawn whole than looked into.
+    public func drawStart(ofLine index: Int, left: Int) -> LinePlace {
+        left > 0 && rope.isLong(line: index) ? rope.place(atDisplayColumn: left, inLine: index) : .start
     }
 
     // MARK: Editing
@@ -228,7 +241,7 @@ public struct TextBuffer: Equatable, Sendable {
             return
         }
         cursor.line = target
-        cursor.column = Self.column(in: line(target), atDisplayColumn: goal)
+        cursor.column = rope.place(atDisplayColumn: goal, inLine: target).character
         goalColumn = goal
     }
 

@@ -29,20 +29,28 @@ struct TextRope: Sendable {
         var lines: [Line]
     }
 
-    private var blocks: [Block]
+    var blocks: [Block]
     /// The first line of each block, in order (`firstLines[0]` is 0).
-    private var firstLines: [Int]
+    private(set) var firstLines: [Int]
     /// How many lines there are; at least 1.
     private(set) var lineCount: Int
     /// Bytes of UTF-8 in all.
-    private(set) var utf8Count: Int
+    var utf8Count: Int
     /// A block is cut after this many lines, or after the line that takes it to `blockBytes`.
     let blockLines: Int
     let blockBytes: Int
+    /// Lines of at least this many bytes are long: finding a column in one starts from the
+    /// nearest place its `LineIndex` knows, and an edit inside one measures only around it.
+    let longLineBytes: Int
+    /// Places known along long lines; copied before the text changes unless held by this rope
+    /// alone.
+    var indexes: LineIndexes
 
-    init(_ text: String, blockLines: Int = 128, blockBytes: Int = 8 * 1024) {
+    init(_ text: String, blockLines: Int = 128, blockBytes: Int = 8 * 1024, longLineBytes: Int = 4096, checkpointSpacing: Int = 512) {
         self.blockLines = max(1, blockLines)
         self.blockBytes = max(1, blockBytes)
+        self.longLineBytes = max(0, longLineBytes)
+        indexes = LineIndexes(spacing: checkpointSpacing)
         // Characters of non-ASCII lines are counted when a line is first asked for, not here:
         // opening 16 MB is one pass over its bytes.
         let infos = Self.lineInfos(of: text, countingCharacters: false)
@@ -59,7 +67,7 @@ struct TextRope: Sendable {
     func characterCount(ofLine line: Int) -> Int {
         let (block, offset) = locate(line)
         let characters = blocks[block].lines[offset].characters
-        return characters >= 0 ? characters : self.line(line).count
+        return characters >= 0 ? characters : end(ofLine: line).character
     }
 
     /// Line `line` without its break.
@@ -87,6 +95,8 @@ struct TextRope: Sendable {
         if start.line == end.line, !text.utf8.contains(10), let result = replaceInLine(from: start, to: end, with: text) {
             return result
         }
+        ownIndexes()
+        indexes.replaceLines(start.line, end.line, with: 1 + text.utf8.reduce(0) { $1 == 10 ? $0 + 1 : $0 })
         let (firstBlock, firstOffset) = locate(start.line)
         let (lastBlock, lastOffset) = locate(end.line)
         let first = line(start.line)
@@ -156,6 +166,9 @@ struct TextRope: Sendable {
         let (block, offset) = locate(start.line)
         let lineStart = lineStart(offset, in: blocks[block])
         let blockText = blocks[block].text
+        if blocks[block].lines[offset].utf8 >= longLineBytes {
+            return replaceInLongLine(start.line, block: block, offset: offset, lineStart: lineStart, from: start.column, to: end.column, with: text)
+        }
         let line = Self.string(blockText, utf8: lineStart..<(lineStart + blocks[block].lines[offset].utf8))
         let headEnd = line.index(line.startIndex, offsetBy: start.column)
         let tailStart = line.index(line.startIndex, offsetBy: end.column)
@@ -163,6 +176,8 @@ struct TextRope: Sendable {
         let upper = lineStart + line.utf8.distance(from: line.startIndex, to: tailStart)
         let size = blockText.utf8.count - (upper - lower) + text.utf8.count
         guard size <= 2 * blockBytes || blocks[block].lines.count == 1 else { return nil }
+        ownIndexes()
+        indexes.replaceLines(start.line, start.line, with: 1)
 
         let removed = String(line[headEnd..<tailStart])
         // Measured as a whole line, so a combining mark joins the letter an edit puts before it.
@@ -186,7 +201,7 @@ struct TextRope: Sendable {
     }
 
     /// The block holding `line` and the line's place in it.
-    private func locate(_ line: Int) -> (block: Int, offset: Int) {
+    func locate(_ line: Int) -> (block: Int, offset: Int) {
         precondition(line >= 0 && line < lineCount, "line \(line) of \(lineCount)")
         // The last block whose first line is at or before `line`.
         var low = 0
@@ -198,94 +213,11 @@ struct TextRope: Sendable {
         return (low, line - firstLines[low])
     }
 
-    /// The first line of each of `blocks`, the first of them starting at line `first`.
-    private static func firstLines(of blocks: ArraySlice<Block>, from first: Int) -> [Int] {
-        var result: [Int] = []
-        result.reserveCapacity(blocks.count)
-        var line = first
-        for block in blocks {
-            result.append(line)
-            line += block.lines.count
-        }
-        return result
-    }
-
     /// The UTF-8 offset in `block.text` where its line `offset` starts.
-    private func lineStart(_ offset: Int, in block: Block) -> Int {
+    func lineStart(_ offset: Int, in block: Block) -> Int {
         var start = 0
         for index in 0..<offset { start += block.lines[index].utf8 + 1 }
         return start
-    }
-
-    /// The text of `text` between two UTF-8 offsets, both at scalar boundaries.
-    private static func string(_ text: Substring, utf8 range: Range<Int>) -> String {
-        guard !range.isEmpty else { return "" }
-        let lower = text.utf8.index(text.startIndex, offsetBy: range.lowerBound)
-        let upper = text.utf8.index(lower, offsetBy: range.count)
-        // Through the UTF-8 view, so the ends are where the offsets say: a line ends before
-        // its `\n` even when a `\r` is before it (`\r\n` is one `Character` of the block).
-        // The view's initializer checks only that the ends are scalar boundaries and copies
-        // the bytes; `String(decoding:)` would validate them all again (a 32 KiB block on
-        // every key typed).
-        let bytes = text.utf8[lower..<upper]
-        return String(bytes) ?? String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `text` (whose lines `lines` describe) cut into blocks of at most `maxLines` lines, each
-    /// ending at the line that takes it to `maxBytes` or past. Slices of `text`, no copies.
-    private static func blocks(of text: Substring, lines: [Line], maxLines: Int, maxBytes: Int) -> [Block] {
-        var result: [Block] = []
-        var blockStart = text.startIndex
-        var firstLine = 0
-        var bytes = 0
-        var position = text.startIndex
-        for (index, line) in lines.enumerated() {
-            position = text.utf8.index(position, offsetBy: line.utf8)
-            bytes += line.utf8 + 1
-            let isLast = index == lines.count - 1
-            let cut = isLast || index + 1 - firstLine >= maxLines || bytes >= maxBytes
-            if cut { result.append(Block(text: text[blockStart..<position], lines: Array(lines[firstLine...index]))) }
-            guard !isLast else { break }
-            position = text.utf8.index(after: position)  // the line's break
-            if cut {
-                blockStart = position
-                firstLine = index + 1
-                bytes = 0
-            }
-        }
-        return result
-    }
-
-    /// Each line's UTF-8 length and characters (-1, not counted yet, for a line that is not
-    /// ASCII unless `countingCharacters`). An ASCII line has as many characters as bytes (it
-    /// holds no `\n`, so no `\r\n`), which spares most lines the grapheme walk.
-    static func lineInfos(of text: String, countingCharacters: Bool = true) -> [Line] {
-        var infos: [Line] = []
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            var ascii = true
-            for position in 0...bytes.count {
-                let byte: UInt8 = position < bytes.count ? bytes[position] : 10
-                if byte == 10 {
-                    let length = position - start
-                    let characters: Int
-                    if ascii {
-                        characters = length
-                    } else if !countingCharacters {
-                        characters = -1
-                    } else {
-                        characters = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self).count
-                    }
-                    infos.append(Line(utf8: length, characters: characters))
-                    start = position + 1
-                    ascii = true
-                } else if byte >= 0x80 {
-                    ascii = false
-                }
-            }
-        }
-        return infos
     }
 
     static func == (a: TextRope, b: TextRope) -> Bool {

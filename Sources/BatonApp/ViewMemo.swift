@@ -87,15 +87,18 @@ public final class ViewMemo {
 
     /// Draws `text` as the editor draws a line (`ScreenBuffer.drawScrolled` from display column
     /// `left` into `width` columns at (0, `y`) of a row blank there), from the last frame's
-    /// cells when it drew the same line the same way.
-    func drawLine(_ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer) -> (left: Bool, right: Bool) {
+    /// cells when it drew the same line the same way. `start` gives the place drawing may start
+    /// from (`TextBuffer.drawStart`), asked only when the line is drawn.
+    func drawLine(
+        _ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer, start: () -> LinePlace = { .start }
+    ) -> (left: Bool, right: Bool) {
         let key = RowKey(text: text, left: left, width: width)
         if let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
             current.append(row)
             rowsReused += 1
             return row.cut
         }
-        let cut = frame.drawScrolled(text, from: left, x: 0, y: y, width: width)
+        let cut = frame.drawScrolled(text, from: left, start: start(), x: 0, y: y, width: width)
         current.append(Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut))
         return cut
     }
