@@ -208,6 +208,8 @@ let package = Package(
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         // The key-value store: its rules, its file, and stores kept in step on an in-memory LAN.
+        // The test doubles themselves: the clock that moves only when told.
+        .testTarget(name: "HandoffTestingTests", dependencies: ["HandoffTesting", "Handoff"]),
         .testTarget(
             name: "HandoffStoreTests",
             dependencies: ["HandoffStore", "Handoff", "HandoffWire", "PropertyList", "HandoffTesting"]),
