@@ -180,16 +180,15 @@ public struct DeviceList: Sendable {
             throw Failure(description: error.sentence("device list", path: path))
         }
         let lockPath = path + ".lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw Failure(description: "Cannot lock the device list: cannot open \(lockPath): \(RegularFile.Problem.reason(errno)).")
+        let lock: FileLock
+        do {
+            lock = try FileLock.exclusive(at: lockPath)
+        } catch {
+            throw Failure(description: error.opening
+                ? "Cannot lock the device list: cannot open \(lockPath): \(RegularFile.Problem.reason(error.code))."
+                : "Cannot lock the device list \(lockPath): \(RegularFile.Problem.reason(error.code)).")
         }
-        defer { close(fd) }  // closing the descriptor releases the lock
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw Failure(description: "Cannot lock the device list \(lockPath): \(RegularFile.Problem.reason(errno)).")
-            }
-        }
+        defer { lock.release() }
         return try body(Held(list: self))
     }
 

@@ -115,15 +115,13 @@ public struct StoreFile: Sendable, Equatable {
     /// store, so that two programs of this machine writing one store keep both their writes.
     public var lockPath: String { folder + "/" + name + ".lock" }
 
-    /// Runs `body` holding the store's lock (made 0600 when missing; the folder 0700). Without
-    /// a lock (the folder cannot be written), `body` runs all the same.
+    /// Runs `body` holding the store's lock (`FileLock`; made 0600 when missing, the folder
+    /// 0700). Without a lock (the folder cannot be written, or the lock cannot be had), `body`
+    /// runs all the same: a store that cannot be locked is still a store this program keeps.
     public func withLock<T>(_ body: () throws(KeyValueStoreError) -> T) throws(KeyValueStoreError) -> T {
         try? PrivateFile.makeFolder(folder, privateFolder: true)
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return try body() }
-        defer { close(fd) }
-        flock(fd, LOCK_EX)
-        defer { flock(fd, LOCK_UN) }
+        let lock = try? FileLock.exclusive(at: lockPath)
+        defer { lock?.release() }
         return try body()
     }
 
