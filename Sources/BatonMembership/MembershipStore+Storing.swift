@@ -79,11 +79,7 @@ extension MembershipStore {
     }
 
     static func stamp(_ path: String) -> Stamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Stamp(
-            size: Int64(info.st_size), seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec,
-            inode: UInt64(info.st_ino))
+        DiskStamp.of(path)
     }
 
     /// Whether `devices.json`, the key file or its `.old` changed since this store last read or

@@ -40,14 +40,8 @@ package final class MembershipStore: Sendable {
         package let notices: [String]
     }
 
-    /// Size, modification time and inode of one file, or nil when it is absent: an atomic
-    /// write (a rename) always changes the inode, so a change is seen even within one tick.
-    struct Stamp: Equatable {
-        var size: Int64
-        var seconds: Int
-        var nanoseconds: Int
-        var inode: UInt64
-    }
+    /// A file's stamp (`DiskStamp`), or nil when it is absent.
+    typealias Stamp = DiskStamp
 
     struct State {
         /// Where the current key is read and written; nil while it comes from `BATON_KEY`.

@@ -1,3 +1,4 @@
+import BatonFiles
 import Foundation
 import Handoff
 import HandoffWire
@@ -51,7 +52,7 @@ public final class KeyValueStore {
     private let clock: any HandoffClock
     private var isDirty = false
     /// The file as this program last wrote or read it.
-    private var writtenStamp: StoreFile.Stamp?
+    private var writtenStamp: DiskStamp?
     private var subscribers: [UUID: AsyncStream<KeyValueStoreChange>.Continuation] = [:]
 
     /// Whether an entry's STORE datagram fits the datagram limit, and how large it is; set by the

@@ -126,18 +126,8 @@ public struct StoreFile: Sendable, Equatable {
     }
 
     /// The file's identity now: what tells a program that another one wrote it.
-    public func stamp() -> Stamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Stamp(inode: UInt64(info.st_ino), size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
-    }
-
-    /// A file's inode, size and modification time.
-    public struct Stamp: Equatable, Sendable {
-        let inode: UInt64
-        let size: Int64
-        let seconds: Int64
-        let nanoseconds: Int64
+    public func stamp() -> DiskStamp? {
+        DiskStamp.of(path)
     }
 
     /// Moves a damaged file aside, to `NAME.plist.damaged-UNIXTIME` (`now` as Unix time); returns
