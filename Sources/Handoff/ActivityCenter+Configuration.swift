@@ -26,8 +26,9 @@ extension ActivityCenter {
         public var forgetAfter: Duration = .milliseconds(3500)
         /// The longest random delay before answering a QUERY.
         public var queryAnswerDelay: Duration = .milliseconds(20)
-        /// How long after our QUERY answers are gathered before the newest is picked (an answer
-        /// that comes later is taken at once).
+        /// How long after our QUERY answers are gathered before the newest is picked. When none
+        /// came by then, the first that comes later opens a second window as long, and the
+        /// newest at its end is picked.
         public var queryGatherWindow: Duration = .milliseconds(30)
         /// A find that has heard nothing asks again after this long, then after twice as long
         /// each time (0.1, 0.3, 0.7, 1.5 s … after the first QUERY): on a lossy link the first

@@ -4,7 +4,10 @@ import Foundation
 extension HandoffCore {
     /// Asks peers with QUERY for activities (of `type`, when given) and starts gathering
     /// matches; `.found(id, …)` comes once the gathering window after the QUERY has passed and
-    /// something matched, or with nil after `timeout`.
+    /// something matched, or with nil after `timeout`. When nothing matched by the end of the
+    /// window, the first match to arrive later opens a second window as long, so that what
+    /// arrives with it (a relay's kept activities come one after another once it connects, and
+    /// live answers follow) is weighed too.
     mutating func find(_ id: FindID, type: String?, from peer: String?, timeout: Duration, now: Date) -> [Action] {
         guard !isShutDown else { return [.found(id, nil)] }
         var actions = send(.query(types: type.map { [$0] }), now: now)
@@ -31,8 +34,12 @@ extension HandoffCore {
         var actions: [Action] = []
         for id in finds.keys.sorted() {
             guard var pending = finds[id] else { continue }
-            if now >= pending.gatherUntil { pending.gathered = true }
             let best = pending.best(at: now, registry: registry)
+            if !pending.gathered, now >= pending.gatherUntil { pending.windowEnded(empty: best == nil) }
+            if pending.gathered, best != nil, pending.mayGatherAgain {
+                // The first match after an empty window: gather once more before picking.
+                pending.gatherAgain(from: now, window: configuration.queryGatherWindow.seconds)
+            }
             if now >= pending.deadline || (pending.gathered && best != nil) {
                 finds[id] = nil
                 actions.append(.found(id, best))
@@ -54,10 +61,13 @@ extension HandoffCore {
 struct PendingFind: Equatable, Sendable {
     let type: String?
     let peer: String?
-    let gatherUntil: Date
+    private(set) var gatherUntil: Date
     let deadline: Date
     /// The gathering window has passed: the next match ends the find.
     var gathered = false
+    /// The first window ended with no match, and no second one was opened yet: the first match
+    /// to arrive opens it.
+    private(set) var mayGatherAgain = false
     private var candidates: [String: NearbyActivity] = [:]
 
     /// When to send the QUERY again if nothing has been heard; nil when retries are off.
@@ -71,6 +81,20 @@ struct PendingFind: Equatable, Sendable {
         self.deadline = deadline
         self.retryInterval = retryInterval
         if retryInterval > 0, let now { queryAgainAt = now.addingTimeInterval(retryInterval) }
+    }
+
+    /// The gathering window passed, with no match yet when `empty`.
+    mutating func windowEnded(empty: Bool) {
+        gathered = true
+        mayGatherAgain = empty
+    }
+
+    /// Opens the second gathering window at `now` (the first match arrived after the first
+    /// window ended empty), ending by the deadline at the latest.
+    mutating func gatherAgain(from now: Date, window: TimeInterval) {
+        mayGatherAgain = false
+        gatherUntil = min(now.addingTimeInterval(window), deadline)
+        gathered = now >= gatherUntil
     }
 
     /// The QUERY went out again at `now`: the next one waits twice as long.

@@ -173,6 +173,24 @@ extension LabFaultTests {
             }
         }
 
+        @Test("The broker killed and restarted with no saved state: a fresh continue through it takes the newest count")
+        func newestAfterBrokerRestart() throws {
+            try Stage.run(hosts: 3, sites: true) { stage in
+                let lab = stage.lab
+                let broker = try Broker(lab)
+                defer { broker.stop() }
+                let a = try stage.counter("a", on: 1, name: "e2e-a", count: 3, Self.relay(lab))
+                try a.type("++")
+                try a.waitForScreen("a's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
+
+                try broker.restart()
+                // At once, while a may still be reconnecting: b (site B, only the broker between)
+                // must show the count a shows, not an older one.
+                let b = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 5, Self.relay(lab))
+                try stage.quit(b, a)
+            }
+        }
+
         @Test("A peer killed with SIGKILL: its kept offer is cleared by its will within the keepalive")
         func willClearsAKilledPeer() throws {
             try Stage.run(hosts: 3, sites: true) { stage in

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import Synchronization
 import Testing
 
 @testable import HandoffRelay
@@ -16,13 +17,19 @@ import Testing
 struct RelayCenterTests {
     static let key = GroupKey.random()
 
-    static func center(_ broker: Broker, name: String) throws -> (ActivityCenter, RelayTransport) {
+    /// A center through `broker` only; `configure` adjusts its configuration, and `wrap` puts
+    /// something between it and its relay.
+    static func center(
+        _ broker: Broker, name: String, configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
+        wrap: (RelayTransport) -> any ActivityTransport = { $0 }
+    ) throws -> (ActivityCenter, RelayTransport) {
         // Both centers are one device (the group key's), each a sender of its own.
         let membership = Membership(identity: StreamIdentity.sharedByGroupKey(key).device, groupKey: key)
         var config = ActivityCenter.Configuration(
             peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0"),
             senderID: .random(device: membership.identity.publicIdentity.deviceID))
         config.repeatInterval = .milliseconds(200)
+        configure(&config)
         let shelf = StateShelf()
         let relay = try RelayTransport(
             configuration: RelayConfiguration(broker.url), groupKey: key, senderID: config.senderID, shelf: shelf,
@@ -30,7 +37,7 @@ struct RelayCenterTests {
         let dialer = RoutingStreamDialer(direct: RoutingStreamDialerTests.Refusing(name: "no TCP path"), relay: relay.streamDialer)
         let center = ActivityCenter(
             registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
-            transport: TransportSet([relay]), configuration: config,
+            transport: TransportSet([wrap(relay)]), configuration: config,
             stateStream: StateStreamSetup(shelf: shelf, port: 47_800, dialer: dialer))
         center.start()
         return (center, relay)
@@ -76,4 +83,79 @@ struct RelayCenterTests {
         #expect(await Self.wait(b, within: .seconds(2)) { !b.nearby.contains { $0.id == id } })
         await b.shutdown()
     }
+
+    @Test("A find whose relay connects late weighs every kept activity: the newest wins, not the first kept")
+    func lateRelayPicksNewest() async throws {
+        let broker = try await Broker.start()
+        defer { broker.stop() }
+        // A repeats as usual; B only answers QUERYs, at once, so that what the broker keeps of it is up to the test.
+        let (a, relayA) = try Self.center(broker, name: "alice@site-a")
+        let (b, relayB) = try Self.center(broker, name: "bob@site-b") { config in
+            config.repeatInterval = .seconds(600)
+            config.burstRepeats = 0
+            config.queryAnswerDelay = .zero
+        }
+        let observer = try await Observer(
+            broker, topics: [relayA.topics.activity(relayA.senderTopic), relayB.topics.activity(relayB.senderTopic)])
+        defer { observer.stop() }
+
+        // A offers the older state and the broker keeps it; B then offers a newer one.
+        let older = UserActivity(activityType: "dev.baton.editing", center: a)
+        older.userInfo = ["text": "count 3", "cursorLine": 0, "cursorColumn": 0, "fileName": "count.txt"]
+        try older.becomeCurrent()
+        let keptA: @Sendable ([MQTTClient.Message]) -> Bool = { $0.contains { $0.topic.hasSuffix(relayA.senderTopic) && !$0.payload.isEmpty } }
+        #expect(await observer.messages.wait(within: .seconds(10), until: keptA))
+        let newer = UserActivity(activityType: "dev.baton.editing", center: b)
+        newer.userInfo = ["text": "count 5", "cursorLine": 0, "cursorColumn": 0, "fileName": "count.txt"]
+        try newer.becomeCurrent()
+        let bTopic = relayB.topics.activity(relayB.senderTopic)
+        #expect(await observer.messages.wait(within: .seconds(10)) { $0.contains { $0.topic == bTopic && !$0.payload.isEmpty } })
+        // The broker forgets B's (as after a restart that B has not yet published into): the
+        // finder hears A's kept offer first, alone, and B's newer one only as B's answer to its QUERY.
+        observer.client.publish(bTopic, [UInt8](), qos: 1, retain: true)
+        let kept = try #require(await observer.settled())
+        #expect(kept.last { $0.topic == bTopic }?.payload == [])
+
+        // C asks before its relay is connected: its first window passes empty (its QUERY goes out
+        // again once it has), and then the relay comes up with A's kept offer first.
+        let late = LateStart()
+        let (c, _) = try Self.center(broker, name: "carol@site-c", configure: { config in
+            config.queryGatherWindow = .milliseconds(200)
+            config.queryRetryInterval = .milliseconds(400)
+        }, wrap: { late.inner = $0; return late })
+        let found = Task { @MainActor in await c.findNearby(type: "dev.baton.editing", timeout: .seconds(10)) }
+        #expect(await late.queries.wait(within: .seconds(10)) { $0.count >= 2 })
+        late.go()
+        let picked = await found.value
+        #expect(picked?.id == newer.activityID, "picked \(picked?.record.userInfo["text"].map { "\($0)" } ?? "nothing")")
+        #expect(picked?.record.userInfo["text"] == "count 5")
+
+        for center in [a, b, c] { await center.shutdown() }
+    }
+}
+
+/// A transport that starts its relay only when told, keeping the center's handler until then,
+/// and counts the QUERYs handed to it.
+final class LateStart: ActivityTransport, @unchecked Sendable {
+    // Set once, before the center starts; read after.
+    var inner: RelayTransport!
+    private let handler = Mutex<TransportHandler?>(nil)
+    let queries = Collector<Int>()
+
+    func start(_ handler: TransportHandler) { self.handler.withLock { $0 = handler } }
+
+    /// Starts the relay with the center's handler.
+    func go() {
+        guard let handler = handler.withLock({ $0 }) else { return }
+        inner.start(handler)
+    }
+
+    func send(_ bytes: [UInt8]) {
+        if bytes.count > 4, bytes[4] == DatagramKind.query.rawValue { queries.append(queries.items.count + 1) }
+        inner.send(bytes)
+    }
+
+    func close() async { await inner.close() }
+    var endpointDescription: String { inner.endpointDescription }
+    var status: TransportStatus { inner.status }
 }
