@@ -183,6 +183,31 @@ struct DeviceTests {
         #expect(FileManager.default.fileExists(atPath: list.path + ".lock"))
     }
 
+    @Test("devices remove <Tab>: the listed names, introduced ones too, not removed ones; nothing is written")
+    func completion() throws {
+        let folder = try Folder()
+        let list = Self.list(folder)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let bob = DeviceIdentity.random()
+        let carol = DeviceIdentity.random().publicIdentity
+        let dave = DeviceIdentity.random().publicIdentity
+        _ = try list.recordPaired(name: "bob@desk", identity: bob.publicIdentity, at: t0)
+        _ = try list.recordPaired(name: "carol@vm", identity: carol, at: t0)
+        _ = try list.recordPaired(name: "eve\u{1b}[2J", identity: DeviceIdentity.random().publicIdentity, at: t0)
+        // Before this machine has an identity: the paired names, and no identity file made.
+        #expect(DeviceCompletion.names(environment: folder.environment) == ["bob@desk", "carol@vm"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("identity.key")))
+        let me = try DeviceIdentity.load(environment: folder.environment).identity
+        _ = try list.add(statements: [
+            Statement(.introduce(identity: dave, name: "dave@nas"), by: bob, at: t0).bytes,
+            Statement(.remove(device: carol.deviceID.bytes), by: me, at: t0).bytes,
+        ])
+        #expect(DeviceCompletion.names(environment: folder.environment) == ["bob@desk", "dave@nas"])
+        #expect(DeviceCompletion.names(prefix: "d", environment: folder.environment) == ["dave@nas"])
+        try folder.write("devices.json", "{not json")
+        #expect(DeviceCompletion.names(environment: folder.environment).isEmpty)
+    }
+
     // MARK: What the commands print
 
     @Test("baton devices: columns NAME, FINGERPRINT, HOW, SINCE (LAST HEARD only when known); names made visible; empty says how to pair")
