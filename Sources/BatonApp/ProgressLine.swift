@@ -18,11 +18,16 @@ public struct ProgressLine: Sendable {
     public var width: Int
     /// Redraws come at most this often (the last report always shows).
     public static let redrawInterval: Duration = .milliseconds(100)
+    /// After this long without a report the line says it is waiting, instead of showing a
+    /// rate that no longer moves.
+    public static let quietAfter: Duration = .seconds(2)
 
     /// Columns of the line now on the terminal, 0 when none.
     private var drawnColumns = 0
     /// When, in the fetch's time, the line was last drawn.
     private var drawnAt: Duration?
+    /// The whole seconds of quiet the line shows now, nil when it shows a rate.
+    private var drawnQuietSeconds: Int?
     /// The newest report.
     public private(set) var last: TransferProgress?
 
@@ -45,6 +50,20 @@ public struct ProgressLine: Sendable {
         return "\r" + text
     }
 
+    /// The fetch has run for `elapsed` (in the fetch's time, as reports have it): when no
+    /// report came for `quietAfter` or more, returns the line again with "waiting N s" in place
+    /// of its rate (each second once), else nil. Call it every few hundred milliseconds while
+    /// the fetch runs.
+    public mutating func quiet(elapsed: Duration) -> String? {
+        guard isTerminal, drawnColumns > 0, let last, last.received < last.total else { return nil }
+        let quiet = elapsed - last.elapsed
+        guard quiet >= Self.quietAfter else { return nil }
+        let seconds = Int(quiet.inSeconds)
+        guard seconds != drawnQuietSeconds else { return nil }
+        drawnQuietSeconds = seconds
+        return draw(TransferText.line(last, width: max(1, width - 1), hint: hint, quiet: quiet))
+    }
+
     /// Whether a line is on the terminal now.
     public var isDrawn: Bool { drawnColumns > 0 }
 
@@ -53,9 +72,14 @@ public struct ProgressLine: Sendable {
         last = progress
         guard isTerminal, progress.elapsed >= BatonApp.continueOverlayDelay else { return nil }
         let complete = progress.received >= progress.total
-        if let drawnAt, progress.elapsed - drawnAt < Self.redrawInterval, !complete { return nil }
+        if drawnQuietSeconds == nil, let drawnAt, progress.elapsed - drawnAt < Self.redrawInterval, !complete { return nil }
         drawnAt = progress.elapsed
-        let text = TransferText.line(progress, width: max(1, width - 1), hint: hint)
+        drawnQuietSeconds = nil
+        return draw(TransferText.line(progress, width: max(1, width - 1), hint: hint))
+    }
+
+    /// `text` in place of the line drawn before.
+    private mutating func draw(_ text: String) -> String {
         let columns = text.columns
         // Blanks over what a longer line before left behind.
         let padding = max(0, drawnColumns - columns)

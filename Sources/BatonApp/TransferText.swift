@@ -62,17 +62,29 @@ public enum TransferText {
         return parts.joined(separator: " · ").truncated(toColumns: width)
     }
 
+    /// "waiting 4 s": no byte came for that long (the link is down, or the fetch is trying
+    /// the source again); whole seconds, rounded down.
+    public static func waiting(_ quiet: Duration) -> String {
+        "waiting \(max(0, Int(quiet.inSeconds))) s"
+    }
+
     /// The progress line, at most `width` columns:
     /// "████████░░░░░░░░  42% · 6.7 MB of 16 MB · 35 MB/s · from alice@laptop", then `hint`
-    /// ("Esc cancels") when one is given.
+    /// ("Esc cancels") when one is given. With `quiet` (how long no byte has come) the rate,
+    /// which would stand still, gives way to "waiting 4 s".
     /// When it does not fit, the bar shrinks (to 8 cells) if that is enough; else the hint goes
-    /// first, then the rate, the resumes, the source and the amounts; what is left is cut with "…".
-    public static func line(_ progress: TransferProgress, width: Int, hint: String? = nil) -> String {
+    /// first, then the rate, the resumes, the waiting, the source and the amounts; what is left
+    /// is cut with "…".
+    public static func line(_ progress: TransferProgress, width: Int, hint: String? = nil, quiet: Duration? = nil) -> String {
         guard width > 0 else { return "" }
-        var parts: [(keep: Int, text: String)] = [(4, amounts(received: progress.received, total: progress.total))]
-        if let rate = rate(progress.bytesPerSecond) { parts.append((1, rate)) }
+        var parts: [(keep: Int, text: String)] = [(5, amounts(received: progress.received, total: progress.total))]
+        if let quiet {
+            parts.append((3, waiting(quiet)))
+        } else if let rate = rate(progress.bytesPerSecond) {
+            parts.append((1, rate))
+        }
         if let resumes = resumes(progress.resumes) { parts.append((2, resumes)) }
-        parts.append((3, source(progress.peerName)))
+        parts.append((4, source(progress.peerName)))
         if let hint { parts.append((0, hint)) }
         let percent = percent(progress.fraction)
         func render(bar barWidth: Int) -> String {

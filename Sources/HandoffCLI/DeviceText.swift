@@ -95,24 +95,29 @@ public enum DeviceText {
         return rows
     }
 
-    /// `baton devices`: NAME, FINGERPRINT, HOW, SINCE, LAST HEARD in columns; times in `timeZone`.
+    /// `baton devices`: NAME, FINGERPRINT, HOW, SINCE in columns, times in `timeZone`; LAST HEARD
+    /// after them only when some row has that time. No Baton program keeps it yet (a running one
+    /// would have to rewrite devices.json for every datagram heard), so the column is hidden
+    /// rather than shown as a column of "-".
     public static func list(_ rows: [Row], timeZone: TimeZone = .current) -> String {
         guard !rows.isEmpty else { return noDevices }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        let table = [["NAME", "FINGERPRINT", "HOW", "SINCE", "LAST HEARD"]] + rows.map { row in
+        let showsLastHeard = rows.contains { $0.lastHeard != nil }
+        let header = ["NAME", "FINGERPRINT", "HOW", "SINCE"] + (showsLastHeard ? ["LAST HEARD"] : [])
+        let table = [header] + rows.map { row in
             [
                 PeerText.visible(row.name), row.fingerprint, row.how,
                 (row.paired ?? row.introduced).map { formatter.string(from: $0) } ?? "-",
-                row.lastHeard.map { formatter.string(from: $0) } ?? "-",
-            ]
+            ] + (showsLastHeard ? [row.lastHeard.map { formatter.string(from: $0) } ?? "-"] : [])
         }
-        let widths = (0..<4).map { column in table.map { $0[column].count }.max() ?? 0 }
+        let padded = header.count - 1
+        let widths = (0..<padded).map { column in table.map { $0[column].count }.max() ?? 0 }
         return table.map { row in
-            (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                + "  " + row[4]
+            ((0..<padded).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[padded]])
+                .joined(separator: "  ")
         }.joined(separator: "\n")
     }
 

@@ -65,13 +65,20 @@ public enum DeviceMatch: Equatable, Sendable {
     /// It names a device already removed.
     case alreadyRemoved(fingerprint: String)
     case none
+    /// No name fits, and the text is 1 to 3 hex digits: too few to pick a fingerprint by
+    /// (`minimumDigits` are needed); it holds how many were given.
+    case tooFewDigits(Int)
     /// More than one listed device fits: they are listed, to pick one by fingerprint.
     case ambiguous([DeviceRoster.Device])
+
+    /// How many leading fingerprint digits pick a device.
+    public static let minimumDigits = 4
 
     public static func find(_ text: String, in roster: DeviceRoster, removedNames: [[UInt8]: String] = [:]) -> DeviceMatch {
         let wanted = text.trimmingCharacters(in: .whitespaces)
         let hex = wanted.lowercased().filter { $0 != " " }
-        let isHex = hex.count >= 4 && hex.allSatisfy(\.isHexDigit)
+        let allHex = !hex.isEmpty && hex.allSatisfy(\.isHexDigit)
+        let isHex = allHex && hex.count >= minimumDigits
         func fits(_ device: DeviceRoster.Device) -> Bool {
             device.name.lowercased() == wanted.lowercased() || (isHex && device.identity.deviceID.hex.hasPrefix(hex))
         }
@@ -91,6 +98,7 @@ public enum DeviceMatch: Equatable, Sendable {
                 return .alreadyRemoved(fingerprint: Self.fingerprint(gone.key))
             }
             if isHex, own.map({ $0.identity.deviceID.hex.hasPrefix(hex) }) ?? false { return .own }
+            if allHex, !isHex { return .tooFewDigits(hex.count) }
             return .none
         default: return .ambiguous(matches)
         }

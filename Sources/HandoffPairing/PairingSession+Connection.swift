@@ -32,7 +32,7 @@ extension PairingSession {
     private func accept(_ channel: any Channel) -> Bool {
         guard !ended else { return false }
         guard connection == nil else {
-            apply(machine.otherPairingSeen())
+            apply(machine.otherPairingSeen(from: channel.remoteAddress?.ipAddress))
             return false
         }
         connection = channel

@@ -110,9 +110,9 @@ extension PairingSession {
             // One more HELLO first: the other sharer, which sent the HELLO just heard, is listening
             // now, and hears why both stop (it may have started after this side's last one).
             sendHello()
-            apply(machine.otherPairingSeen())
+            apply(machine.otherPairingSeen(from: source.ipAddress))
         } else if let chosen = chosenPairing {
-            if chosen != hello.pairingID { apply(machine.otherPairingSeen()) }
+            if chosen != hello.pairingID { apply(machine.otherPairingSeen(from: source.ipAddress)) }
         } else {
             chosenPairing = hello.pairingID
             guard let ip = source.ipAddress, let target = try? SocketAddress(ipAddress: ip, port: Int(hello.port)) else {

@@ -1,7 +1,8 @@
 /// Why a pairing ended without a key changing hands.
 public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
     case declinedHere, declinedThere
-    case anotherPairing
+    /// Another pairing's HELLO or connection came, from `from` (an address) when known.
+    case anotherPairing(from: String?)
     case commitmentMismatch
     /// The other side's COMMIT or PUBLIC carries this version byte, not ours.
     case otherVersion(UInt8)
@@ -41,7 +42,9 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .declinedHere: "Not paired: you did not confirm the code. Nothing was changed."
         case .declinedThere: "Not paired: the other side did not confirm the code. Nothing was changed."
-        case .anotherPairing: "Not paired: another pairing is running on this network; try again."
+        case .anotherPairing(let from?):
+            "Not paired: another pairing is running on this network (heard from \(PeerText.visible(from))); try again when it is over."
+        case .anotherPairing(nil): "Not paired: another pairing is running on this network; try again."
         case .commitmentMismatch:
             "Not paired: the other side's key does not match its commitment (someone may be interfering). Nothing was changed."
         case .otherVersion(let version) where version < Pairing.version:

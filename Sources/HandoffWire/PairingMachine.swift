@@ -140,10 +140,10 @@ public struct PairingMachine: Sendable {
         ]
     }
 
-    /// A HELLO with another pairing id, or a second connection.
-    public mutating func otherPairingSeen() -> [PairingAction] {
+    /// A HELLO with another pairing id, or a second connection, from the address `from` when known.
+    public mutating func otherPairingSeen(from: String? = nil) -> [PairingAction] {
         guard phase != .done, phase != .waitingStore, phase != .waitingStored else { return [] }
-        return fail(.anotherPairing)
+        return fail(.anotherPairing(from: from))
     }
 
     public mutating func timedOut() -> [PairingAction] {

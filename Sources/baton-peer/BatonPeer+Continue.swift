@@ -41,7 +41,7 @@ extension BatonPeer {
         func run() async throws {
             let registry = try network.loadRegistry()
             // A type this program could never continue fails now, not after --wait seconds of asking.
-            try registry.checkContinuable(type, program: "baton-peer")
+            let type = try registry.continuableType(type, program: "baton-peer")
             try await withPeerSession(network, registry: registry) { session in
                 var last: TransferProgress?
                 let printProgress = progress

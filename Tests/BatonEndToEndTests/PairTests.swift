@@ -153,8 +153,9 @@ struct PairEndToEndTests {
             let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", try Self.keyPath(stage, "b"), "--timeout", "30"])
             #expect(try a.waitForExit() == 1)
             #expect(try b.waitForExit() == 1)
-            try a.waitForScreen(containing: "another pairing is running on this network; try again")
-            try b.waitForScreen(containing: "another pairing is running on this network; try again")
+            // Each names where it heard the other: a (host 1) heard b (host 2), and b heard a.
+            try a.waitForScreen(containing: "another pairing is running on this network (heard from 10.77.0.12)")
+            try b.waitForScreen(containing: "another pairing is running on this network (heard from 10.77.0.11)")
             for (path, data) in before { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data) }
         }
     }

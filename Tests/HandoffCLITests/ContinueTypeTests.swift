@@ -11,10 +11,10 @@ struct ContinueTypeTests {
     @Test("--continue-activity with a type the registry does not declare fails at once, naming the declared ones")
     func undeclaredContinueType() {
         let failure = #expect(throws: CommandFailure.self) {
-            try Self.registry.checkContinuable("counter", program: "baton")
+            try Self.registry.checkContinuable("org.other.counter", program: "baton")
         }
         #expect(failure?.description.hasPrefix(
-            "counter is not an activity type this baton declares; the declared types are: dev.baton.counter, dev.baton.editing.")
+            "org.other.counter is not an activity type this baton declares; the declared types are: dev.baton.counter, dev.baton.editing.")
             == true)
         #expect(failure?.description.contains("Did you mean dev.baton.counter?") == true)
         let bogus = #expect(throws: CommandFailure.self) {
@@ -29,5 +29,17 @@ struct ContinueTypeTests {
             try Self.registry.checkContinuable("x\u{1B}[2J", program: "baton")
         }
         #expect(hostile?.description.contains("\u{1B}") == false)
+    }
+
+    @Test("A type's last label alone is taken as the one declared type it ends; two that end with it are named")
+    func lastLabel() throws {
+        #expect(try Self.registry.continuableType("counter", program: "baton") == "dev.baton.counter")
+        #expect(try Self.registry.continuableType("Editing", program: "baton") == "dev.baton.editing")
+        #expect(try Self.registry.continuableType("dev.baton.editing", program: "baton") == "dev.baton.editing")
+        #expect(try Self.registry.continuableType(nil, program: "baton") == nil)
+        let two = ActivityTypeRegistry(declaredTypes: ["dev.baton.counter", "org.other.counter"])
+        let failure = #expect(throws: CommandFailure.self) { try two.continuableType("counter", program: "baton") }
+        #expect(failure?.description.contains("Did you mean dev.baton.counter or org.other.counter?") == true)
+        #expect(throws: CommandFailure.self) { try Self.registry.continuableType("count", program: "baton") }
     }
 }

@@ -146,7 +146,7 @@ struct DeviceTests {
     func tampered() throws {
         let folder = try Folder()
         let list = Self.list(folder)
-        try list.recordPaired(name: "bob", identity: DeviceIdentity.random().publicIdentity, at: Date())
+        _ = try list.recordPaired(name: "bob", identity: DeviceIdentity.random().publicIdentity, at: Date())
         let other = DeviceIdentity.random().publicIdentity.base64
         var text = String(decoding: try folder.bytes("devices.json"), as: UTF8.self)
         let current = try #require(try list.entries().first?.identity)
@@ -183,9 +183,34 @@ struct DeviceTests {
         #expect(FileManager.default.fileExists(atPath: list.path + ".lock"))
     }
 
+    @Test("devices remove <Tab>: the listed names, introduced ones too, not removed ones; nothing is written")
+    func completion() throws {
+        let folder = try Folder()
+        let list = Self.list(folder)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let bob = DeviceIdentity.random()
+        let carol = DeviceIdentity.random().publicIdentity
+        let dave = DeviceIdentity.random().publicIdentity
+        _ = try list.recordPaired(name: "bob@desk", identity: bob.publicIdentity, at: t0)
+        _ = try list.recordPaired(name: "carol@vm", identity: carol, at: t0)
+        _ = try list.recordPaired(name: "eve\u{1b}[2J", identity: DeviceIdentity.random().publicIdentity, at: t0)
+        // Before this machine has an identity: the paired names, and no identity file made.
+        #expect(DeviceCompletion.names(environment: folder.environment) == ["bob@desk", "carol@vm"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("identity.key")))
+        let me = try DeviceIdentity.load(environment: folder.environment).identity
+        _ = try list.add(statements: [
+            Statement(.introduce(identity: dave, name: "dave@nas"), by: bob, at: t0).bytes,
+            Statement(.remove(device: carol.deviceID.bytes), by: me, at: t0).bytes,
+        ])
+        #expect(DeviceCompletion.names(environment: folder.environment) == ["bob@desk", "dave@nas"])
+        #expect(DeviceCompletion.names(prefix: "d", environment: folder.environment) == ["dave@nas"])
+        try folder.write("devices.json", "{not json")
+        #expect(DeviceCompletion.names(environment: folder.environment).isEmpty)
+    }
+
     // MARK: What the commands print
 
-    @Test("baton devices: columns NAME, FINGERPRINT, HOW, SINCE, LAST HEARD; names made visible; empty says how to pair")
+    @Test("baton devices: columns NAME, FINGERPRINT, HOW, SINCE (LAST HEARD only when known); names made visible; empty says how to pair")
     func listText() throws {
         let bob = DeviceIdentity(seed: (0..<32).map { UInt8($0) })!.publicIdentity
         let entry = DeviceEntry(name: "bob\u{1b}[31m", identity: bob, paired: Date(timeIntervalSince1970: 1_800_000_000))
@@ -193,9 +218,19 @@ struct DeviceTests {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("NAME"))
-        #expect(lines[0].contains("FINGERPRINT") && lines[0].hasSuffix("LAST HEARD"))
-        #expect(lines[0].contains("HOW") && lines[0].contains("SINCE"))
-        #expect(lines[1].contains("2614 dcb9 6a1b 161f 024a 2186 2434 2e1b  paired  2027-01-15 08:00  -"))
+        #expect(lines[0].contains("FINGERPRINT") && lines[0].contains("HOW"))
+        // No time was ever heard: no column of "-".
+        #expect(lines[0].hasSuffix("SINCE") && !lines[0].contains("LAST HEARD"))
+        #expect(lines[1].hasSuffix("2614 dcb9 6a1b 161f 024a 2186 2434 2e1b  paired  2027-01-15 08:00"))
+        // A time kept in the file shows, with "-" for the rows without one.
+        var heard = entry
+        heard.lastHeard = Date(timeIntervalSince1970: 1_800_000_600)
+        let carol = DeviceIdentity(seed: (1..<33).map { UInt8($0) })!.publicIdentity
+        let other = DeviceEntry(name: "carol", identity: carol, paired: Date(timeIntervalSince1970: 1_800_000_000))
+        let both = DeviceText.list([heard, other], timeZone: TimeZone(identifier: "UTC")!).split(separator: "\n")
+        #expect(both[0].hasSuffix("SINCE             LAST HEARD"))
+        #expect(both[1].hasSuffix("paired  2027-01-15 08:00  2027-01-15 08:10"))
+        #expect(both[2].hasSuffix("paired  2027-01-15 08:00  -"))
         #expect(!text.contains("\u{1b}"))
         #expect(DeviceText.list([DeviceText.Row]()) == DeviceText.noDevices)
         #expect(DeviceText.noDevices.contains("baton pair --join"))

@@ -104,6 +104,12 @@ struct KeyChangeTests {
         #expect(DeviceMatch.find("alice@laptop", in: roster) == .own)
         #expect(DeviceMatch.find(Self.alice.publicIdentity.deviceID.hex, in: roster) == .own)
         #expect(DeviceMatch.find("nobody", in: roster) == .none)
+        // Fewer than 4 digits pick nothing, and say why.
+        let bobHex = Self.bob.publicIdentity.deviceID.hex
+        #expect(DeviceMatch.find(String(bobHex.prefix(2)), in: roster) == .tooFewDigits(2))
+        #expect(DeviceMatch.find(String(bobHex.prefix(3)).uppercased(), in: roster) == .tooFewDigits(3))
+        #expect(DeviceMatch.find(String(bobHex.prefix(4)), in: roster) == .found(roster.listed[Self.bob.publicIdentity.deviceID.bytes]!))
+        #expect(DeviceMatch.find("c6x", in: roster) == .none)
         let twin = DeviceIdentity.random()
         roster.take(Statement(.introduce(identity: twin.publicIdentity, name: "carol@vm"), by: Self.bob, at: Self.t0).bytes)
         guard case .ambiguous(let both) = DeviceMatch.find("carol@vm", in: roster) else { Issue.record("two carols"); return }

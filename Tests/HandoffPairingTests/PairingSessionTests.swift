@@ -167,7 +167,7 @@ struct PairingSessionTests {
         let second = Self.joiner(port: port, peer: "127.0.0.1:\(port)")
         try? await second.start()
         let sharerSaw = await Self.events(sharer, answering: nil)
-        #expect(sharerSaw.last == .failed(.anotherPairing))
+        #expect(sharerSaw.last == .failed(.anotherPairing(from: "127.0.0.1")))
         #expect(await firstEvents.next() == .failed(.otherSideAborted(2)))
         let secondSaw = await Self.events(second, answering: nil)
         #expect(!secondSaw.contains { if case .paired = $0 { true } else { false } })
@@ -301,7 +301,7 @@ extension PairingSessionTests {
         let sharer = Self.sharer(port: port)
         try await sharer.start()
         try await Self.foreignHello(to: port)
-        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing(from: "127.0.0.1"))])
     }
 
     @Test("HELLOs of pairing version 1 are told once, with their address, and otherwise ignored: the pairing goes on")
@@ -337,8 +337,8 @@ extension PairingSessionTests {
         }
         try await Self.foreignHello(to: port)
         let ends = [await Self.events(sharer, answering: nil).last, await joinerEvents.next()]
-        #expect(ends.allSatisfy { $0 == .failed(.anotherPairing) || $0 == .failed(.otherSideAborted(2)) })
-        #expect(ends.contains(.failed(.anotherPairing)))
+        #expect(ends.allSatisfy { $0 == .failed(.anotherPairing(from: "127.0.0.1")) || $0 == .failed(.otherSideAborted(2)) })
+        #expect(ends.contains(.failed(.anotherPairing(from: "127.0.0.1"))))
     }
 }
 
@@ -356,6 +356,6 @@ extension PairingSessionTests {
             try await Task.sleep(for: .milliseconds(5))  // wait-ok: polls a condition until its deadline
         }
         try await Self.foreignHello(to: port)
-        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing)])
+        #expect(await Self.events(sharer, answering: nil) == [.failed(.anotherPairing(from: "127.0.0.1"))])
     }
 }

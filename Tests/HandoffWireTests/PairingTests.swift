@@ -202,7 +202,11 @@ struct PairingTests {
     func aborts() {
         var (s, j) = Self.machines()
         _ = Self.toCodes(&s, &j)
-        #expect(Self.failure(s.otherPairingSeen()) == .anotherPairing)
+        #expect(Self.failure(s.otherPairingSeen(from: "10.0.0.5")) == .anotherPairing(from: "10.0.0.5"))
+        // The message says where the other pairing was heard, made safe to print.
+        #expect(PairingFailure.anotherPairing(from: "10.0.0.5").description
+            == "Not paired: another pairing is running on this network (heard from 10.0.0.5); try again when it is over.")
+        #expect(PairingFailure.anotherPairing(from: nil).description == "Not paired: another pairing is running on this network; try again.")
         var t = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
         if case .protocolError = Self.failure(t.received(Pairing.frame(.reveal, Array(repeating: 1, count: 64)))) {} else {
             Issue.record("a REVEAL before COMMIT must abort")

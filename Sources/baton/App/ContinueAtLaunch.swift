@@ -8,7 +8,8 @@ import NCursesBackend
 /// progress line on stderr while a large record is fetched (`ProgressLine`: only after
 /// 200 ms, redrawn in place on a terminal, cleared before the UI starts). Until the first byte
 /// the line says it is connecting, as the in-app overlay does, so a source whose state stream
-/// does not answer leaves no blank terminal. Esc (`EscapeKeyWatch`), Ctrl-C or SIGTERM stops it
+/// does not answer leaves no blank terminal; once bytes stop coming for a while, it says it is
+/// waiting in place of its rate. Esc (`EscapeKeyWatch`), Ctrl-C or SIGTERM stops it
 /// with nothing restored and no UI.
 @MainActor
 enum ContinueAtLaunch {
@@ -48,7 +49,18 @@ enum ContinueAtLaunch {
                     write(line.progress.waiting(
                         elapsed: ContinuousClock.now - started, total: found.stateSize, peerName: found.record.peer.name))
                 }
-                defer { connecting?.cancel() }
+                // While bytes stop coming (a link down, the source tried again), the line says so.
+                let quiet = found.offer == nil ? nil : Task { @MainActor in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(250))
+                        guard !Task.isCancelled else { return }
+                        write(line.progress.quiet(elapsed: ContinuousClock.now - started))
+                    }
+                }
+                defer {
+                    connecting?.cancel()
+                    quiet?.cancel()
+                }
                 let activity = try await center.continueActivity(found) { progress in
                     write(line.progress.update(progress))
                 }

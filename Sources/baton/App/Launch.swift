@@ -62,8 +62,9 @@ struct Launch {
         try Self.requireTerminal()
         let logger = try makeLogger()
         let registry = try network.loadRegistry()
-        // A type this baton could never continue fails now, not after --wait seconds of asking.
-        if options.continueActivity { try registry.checkContinuable(continueType, program: "baton") }
+        // A type this baton could never continue fails now, not after --wait seconds of asking;
+        // a type's last label alone (counter) stands for the one declared type it ends.
+        let continueType = options.continueActivity ? try registry.continuableType(continueType, program: "baton") : continueType
         let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
         let membershipStore = network.membershipStore(peer: peer)
         let loaded = try membershipStore.load()

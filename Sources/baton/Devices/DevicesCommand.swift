@@ -18,14 +18,14 @@ struct DevicesCommand: ParsableCommand {
             "introduced by NAME", without pairing it here. The list is ~/.config/baton/devices.json \
             (or under $XDG_CONFIG_HOME, mode 0600).
 
-              baton devices                 NAME, FINGERPRINT, HOW, SINCE, LAST HEARD
+              baton devices                 NAME, FINGERPRINT, HOW, SINCE
               baton devices --json          one JSON array, times in ISO 8601 (UTC)
               baton devices remove NAME     remove a machine (a lost laptop, an old VM) and
                                             change the group key for the others
 
             To check an entry, run `baton id` on that machine: its fingerprint must be the one here. \
             A removed machine is listed as removed; it is not heard again, and needs a new identity \
-            and a new pairing to come back. LAST HEARD stays empty for now.
+            and a new pairing to come back. No time last heard is kept yet, so the list has no such column.
             """,
         subcommands: [Remove.self])
 

@@ -30,7 +30,8 @@ extension DevicesCommand {
 
         @Argument(help: ArgumentHelp(
             "The machine's name as `baton devices` lists it, or its fingerprint (at least the first 4 digits).",
-            valueName: "name|fingerprint"))
+            valueName: "name|fingerprint"),
+            completion: .custom { _, _, prefix in DeviceCompletion.names(prefix: prefix) })
         var device: String
 
         @OptionGroup var network: NetworkOptions

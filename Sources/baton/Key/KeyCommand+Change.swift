@@ -44,6 +44,12 @@ extension KeyCommand {
                     No listed machine is called \(target) or has a fingerprint that starts with it; nothing was \
                     changed. `baton devices` lists them.
                     """)
+            case .tooFewDigits(let count):
+                throw CommandFailure("""
+                    No listed machine is called \(target), and \(count) digit\(count == 1 ? " is" : "s are") too few to pick \
+                    one by fingerprint: give at least the first \(DeviceMatch.minimumDigits) digits, as `baton devices` \
+                    lists them. Nothing was changed.
+                    """)
             case .ambiguous(let devices):
                 let lines = devices.map { "  \($0.name)  \($0.identity.deviceID.fingerprint)" }.joined(separator: "\n")
                 throw CommandFailure("""
