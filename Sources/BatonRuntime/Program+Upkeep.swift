@@ -85,6 +85,8 @@ extension Program {
             }
             guard let self else { return }
             self.reportRecoveryWrite(result)
+            // After a quit nothing more is written: the quit decided what becomes of the copy.
+            guard !self.model.isQuitting else { return }
             self.performUpkeep(self.upkeep.copyWritten(self.upkeepBuffer, at: self.clock.now))
         }
     }
