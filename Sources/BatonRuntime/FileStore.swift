@@ -201,12 +201,31 @@ public struct FileStore: Sendable {
     /// sticky folder, the file or the folder this user's, or root), or failing that written in
     /// place (the file writable by this process, its mode bits notwithstanding, as for root).
     static func mayReplace(_ target: String, _ info: stat, folder: String, _ folderInfo: stat) -> Bool {
-        let user = geteuid()
-        if faccessat(AT_FDCWD, folder, W_OK | X_OK, AT_EACCESS) == 0 {
-            let sticky = folderInfo.st_mode & S_ISVTX != 0
-            if !sticky || user == 0 || info.st_uid == user || folderInfo.st_uid == user { return true }
+        ReplaceRights(
+            user: geteuid(), fileOwner: info.st_uid, folderOwner: folderInfo.st_uid,
+            folderIsSticky: folderInfo.st_mode & S_ISVTX != 0,
+            folderWritable: faccessat(AT_FDCWD, folder, W_OK | X_OK, AT_EACCESS) == 0,
+            fileWritable: faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) == 0
+        ).mayReplace
+    }
+
+    /// What decides whether a read-only file can be written anyway, as the kernel will judge it.
+    struct ReplaceRights: Equatable {
+        var user: uid_t
+        var fileOwner: uid_t
+        var folderOwner: uid_t
+        var folderIsSticky: Bool
+        /// The folder may be written and searched by this process (a new file made, renamed over).
+        var folderWritable: Bool
+        /// The file itself may be written by this process, its mode bits notwithstanding (root).
+        var fileWritable: Bool
+
+        /// Renamed over from its folder (in a sticky folder only by the file's or the folder's
+        /// owner, or root), or else written in place.
+        var mayReplace: Bool {
+            if folderWritable, !folderIsSticky || user == 0 || fileOwner == user || folderOwner == user { return true }
+            return fileWritable
         }
-        return faccessat(AT_FDCWD, target, W_OK, AT_EACCESS) == 0
     }
 
     /// Whether nothing is at `target` or it holds exactly `bytes`; compared without reading a

@@ -18,6 +18,26 @@ struct FileStoreTests {
         try #require((FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue)
     }
 
+    @Test("Write it anyway is offered only when it can work: a folder one may write (sticky: one's own file or folder), or a file one may write")
+    func replaceRights() {
+        let me: uid_t = 1000
+        let other: uid_t = 1001
+        func rights(owner: uid_t = 1000, folderOwner: uid_t = 1000, sticky: Bool = false, folder: Bool = true, file: Bool = false)
+            -> FileStore.ReplaceRights {
+            FileStore.ReplaceRights(
+                user: me, fileOwner: owner, folderOwner: folderOwner, folderIsSticky: sticky, folderWritable: folder, fileWritable: file)
+        }
+        #expect(rights().mayReplace, "one's own read-only file in one's own folder")
+        #expect(rights(owner: other).mayReplace, "another's file in a folder one may write: renamed over, as vim does")
+        #expect(!rights(owner: other, folderOwner: 0, folder: false).mayReplace, "/etc/hosts as a user: neither folder nor file")
+        #expect(!rights(owner: other, folderOwner: 0, sticky: true).mayReplace, "another's file in /tmp")
+        #expect(rights(owner: me, folderOwner: 0, sticky: true).mayReplace, "one's own file in /tmp")
+        #expect(rights(owner: 0, folderOwner: 0, folder: false, file: true).mayReplace, "a file one may write in a folder one may not")
+        #expect(FileStore.ReplaceRights(
+            user: 0, fileOwner: other, folderOwner: other, folderIsSticky: true, folderWritable: true, fileWritable: true).mayReplace,
+            "root")
+    }
+
     @Test("A continued text is saved to its relative path when that file is here, quietly while its bytes are the sender's; else to its name, asking")
     func placingAContinuedText() throws {
         let folder = try temporaryFolder()
