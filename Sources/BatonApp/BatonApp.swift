@@ -117,11 +117,15 @@ public enum BatonApp {
     /// A key or a paste: held while a save's outcome is awaited, else handled now.
     static func take(_ input: HeldInput, _ model: inout AppModel) -> [AppCommand] {
         if model.isQuitting { return [] }
-        if model.isAwaitingSave || !model.heldInput.isEmpty {
+        // Anything still held goes first, in order; this input waits behind it if it asks for a save.
+        var commands = model.isAwaitingSave ? [] : takeHeldInput(&model)
+        if model.isAwaitingSave {
             model.heldInput.append(input)
-            return []
+            return commands
         }
-        return handle(input, &model)
+        if model.isQuitting { return commands }
+        commands += handle(input, &model)
+        return commands
     }
 
     static func handle(_ input: HeldInput, _ model: inout AppModel) -> [AppCommand] {
