@@ -195,7 +195,8 @@ struct RepeatClock: Equatable, Sendable {
 }
 
 extension Duration {
-    var seconds: TimeInterval {
+    /// The duration in seconds, as a `TimeInterval` (for the dates the engines still keep).
+    package var seconds: TimeInterval {
         let (s, atto) = components
         return TimeInterval(s) + TimeInterval(atto) / 1e18
     }

@@ -59,7 +59,7 @@ public final class ManualClock: HandoffClock {
     /// The wall-clock date this clock shows at `instant`.
     public func date(at instant: Instant) -> Date {
         let (elapsed, date) = state.withLock { ($0.elapsed, $0.date) }
-        return date.addingTimeInterval((instant - origin.advanced(by: elapsed)).timeInterval)
+        return date.addingTimeInterval((instant - origin.advanced(by: elapsed)).seconds)
     }
 
     /// How many tasks are sleeping on this clock.
@@ -71,7 +71,7 @@ public final class ManualClock: HandoffClock {
             s.sleepers.map { sleeper -> Date in
                 switch sleeper.deadline {
                 case .date(let date): date
-                case .instant(let instant): s.date.addingTimeInterval((instant - origin.advanced(by: s.elapsed)).timeInterval)
+                case .instant(let instant): s.date.addingTimeInterval((instant - origin.advanced(by: s.elapsed)).seconds)
                 }
             }.min()
         }
@@ -139,7 +139,7 @@ public final class ManualClock: HandoffClock {
         guard duration > .zero else { return }
         move { s in
             s.elapsed += duration
-            s.date = s.date.addingTimeInterval(duration.timeInterval)
+            s.date = s.date.addingTimeInterval(duration.seconds)
         }
     }
 
@@ -174,13 +174,5 @@ public final class ManualClock: HandoffClock {
             }
         }
         for sleeper in order { sleeper.continuation.resume() }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 @testable import BatonRuntime
+import Handoff
 import Testing
 
 /// The editor's upkeep policy, without I/O: minutes of time walked through synchronously.
@@ -107,7 +108,7 @@ struct EditorUpkeepTests {
 
     @Test("Ten minutes of seeded typing and pauses into 16 MB: bulk work within 300 ms of a key only after 5 s of holding, and it keeps coming")
     func tenMinutesOfTyping() {
-        var generator = SplitMix(seed: 2026)
+        var generator = SplitMix64(seed: 2026)
         var driver = UpkeepDriver(start: start)
         while driver.now < start + .seconds(600) {
             driver.step(key: generator.next() % 3 != 0, then: .milliseconds(Int(generator.next() % 400)))
@@ -178,18 +179,5 @@ struct UpkeepDriver {
                 break
             }
         }
-    }
-}
-
-/// A small seeded generator, so a run repeats.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
