@@ -204,7 +204,7 @@ let package = Package(
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
         .testTarget(
             name: "HandoffRelayTests",
-            dependencies: ["HandoffRelay", "Handoff", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         // The key-value store: its rules, its file, and stores kept in step on an in-memory LAN.

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import HandoffTesting
 import Synchronization
 import Testing
 
@@ -21,7 +22,7 @@ struct RelayCenterTests {
     /// something between it and its relay.
     static func center(
         _ broker: Broker, name: String, configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
-        wrap: (RelayTransport) -> any ActivityTransport = { $0 }
+        clock: any HandoffClock = SystemClock(), wrap: (RelayTransport) -> any ActivityTransport = { $0 }
     ) throws -> (ActivityCenter, RelayTransport) {
         // Both centers are one device (the group key's), each a sender of its own.
         let membership = Membership(identity: StreamIdentity.sharedByGroupKey(key).device, groupKey: key)
@@ -37,7 +38,7 @@ struct RelayCenterTests {
         let dialer = RoutingStreamDialer(direct: RoutingStreamDialerTests.Refusing(name: "no TCP path"), relay: relay.streamDialer)
         let center = ActivityCenter(
             registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
-            transport: TransportSet([wrap(relay)]), configuration: config,
+            transport: TransportSet([wrap(relay)]), configuration: config, clock: clock,
             stateStream: StateStreamSetup(shelf: shelf, port: 47_800, dialer: dialer))
         center.start()
         return (center, relay)
@@ -116,16 +117,25 @@ struct RelayCenterTests {
         let kept = try #require(await observer.settled())
         #expect(kept.last { $0.topic == bTopic }?.payload == [])
 
-        // C asks before its relay is connected: its first window passes empty (its QUERY goes out
-        // again once it has), and then the relay comes up with A's kept offer first.
-        let late = LateStart()
+        // C asks before its relay is connected, in virtual time: its first window passes empty
+        // (its QUERYs wait in the relay), and then the relay comes up with A's kept offer first.
+        // B's answer is held until C has taken A's: only a second window lets it count.
+        let late = LateStart(holding: "relay:\(relayB.senderTopic)")
+        let clock = ManualClock(start: Date())
         let (c, _) = try Self.center(broker, name: "carol@site-c", configure: { config in
             config.queryGatherWindow = .milliseconds(200)
             config.queryRetryInterval = .milliseconds(400)
-        }, wrap: { late.inner = $0; return late })
+        }, clock: clock, wrap: { late.inner = $0; return late })
         let found = Task { @MainActor in await c.findNearby(type: "dev.baton.editing", timeout: .seconds(10)) }
+        #expect(await late.queries.wait(within: .seconds(10)) { $0.count >= 1 })
+        clock.advance(by: .milliseconds(500))
         #expect(await late.queries.wait(within: .seconds(10)) { $0.count >= 2 })
         late.go()
+        #expect(await Self.wait(c) { c.nearby.contains { $0.id == older.activityID } })
+        #expect(await late.held.wait(within: .seconds(10)) { !$0.isEmpty }, "B never answered C's QUERY")
+        late.release()
+        #expect(await Self.wait(c) { c.nearby.contains { $0.id == newer.activityID } })
+        clock.advance(by: .milliseconds(300))
         let picked = await found.value
         #expect(picked?.id == newer.activityID, "picked \(picked?.record.userInfo["text"].map { "\($0)" } ?? "nothing")")
         #expect(picked?.record.userInfo["text"] == "count 5")
@@ -135,19 +145,45 @@ struct RelayCenterTests {
 }
 
 /// A transport that starts its relay only when told, keeping the center's handler until then,
-/// and counts the QUERYs handed to it.
+/// counts the QUERYs handed to it, and holds what arrives from one source until released.
 final class LateStart: ActivityTransport, @unchecked Sendable {
     // Set once, before the center starts; read after.
     var inner: RelayTransport!
-    private let handler = Mutex<TransportHandler?>(nil)
+    let holding: String
+    private let state = Mutex<(handler: TransportHandler?, released: Bool, kept: [ReceivedDatagram])>((nil, false, []))
     let queries = Collector<Int>()
+    /// How many datagrams from `holding` wait.
+    let held = Collector<Int>()
 
-    func start(_ handler: TransportHandler) { self.handler.withLock { $0 = handler } }
+    init(holding: String) { self.holding = holding }
 
-    /// Starts the relay with the center's handler.
+    func start(_ handler: TransportHandler) { state.withLock { $0.handler = handler } }
+
+    /// Starts the relay with the center's handler, holding back what comes from `holding`.
     func go() {
-        guard let handler = handler.withLock({ $0 }) else { return }
-        inner.start(handler)
+        guard let handler = state.withLock({ $0.handler }) else { return }
+        let holding = holding
+        inner.start(
+            TransportHandler(
+                deliver: { [self] datagram in
+                    // One lock around every delivery, so that a release never runs beside one.
+                    state.withLock { state in
+                        guard datagram.source == holding, !state.released else { return handler.deliver(datagram) }
+                        state.kept.append(datagram)
+                        held.append(state.kept.count)
+                        return .accepted
+                    }
+                },
+                sendFailed: handler.sendFailed, statusChanged: handler.statusChanged))
+    }
+
+    /// Delivers what was held, in order, and everything after it as it comes.
+    func release() {
+        state.withLock { state in
+            state.released = true
+            for datagram in state.kept { _ = state.handler?.deliver(datagram) }
+            state.kept = []
+        }
     }
 
     func send(_ bytes: [UInt8]) {
