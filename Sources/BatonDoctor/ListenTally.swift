@@ -49,14 +49,14 @@ package struct ListenTally: Equatable, Sendable {
     /// listening counts.
     package mutating func count(
         _ datagram: [UInt8], membership: Membership?, own: SenderID, probe: DoctorProbe, source: String? = nil,
-        now: Date = Date()
+        now: Date
     ) {
         count(datagram, membership: membership, own: own, probe: probe, source: source, now: now, settling: false)
     }
 
     /// Tries the datagrams that did not open again with the keys held now; those that still do
     /// not open count as under another key.
-    package mutating func settle(membership: Membership?, own: SenderID, probe: DoctorProbe, now: Date = Date()) {
+    package mutating func settle(membership: Membership?, own: SenderID, probe: DoctorProbe, now: Date) {
         let waiting = unopened
         unopened = []
         for datagram in waiting {

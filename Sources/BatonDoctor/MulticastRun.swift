@@ -97,7 +97,7 @@ package struct MulticastRun: Sendable {
                     let elapsed = ContinuousClock.now - started
                     outcome = .returned(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 }
-                tally.count(bytes, membership: membership, own: own, probe: probe, source: source)
+                tally.count(bytes, membership: membership, own: own, probe: probe, source: source, now: Date())
             case .sendFailed(let reason):
                 if outcome == nil { outcome = .sendFailed(reason) }
             case .probeDeadline:
@@ -110,7 +110,7 @@ package struct MulticastRun: Sendable {
         timers.forEach { $0.cancel() }
         sink.finish()
         // A key statement taken while listening may open what did not open when it came.
-        tally.settle(membership: membership, own: own, probe: probe)
+        tally.settle(membership: membership, own: own, probe: probe, now: Date())
         let removedWhileListening = !membershipRemovedAtStart && membership?.roster.ownRemoval != nil
         // A send error (a firewall) takes multicast down without a failed send: say why the probe was lost.
         if case .lost = outcome, let down = Self.unavailable(transport) { outcome = down }

@@ -113,7 +113,7 @@ public final class UserActivity {
     /// The record as it would be published now (no hooks run).
     public func record(peer: PeerInfo) -> ActivityRecord {
         ActivityRecord(
-            activityID: activityID, activityType: activityType, revision: revision, savedAt: savedAt ?? center?.clock.date ?? Date(),
+            activityID: activityID, activityType: activityType, revision: revision, savedAt: savedAt ?? (center?.clock ?? SystemClock()).date,
             userInfo: userInfo, title: title,
             requiredUserInfoKeys: requiredUserInfoKeys.isEmpty ? nil : requiredUserInfoKeys.sorted(),
             webpageURL: webpageURL?.absoluteString, keywords: keywords.isEmpty ? nil : keywords.sorted(),

@@ -19,7 +19,7 @@ public struct KeyChange: Sendable {
     /// The change made by `identity` on `roster`, whose current key is `keys.current`.
     public init(
         roster: DeviceRoster, identity: DeviceIdentity, keys: GroupKeys, removing: DeviceRoster.Device? = nil,
-        newKey: GroupKey = .random(), at date: Date = Date()
+        newKey: GroupKey = .random(), at date: Date
     ) {
         precondition(roster.own == identity.publicIdentity, "the roster is this device's")
         let own = identity.publicIdentity.deviceID.bytes

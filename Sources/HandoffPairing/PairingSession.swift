@@ -81,7 +81,7 @@ public final class PairingSession: @unchecked Sendable {
         settings: Settings, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         store: @escaping @Sendable (GroupKey, [[UInt8]]) -> String? = { _, _ in nil }
     ) {
-        self.machine = PairingMachine(role: role, name: name, identity: identity, statements: statements)
+        self.machine = PairingMachine(role: role, name: name, identity: identity, statements: statements, clock: { SystemClock().date })
         if case .sharer = role { isSharer = true } else { isSharer = false }
         self.settings = settings
         self.loop = group.next()

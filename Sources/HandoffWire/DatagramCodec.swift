@@ -161,7 +161,7 @@ public struct DatagramCodec: Sendable {
     /// `identity` gives the listed device with a tag, nil when none is listed (`unknownDevice`;
     /// a DEVICES datagram then goes on without its signature checked, as step 6 says).
     public func decode(
-        _ datagram: [UInt8], now: Date = Date(), identity: (DeviceTag) -> PublicIdentity?
+        _ datagram: [UInt8], now: Date, identity: (DeviceTag) -> PublicIdentity?
     ) throws(RejectionReason) -> DecodedDatagram {
         let header = try DatagramHeader(parsing: datagram)
         // Step 5: another group key is said as such, whether or not the device is listed.

@@ -40,7 +40,7 @@ public struct DatagramCodecV2: Sendable {
     }
 
     /// Opens and decodes a datagram, or says which receiving rule it broke.
-    public func decode(_ datagram: [UInt8], now: Date = Date()) throws(RejectionReason) -> DecodedDatagramV2 {
+    public func decode(_ datagram: [UInt8], now: Date) throws(RejectionReason) -> DecodedDatagramV2 {
         let (header, plaintext) = try cipher.open(datagram)
         let root: PropertyListValue
         do {

@@ -51,7 +51,7 @@ public struct PairingMachine: Sendable {
         role: Role, name: String, identity: DeviceIdentity, statements: [[UInt8]] = [],
         privateKey: [UInt8]? = nil,
         nonce: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) },
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date
     ) {
         precondition(nonce.count == 32, "a pairing nonce is 32 bytes")
         self.role = role

@@ -79,7 +79,7 @@ struct KeyChangeTests {
         #expect(change.summary == "New group key sent to 2 devices: bob@desk, carol@vm.")
         let alone = KeyChange(
             roster: DeviceRoster(own: Self.alice.publicIdentity, name: "a"), identity: Self.alice,
-            keys: GroupKeys(current: GroupKey.random()))
+            keys: GroupKeys(current: GroupKey.random()), at: Date())
         #expect(alone.statements.isEmpty)
         #expect(alone.summary == "New group key made; no other device is listed to send it to.")
     }
@@ -88,7 +88,7 @@ struct KeyChangeTests {
     func summary() throws {
         let roster = Self.aliceRoster()
         guard case .found(let dave) = DeviceMatch.find("DAVE@nas", in: roster) else { Issue.record("dave not found"); return }
-        let change = KeyChange(roster: roster, identity: Self.alice, keys: GroupKeys(current: GroupKey.random()), removing: dave)
+        let change = KeyChange(roster: roster, identity: Self.alice, keys: GroupKeys(current: GroupKey.random()), removing: dave, at: Date())
         #expect(change.summary == """
             Removed dave@nas (fingerprint \(Self.dave.publicIdentity.deviceID.fingerprint)). \
             New group key sent to 2 devices: bob@desk, carol@vm.

@@ -31,7 +31,7 @@ struct InsiderTests {
     /// Offers one datagram and takes the batch at once: what was accepted and what was counted.
     static func offer(_ gate: ReceiveGate, _ datagram: ReceivedDatagram, at seconds: Double) -> ReceiveGate.Batch {
         _ = gate.offer(datagram, now: at(seconds))
-        return gate.take()
+        return gate.take(now: Date())
     }
 
     static func record(revision: Int, count: Int = 1) -> ActivityRecord {

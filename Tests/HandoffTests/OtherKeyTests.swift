@@ -29,7 +29,7 @@ struct OtherKeyTests {
         let gate = gate()
         #expect(gate.offer(foreign(1, from: "192.0.2.7:47788"), now: now) == .soon)
         for sequence in 2...500 { #expect(gate.offer(foreign(UInt64(sequence), from: "192.0.2.7:47788"), now: now) == nil) }
-        var batch = gate.take()
+        var batch = gate.take(now: Date())
         #expect(batch.otherKeySources == ["192.0.2.7"])
         #expect(batch.statistics[.authenticationFailed] == 500)
         #expect(batch.arrivals.isEmpty && batch.refreshes.isEmpty)
@@ -37,7 +37,7 @@ struct OtherKeyTests {
         // Another port of the same address is the same machine; a new address is told once more.
         #expect(gate.offer(foreign(501, from: "192.0.2.7:50000"), now: now) == nil)
         #expect(gate.offer(foreign(502, from: "[2001:db8::5]:47788"), now: now) == .soon)
-        batch = gate.take()
+        batch = gate.take(now: Date())
         #expect(batch.otherKeySources == ["2001:db8::5"])
         #expect(gate.otherKeySources == ["192.0.2.7", "2001:db8::5"])
     }
@@ -49,7 +49,7 @@ struct OtherKeyTests {
         for n in 0..<10_000 {
             let source = "10.\(n / 65_536).\(n / 256 % 256).\(n % 256):47788"
             if gate.offer(foreign(UInt64(n + 1), from: source), now: now) != nil { wakes += 1 }
-            if n % 100 == 99 { _ = gate.take() }  // the center takes the queue now and then
+            if n % 100 == 99 { _ = gate.take(now: Date()) }  // the center takes the queue now and then
         }
         #expect(gate.otherKeySources.count == ReceiveGate.otherKeySourceLimit)
         #expect(wakes <= ReceiveGate.otherKeySourceLimit)
@@ -61,7 +61,7 @@ struct OtherKeyTests {
         let gate = gate()
         #expect(gate.offer(ReceivedDatagram(bytes: [1, 2, 3], source: "192.0.2.9:47788"), now: now) == nil)
         #expect(gate.offer(foreign(1, from: nil), now: now) == nil)
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.otherKeySources.isEmpty)
         #expect(batch.statistics[.tooShort] == 1)
         #expect(batch.statistics[.authenticationFailed] == 1)

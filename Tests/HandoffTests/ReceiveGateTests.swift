@@ -27,21 +27,21 @@ struct ReceiveGateTests {
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
         // Already asked: later arrivals ride on the same wake-up.
         #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now) == nil)
-        var batch = gate.take()
+        var batch = gate.take(now: Date())
         #expect(batch.arrivals.count == 1)
         #expect(batch.refreshes.keys.sorted() == ["0000000A-0000-4000-8000-000000000000"])
         #expect(batch.statistics.accepted == 2)
 
         #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now + 0.5) == .soon)
         #expect(gate.offer(datagram(.announce(record), sequence: 4), now: now + 0.6) == nil)
-        batch = gate.take()
+        batch = gate.take(now: Date())
         #expect(batch.arrivals.isEmpty)
         #expect(batch.refreshes["0000000A-0000-4000-8000-000000000000"]?.at == now + 0.6, "the newest hearing is kept")
 
         var next = record
         next.revision += 1
         #expect(gate.offer(datagram(.announce(next), sequence: 5), now: now + 0.7) == .now)
-        #expect(gate.take().arrivals.count == 1)
+        #expect(gate.take(now: Date()).arrivals.count == 1)
     }
 
     @Test("A repeat after a silence long enough that the activity may be forgotten is urgent")
@@ -49,7 +49,7 @@ struct ReceiveGateTests {
         let gate = gate()
         let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
-        _ = gate.take()
+        _ = gate.take(now: Date())
         #expect(gate.offer(datagram(.announce(record), sequence: 2), now: now + 3.6) == .now)
     }
 
@@ -59,7 +59,7 @@ struct ReceiveGateTests {
         let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         let first = datagram(.announce(record), sequence: 5)
         #expect(gate.offer(first, now: now) == .now)
-        _ = gate.take()
+        _ = gate.take(now: Date())
         #expect(gate.offer(first, now: now) == nil)
         #expect(gate.offer(ReceivedDatagram(bytes: [1, 2, 3]), now: now) == nil)
         var flipped = datagram(.announce(record), sequence: 6).bytes
@@ -67,7 +67,7 @@ struct ReceiveGateTests {
         #expect(gate.offer(ReceivedDatagram(bytes: flipped), now: now) == nil)
         let own = datagram(.announce(record), sequence: 1, from: Fixtures.sender(1))
         #expect(gate.offer(own, now: now) == nil)
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.arrivals.isEmpty && batch.refreshes.isEmpty)
         #expect(batch.statistics.duplicate == 1, "the accepted datagram again")
         #expect(batch.statistics.totalRejected == 2)
@@ -82,11 +82,11 @@ struct ReceiveGateTests {
         let gate = gate()
         let record = Fixtures.counterRecord(count: 1, id: "0000000A-0000-4000-8000-000000000000")
         #expect(gate.offer(datagram(.announce(record), sequence: 1), now: now) == .now)
-        _ = gate.take()
+        _ = gate.take(now: Date())
         #expect(gate.offer(datagram(.withdraw(activityID: "0000000A-0000-4000-8000-000000000000"), sequence: 2), now: now) == .now)
-        _ = gate.take()
+        _ = gate.take(now: Date())
         #expect(gate.offer(datagram(.announce(record), sequence: 3), now: now) == .now)
-        #expect(gate.take().arrivals.count == 1)
+        #expect(gate.take(now: Date()).arrivals.count == 1)
     }
 
     @Test("Replay state stays within the sender limit under a flood of sender ids")
@@ -97,7 +97,7 @@ struct ReceiveGateTests {
             let id = SenderID(tag: DeviceTag(Fixtures.device.publicIdentity.deviceID), instance: (0..<8).map { _ in UInt8(truncatingIfNeeded: random.next()) })!
             _ = gate.offer(datagram(.announce(Fixtures.counterRecord(count: i, id: String(format: "%08X-0000-4000-8000-000000000000", i))), sequence: 1, from: id), now: now)
         }
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.statistics.accepted == 200)
         #expect(batch.arrivals.count == 200, "every new activity is handed on; the directory bounds what it keeps")
     }
@@ -211,7 +211,7 @@ struct DuplicateTests {
             _ = gate.offer(copy, now: now)
             #expect(gate.offer(copy, now: now) == nil, "a duplicate never wakes the center")
         }
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.arrivals.count == 4, "each message once: \(batch.arrivals.map(\.message))")
         #expect(batch.statistics.accepted == 4)
         #expect(batch.statistics.duplicate == 4)
@@ -224,7 +224,7 @@ struct DuplicateTests {
         let copies = (1...64).map { datagram(.query(types: nil), sequence: UInt64($0)) }
         for copy in copies { _ = gate.offer(copy, now: now) }
         for copy in copies.dropFirst() { _ = gate.offer(copy, now: now) }
-        var batch = gate.take()
+        var batch = gate.take(now: Date())
         #expect(batch.statistics.accepted == 64)
         #expect(batch.statistics.duplicate == 63)
         #expect(batch.statistics.totalRejected == 0)
@@ -232,7 +232,7 @@ struct DuplicateTests {
         _ = gate.offer(datagram(.query(types: nil), sequence: 65), now: now)
         _ = gate.offer(copies[0], now: now)
         _ = gate.offer(copies[1], now: now)
-        batch = gate.take()
+        batch = gate.take(now: Date())
         #expect(batch.statistics[.replay] == 1 && batch.statistics.duplicate == 1, "\(batch.statistics)")
     }
 
@@ -243,7 +243,7 @@ struct DuplicateTests {
         _ = gate.offer(datagram(.query(types: nil), sequence: 3), now: now)
         _ = gate.offer(datagram(.query(types: nil), sequence: 2), now: now)
         _ = gate.offer(datagram(.query(types: nil), sequence: 2), now: now)
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.statistics.accepted == 3)
         #expect(batch.arrivals.count == 3, "the late QUERY is handed on too")
         #expect(batch.statistics[.replay] == 0)
@@ -256,7 +256,7 @@ struct DuplicateTests {
         let first = datagram(.query(types: nil), sequence: 1)
         _ = gate.offer(first, now: now)
         _ = gate.offer(ReceivedDatagram(bytes: first.bytes, source: "198.51.100.9:47788"), now: now)
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.statistics.accepted == 1)
         #expect(batch.statistics.duplicate == 1)
         #expect(batch.statistics.totalRejected == 0)
@@ -273,7 +273,7 @@ struct DuplicateTests {
             source: "192.0.2.9:47788")
         _ = gate.offer(hijack, now: now)
         _ = gate.offer(hijack, now: now)
-        let batch = gate.take()
+        let batch = gate.take(now: Date())
         #expect(batch.statistics[.notOwner] == 2)
         #expect(batch.statistics.duplicate == 0)
     }

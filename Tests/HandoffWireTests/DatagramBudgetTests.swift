@@ -21,6 +21,6 @@ struct DatagramBudgetTests {
         let datagram = try! GroupKeyCipherV2(groupKey: Fixtures.key).seal(
             header: DatagramHeaderV2(kind: .announce, senderID: Fixtures.sender, sequence: 1, nonce: Fixtures.nonce),
             plaintext: plaintext)
-        #expect(throws: RejectionReason.malformedPayload) { try DatagramCodecV2(groupKey: Fixtures.key).decode(datagram) }
+        #expect(throws: RejectionReason.malformedPayload) { try DatagramCodecV2(groupKey: Fixtures.key).decode(datagram, now: Date()) }
     }
 }

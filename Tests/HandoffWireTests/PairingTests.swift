@@ -35,8 +35,8 @@ struct PairingTests {
                     nonce: joinerNonce, clock: { statementTime }))
         }
         return (
-            PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity),
-            PairingMachine(role: .joiner, name: "bob@desk", identity: joinerIdentity))
+            PairingMachine(role: .sharer(Fixtures.key), name: "alice@laptop", identity: sharerIdentity, clock: { Date() }),
+            PairingMachine(role: .joiner, name: "bob@desk", identity: joinerIdentity, clock: { Date() }))
     }
 
     /// The bytes of every `.send` in `actions`.
@@ -175,8 +175,8 @@ struct PairingTests {
         var (s, j) = Self.machines()
         // He runs one exchange with each side.
         let his = DeviceIdentity.random()
-        var towardsSharer = PairingMachine(role: .joiner, name: "bob@desk", identity: his)
-        var towardsJoiner = PairingMachine(role: .sharer(GroupKey.random()), name: "alice@laptop", identity: his)
+        var towardsSharer = PairingMachine(role: .joiner, name: "bob@desk", identity: his, clock: { Date() })
+        var towardsJoiner = PairingMachine(role: .sharer(GroupKey.random()), name: "alice@laptop", identity: his, clock: { Date() })
         let (sharerCode, _) = Self.toCodes(&s, &towardsSharer)
         let (_, joinerCode) = Self.toCodes(&towardsJoiner, &j)
         #expect(sharerCode != joinerCode)
@@ -193,7 +193,7 @@ struct PairingTests {
         let late = s.timedOut()
         #expect(Self.failure(late) == .timedOut)
         #expect(Self.failure(j.received(Self.sent(late))) == .otherSideAborted(4))
-        var lone = PairingMachine(role: .joiner, name: "x", identity: Self.joinerIdentity)
+        var lone = PairingMachine(role: .joiner, name: "x", identity: Self.joinerIdentity, clock: { Date() })
         _ = lone.start()
         #expect(Self.failure(lone.timedOut()) == .timedOut)
     }
@@ -207,11 +207,11 @@ struct PairingTests {
         #expect(PairingFailure.anotherPairing(from: "10.0.0.5").description
             == "Not paired: another pairing is running on this network (heard from 10.0.0.5); try again when it is over.")
         #expect(PairingFailure.anotherPairing(from: nil).description == "Not paired: another pairing is running on this network; try again.")
-        var t = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
+        var t = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity, clock: { Date() })
         if case .protocolError = Self.failure(t.received(Pairing.frame(.reveal, Array(repeating: 1, count: 64)))) {} else {
             Issue.record("a REVEAL before COMMIT must abort")
         }
-        var u = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
+        var u = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity, clock: { Date() })
         if case .protocolError = Self.failure(u.received([0x42, 0x54, 0x4e, 0x31])) {} else { Issue.record("garbage must abort") }
         // Bytes split anywhere are read the same.
         var (s2, j2) = Self.machines()
@@ -250,7 +250,7 @@ struct PairingTests {
         // A joiner with another identity (all else fixed) gets another code.
         var other = PairingMachine(
             role: .joiner, name: "bob@desk", identity: DeviceIdentity.random(),
-            privateKey: Array(Self.joinerPrivate.rawRepresentation), nonce: Self.joinerNonce)
+            privateKey: Array(Self.joinerPrivate.rawRepresentation), nonce: Self.joinerNonce, clock: { Date() })
         var s2 = Self.machines().sharer
         let (c1, c2) = Self.toCodes(&s2, &other)
         #expect(c1 == c2)
@@ -313,8 +313,8 @@ struct PairingTests {
 
     @Test("Two ends with one identity (one identity.key): the joiner aborts before any code")
     func sameDevice() {
-        var s = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity)
-        var j = PairingMachine(role: .joiner, name: "b", identity: Self.sharerIdentity)
+        var s = PairingMachine(role: .sharer(Fixtures.key), name: "a", identity: Self.sharerIdentity, clock: { Date() })
+        var j = PairingMachine(role: .joiner, name: "b", identity: Self.sharerIdentity, clock: { Date() })
         let actions = j.received(Self.sent(s.received(Self.sent(j.start()))))
         #expect(Self.failure(actions) == .sameDevice)
         #expect(Self.code(actions) == nil)

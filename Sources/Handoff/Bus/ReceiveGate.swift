@@ -229,7 +229,7 @@ final class ReceiveGate: Sendable {
 
     /// Everything queued since the last call; later offers ask for a new wake-up. `now` starts
     /// a news frame.
-    func take(now: Date = Date()) -> Batch {
+    func take(now: Date) -> Batch {
         state.withLock { s in
             s.wake.taken(at: now)
             defer { s.pending = Batch() }

@@ -60,7 +60,7 @@ extension KeyCommand {
             }
         }
         let oldKey = membership.keys.current
-        let change = KeyChange(roster: roster, identity: membership.identity, keys: membership.keys, removing: removing)
+        let change = KeyChange(roster: roster, identity: membership.identity, keys: membership.keys, removing: removing, at: Date())
         let statements = change.statements.map(\.bytes)
         // A key just made by this very command was known to nobody: there is nothing to keep.
         var keys = change.keys
