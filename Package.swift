@@ -207,6 +207,8 @@ let package = Package(
             dependencies: ["HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        // The registry compiled into the programs.
+        .testTarget(name: "BatonResourcesTests", dependencies: ["BatonResources", "Handoff", "PropertyList"]),
         // The key-value store: its rules, its file, and stores kept in step on an in-memory LAN.
         // The test doubles themselves: the clock that moves only when told.
         .testTarget(name: "HandoffTestingTests", dependencies: ["HandoffTesting", "Handoff"]),
