@@ -20,6 +20,18 @@ public enum AppCommand: Equatable, Sendable {
     /// Keep `lines` as the clipboard that follows the person (the key-value store's `clipboard`),
     /// after a Ctrl-K. Nothing comes back.
     case keepClipboard([String])
+    /// Open a live stream (docs/PROTOCOL.md, section 19): to the source of the session just
+    /// continued, leading it (`activityID` nil), or to the nearby activity `activityID`,
+    /// following it. The Program sends the opener's hello; answered by `.liveOpened` or
+    /// `.liveOpenFailed`.
+    case openLive(activityID: String?, leads: Bool, mayTake: Bool)
+    /// Send `message` on the live stream `link`; answered by `.liveSent` once it went.
+    case liveSend(link: Int, LiveMessage)
+    /// End the live stream `link`.
+    case liveClose(link: Int)
+    /// This program follows now: withdraw its activity and publish nothing until it leads
+    /// again (`.startActivity`).
+    case stopPublishing
     /// Leave: the model is already quitting, so the Program's loop ends after this message,
     /// withdraws the activity and hands the terminal back.
     case quit

@@ -55,4 +55,17 @@ public enum AppMessage: Equatable, Sendable {
     /// The clipboard that follows the person is now `lines`: cut on another machine of the
     /// group, or kept from before this program started. The next Ctrl-U pastes them.
     case clipboard([String])
+    /// A live session's stream is open (docs/PROTOCOL.md, section 19): `link` numbers it;
+    /// `opener`: this program opened it (as `.openLive` asked), else another machine did.
+    case liveOpened(link: Int, peerName: String, opener: Bool)
+    /// A message came on a live stream.
+    case liveReceived(link: Int, LiveMessage)
+    /// What `.liveSend` gave the stream went out: the next change may follow.
+    case liveSent(link: Int)
+    /// A live stream ended; `problem` says why, nil for a close by the other end.
+    case liveEnded(link: Int, problem: String?)
+    /// A live stream asked for with `.openLive` could not be opened, and why.
+    case liveOpenFailed(String)
+    /// Follow the nearby activity `activityID` read-only (`baton follow`).
+    case follow(activityID: String)
 }

@@ -33,6 +33,17 @@ public struct AppModel: Equatable, Sendable {
     /// follow the person to the group's other machines (`AppCommand.keepClipboard`,
     /// `AppMessage.clipboard`).
     public var clipboard: [String] = []
+    /// The live session this program leads or follows, if any.
+    public var live: LiveRole?
+    /// A live stream asked for with `.openLive` and not open yet: whether this program leads it.
+    var liveIntent: LiveIntent?
+    /// Streams another machine opened, waiting for its hello: the peer's name by link.
+    var liveWaiting: [Int: String] = [:]
+
+    struct LiveIntent: Equatable, Sendable {
+        var leads: Bool
+        var mayTake: Bool
+    }
 
     /// A model showing `session` at `size`, with nothing nearby and nothing open.
     public init(session: Session, size: TerminalSize, status: StatusInfo, now: Date) {

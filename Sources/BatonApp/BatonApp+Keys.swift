@@ -15,6 +15,9 @@ extension BatonApp {
         default:
             break
         }
+        if let following = model.live?.following {
+            return handleFollowingKey(key, following, &model)
+        }
         switch model.session {
         case .counter(var state):
             let commands = handleCounterKey(key, &state, &model)
@@ -30,7 +33,8 @@ extension BatonApp {
 
     /// Ctrl-Q (or Ctrl-X, as in nano): quits at once, or asks first when the editor has unsaved changes.
     static func requestQuit(_ model: inout AppModel) -> [AppCommand] {
-        if case .editor(let state) = model.session, state.isDirty {
+        // A follower's text is the leader's, kept there: nothing of it is lost here.
+        if case .editor(let state) = model.session, state.isDirty, model.live?.following == nil {
             model.overlay = .confirm(.quitWithUnsavedChanges)
             return []
         }
@@ -41,6 +45,25 @@ extension BatonApp {
     static func quit(_ model: inout AppModel) -> [AppCommand] {
         model.overlay = nil
         model.isQuitting = true
-        return [.quit]
+        return endLive(&model) + [.quit]
+    }
+
+    /// Ends the live session this program takes part in: the streams close (a leader's
+    /// followers were sent everything first: the Program sends in order).
+    static func endLive(_ model: inout AppModel) -> [AppCommand] {
+        defer {
+            model.live = nil
+            model.liveIntent = nil
+        }
+        switch model.live {
+        case .following(let following): return [.liveClose(link: following.link)]
+        case .leading(let followers):
+            return followers.flatMap { follower -> [AppCommand] in
+                var follower = follower
+                let last = nextMessage(for: &follower, model.session).map { AppCommand.liveSend(link: follower.link, $0) }
+                return (last.map { [$0] } ?? []) + [.liveClose(link: follower.link)]
+            }
+        case nil: return []
+        }
     }
 }

@@ -61,6 +61,10 @@ extension BatonApp {
         case .enter:
             guard items.indices.contains(index) else { return [] }
             return choose(items[index], &model)
+        case .character("f"), .character("F"):
+            guard items.indices.contains(index) else { return [] }
+            model.overlay = nil
+            return startFollowing(activityID: items[index].id, &model)
         case .escape, .character("q"), .character("Q"), .control("n"), .control("c"):
             model.overlay = nil
         case .control("q"):

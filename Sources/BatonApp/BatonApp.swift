@@ -37,7 +37,7 @@ public enum BatonApp {
                 state.history.tick(date)
                 model.session = .editor(state)
             }
-            commands = []
+            commands = liveTick(&model)
         case .nearbyChanged(let items):
             replaceNearby(with: items, &model)
             commands = []
@@ -58,6 +58,8 @@ public enum BatonApp {
             model.show("Continued on \(PeerText.visible(peerName))")
             commands = []
         case .continued(let session, let peerName):
+            // A live session this program took part in ends here: another one begins.
+            let ending = endLive(&model)
             model.session = session
             model.overlay = nil
             model.pendingSave = nil
@@ -66,7 +68,9 @@ public enum BatonApp {
             let place = model.session.editorState.map { $0.savePath.map { " — Ctrl-S saves to \($0)" } ?? " — Ctrl-S asks for a name" } ?? ""
             model.show("Continued from \(PeerText.visible(peerName))" + place)
             mayPublish = false  // a new activity, not a new revision of the replaced session's
-            commands = [.startActivity]
+            // The source keeps a live session going when it can: it follows, and may take it back.
+            model.liveIntent = AppModel.LiveIntent(leads: true, mayTake: true)
+            commands = ending + [.startActivity, .openLive(activityID: nil, leads: true, mayTake: true)]
             // Typed while a save of the replaced session was awaited: it goes to the new one,
             // whose `.startActivity` publishes it as it is after these keys.
             commands += takeHeldInput(&model)
@@ -106,11 +110,27 @@ public enum BatonApp {
                 model.session = .editor(state)
             }
             commands = []
+        case .liveOpened(let link, let peerName, let opener):
+            commands = liveOpened(link: link, peerName: peerName, opener: opener, &model)
+        case .liveReceived(let link, let live):
+            commands = liveReceived(link: link, live, &model)
+        case .liveSent(let link):
+            commands = liveSent(link: link, &model)
+        case .liveEnded(let link, let problem):
+            commands = liveEnded(link: link, problem: problem, &model)
+        case .liveOpenFailed(let reason):
+            commands = liveOpenFailed(reason, &model)
+        case .follow(let activityID):
+            commands = startFollowing(activityID: activityID, &model)
         }
         model.keepCursorVisible()
-        if mayPublish, !model.isQuitting, let before, model.handoffOff == nil, PublishedState(model.session) != before {
+        // A follower shows another's session: it publishes nothing of it.
+        if case .following = model.live { mayPublish = false }
+        let changed = before.map { PublishedState(model.session) != $0 } ?? false
+        if mayPublish, !model.isQuitting, model.handoffOff == nil, changed {
             commands.insert(.publish, at: 0)
         }
+        if case .leading = model.live, !model.isQuitting { commands += gatherLiveChanges(publishedChanged: changed, &model) }
         return commands
     }
 

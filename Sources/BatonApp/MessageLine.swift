@@ -63,6 +63,12 @@ enum MessageLine {
             frame.putTruncated(notice.text, x: compact ? 1 : 0, y: row, width: width - (compact ? 1 : 0), style: style)
             return nil
         }
+        if let following = model.live?.following {
+            // Whose session this is, and how to take it back: the line stays while following.
+            let style = following.linkProblem == nil ? Style(bold: true) : Style(bold: true, foreground: .red)
+            frame.putTruncated(following.line(takeKey: BatonApp.takeKey(model.session)), x: 0, y: row, width: width, style: style)
+            return nil
+        }
         if let reason = model.handoffOff {
             // The reason says it: "big.log is 40 MB; Baton hands off files up to 16 MB".
             frame.putTruncated("⚠ \(reason)", x: 0, y: row, width: width, style: Style(foreground: .red))

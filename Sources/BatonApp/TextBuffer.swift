@@ -22,6 +22,8 @@ public struct TextBuffer: Equatable, Sendable {
     public private(set) var version: UInt64 = TextBuffer.nextVersion()
     /// Where the cursor is; always inside the text.
     public private(set) var cursor: TextPosition
+    /// The lines edits changed since the buffer was made or `takeLineChanges()` last asked.
+    public private(set) var lineChanges: LineChanges
     /// The display column vertical moves aim for; reset by any horizontal move or edit.
     private var goalColumn: Int?
 
@@ -34,7 +36,13 @@ public struct TextBuffer: Equatable, Sendable {
         versions.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    /// Equal text, cursor and goal column; the version is left out.
+    /// The lines changed since the last call (or since the buffer was made), and a fresh start.
+    public mutating func takeLineChanges() -> LineChanges {
+        defer { lineChanges = LineChanges(lineCount: rope.lineCount) }
+        return lineChanges
+    }
+
+    /// Equal text, cursor and goal column; the version and the line changes are left out.
     public static func == (a: TextBuffer, b: TextBuffer) -> Bool {
         a.cursor == b.cursor && a.goalColumn == b.goalColumn && (a.version == b.version || a.rope == b.rope)
     }
@@ -42,6 +50,7 @@ public struct TextBuffer: Equatable, Sendable {
     /// A buffer holding `text` (split at `\n`), the cursor clamped into it.
     public init(text: String = "", cursor: TextPosition = TextPosition(line: 0, column: 0)) {
         rope = TextRope(text)
+        lineChanges = LineChanges(lineCount: rope.lineCount)
         textCache.keep(text, for: version)
         self.cursor = TextPosition(line: 0, column: 0)
         move(to: cursor)
@@ -51,6 +60,7 @@ public struct TextBuffer: Equatable, Sendable {
     /// on, with a checkpoint every `checkpointSpacing` characters (tests make both small).
     init(text: String, cursor: TextPosition = TextPosition(line: 0, column: 0), longLineBytes: Int, checkpointSpacing: Int) {
         rope = TextRope(text, longLineBytes: longLineBytes, checkpointSpacing: checkpointSpacing)
+        lineChanges = LineChanges(lineCount: rope.lineCount)
         textCache.keep(text, for: version)
         self.cursor = TextPosition(line: 0, column: 0)
         move(to: cursor)
@@ -129,6 +139,7 @@ public struct TextBuffer: Equatable, Sendable {
             return ""
         }
         let (removed, end) = rope.replace(from: from, to: to, with: text)
+        lineChanges.record(line: from.line, removed: to.line - from.line + 1, inserted: end.line - from.line + 1)
         cursor = end
         return removed
     }

@@ -43,6 +43,12 @@ extension Program {
             } catch {
                 inbox.yield(.fileSaveFailed(error.description))
             }
+        case .openLive, .liveSend, .liveClose:
+            performLive(command)
+        case .stopPublishing:
+            // This program follows another's session now: its activity is withdrawn.
+            activity?.invalidate()
+            activity = nil
         case .quit:
             // The model is quitting (update saw to that) and the loop ends after this message;
             // what is left is to say in the log what stays unsaved.

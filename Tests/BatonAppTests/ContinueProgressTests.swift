@@ -203,7 +203,7 @@ struct ContinueProgressTests {
         var model = Self.continuing()
         model.send(Self.progress(16 * Self.mib, of: 16 * Self.mib, after: 900))
         let restored = Session.editor(EditorState(text: "big", filePath: nil, fileName: "big.log"))
-        #expect(model.send(.continued(restored, from: "alice@laptop")) == [.startActivity])
+        #expect(model.send(.continued(restored, from: "alice@laptop")) == [.startActivity, .openLive(activityID: nil, leads: true, mayTake: true)])
         #expect(model.overlay == nil)
         #expect(model.session == restored)
         #expect(model.notice?.text == "Continued from alice@laptop — Ctrl-S saves to big.log")

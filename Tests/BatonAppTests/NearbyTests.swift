@@ -83,7 +83,8 @@ struct NearbyTests {
     func continued() {
         var model = Fixtures.editor("old text", isDirty: true)
         let commands = model.send(.continued(.counter(CounterState(count: 5)), from: "bob@desk"))
-        #expect(commands == [.startActivity])
+        // A new activity, then the live session with the source, when the source offers one.
+        #expect(commands == [.startActivity, .openLive(activityID: nil, leads: true, mayTake: true)])
         #expect(model.session == .counter(CounterState(count: 5)))
         #expect(model.notice?.text == "Continued from bob@desk")
     }

@@ -1,0 +1,301 @@
+import Foundation
+import Handoff
+import PropertyList
+import TerminalUI
+import Testing
+@testable import BatonApp
+
+/// Two (or three) app models joined by live streams as the Program joins them: each `.liveSend`
+/// goes through the message's bytes to the other model, acknowledged with `.liveSent` only when
+/// the test says, so a slow follower can be played.
+@MainActor
+final class LiveWire {
+    struct End {
+        var model: AppModel
+        /// Messages sent and not yet delivered, per link.
+        var outbox: [(link: Int, bytes: [UInt8])] = []
+        var closed: Set<Int> = []
+        var stoppedPublishing = 0
+        var startedActivity = 0
+    }
+
+    var ends: [String: End] = [:]
+    /// Which end and link each end's link reaches.
+    var peers: [String: [Int: (end: String, link: Int)]] = [:]
+
+    init(_ models: [String: AppModel]) {
+        ends = models.mapValues { End(model: $0) }
+    }
+
+    subscript(name: String) -> AppModel { ends[name]!.model }
+
+    /// Joins `a`'s link `la` and `b`'s link `lb`: `a` opened it (its `.openLive` was answered),
+    /// and the Program sent `hello` first.
+    func join(_ a: String, _ la: Int, to b: String, _ lb: Int, hello: LiveMessage) {
+        peers[a, default: [:]][la] = (b, lb)
+        peers[b, default: [:]][lb] = (a, la)
+        apply(a, .liveOpened(link: la, peerName: b, opener: true))
+        apply(b, .liveOpened(link: lb, peerName: a, opener: false))
+        apply(b, .liveReceived(link: lb, hello))
+    }
+
+    /// Sends `message` to `name` and carries out the commands it answers.
+    @discardableResult
+    func apply(_ name: String, _ message: AppMessage) -> [AppCommand] {
+        let commands = BatonApp.update(&ends[name]!.model, message)
+        for command in commands {
+            switch command {
+            case .liveSend(let link, let live): ends[name]!.outbox.append((link, live.bytes))
+            case .liveClose(let link): ends[name]!.closed.insert(link)
+            case .stopPublishing: ends[name]!.stoppedPublishing += 1
+            case .startActivity: ends[name]!.startedActivity += 1
+            default: break
+            }
+        }
+        return commands
+    }
+
+    /// Delivers everything `name` sent (read back from bytes), acknowledging each send.
+    func deliver(from name: String) throws {
+        while !ends[name]!.outbox.isEmpty { try deliverOne(from: name) }
+    }
+
+    /// Delivers the oldest message `name` sent, and acknowledges it.
+    func deliverOne(from name: String) throws {
+        let (link, bytes) = ends[name]!.outbox.removeFirst()
+        let target = try #require(peers[name]?[link])
+        let message = try LiveMessage(bytes: bytes)
+        apply(name, .liveSent(link: link))
+        if !ends[target.end]!.closed.contains(target.link) { apply(target.end, .liveReceived(link: target.link, message)) }
+    }
+
+    /// Delivers until nobody has anything to send.
+    func settle() throws {
+        for _ in 0..<50 {
+            let busy = ends.keys.sorted().filter { !ends[$0]!.outbox.isEmpty }
+            if busy.isEmpty { return }
+            for name in busy { try deliver(from: name) }
+        }
+        Issue.record("the wire did not settle")
+    }
+
+    func type(_ name: String, _ text: String) {
+        for character in text { apply(name, .key(.character(character))) }
+    }
+}
+
+@MainActor
+@Suite("Live sessions: the leader sends what changed, the follower shows it, the baton goes back")
+struct LiveSessionTests {
+    static let helloFromContinuer = LiveMessage.hello(leads: true, activityID: "bob-activity", mayTake: true)
+
+    /// Alice's editor was continued by Bob: Bob leads, Alice follows.
+    func continued(_ text: String = "one\ntwo\nthree") throws -> LiveWire {
+        var alice = Fixtures.editor(text, fileName: "notes.txt")
+        alice.send(.continuedElsewhere(peerName: "bob@desk"))
+        var bob = Fixtures.editor()
+        let session = try #require(Session(activityType: "dev.baton.editing", userInfo: alice.session.userInfo, from: "alice@laptop"))
+        let commands = bob.send(.continued(session, from: "alice@laptop"))
+        #expect(commands.contains(.openLive(activityID: nil, leads: true, mayTake: true)))
+        let wire = LiveWire(["alice": alice, "bob": bob])
+        wire.join("bob", 1, to: "alice", 7, hello: Self.helloFromContinuer)
+        try wire.settle()
+        return wire
+    }
+
+    @Test("The source follows the one who continued: what Bob types shows on Alice's screen, and Alice publishes nothing")
+    func sourceFollows() throws {
+        let wire = try continued()
+        #expect(wire.ends["alice"]!.stoppedPublishing == 1)
+        #expect(wire["alice"].live?.following?.peerName == "bob")
+        #expect(wire["bob"].live?.followers.map(\.peerName) == ["alice"])
+        wire.apply("bob", .key(.down))
+        wire.type("bob", "2: ")
+        try wire.settle()
+        #expect(wire["alice"].editorState.buffer.text == "one\n2: two\nthree")
+        #expect(wire["alice"].editorState.buffer.cursor == TextPosition(line: 1, column: 3))
+        let commands = wire.apply("alice", .key(.character("x")))
+        #expect(!commands.contains(.publish))
+        #expect(wire["alice"].editorState.buffer.text == "one\n2: two\nthree", "a follower never types")
+        let (frame, _) = BatonApp.view(wire["alice"])
+        #expect(frame.lines().contains { $0.hasPrefix("Following bob — read-only") })
+        #expect(wire["alice"].live?.following?.line(takeKey: "Ctrl-T") == "Following bob — read-only · Ctrl-T takes the baton back")
+    }
+
+    @Test("A slow follower is sent the newest lines, once it took the last message: never a backlog")
+    func slowFollowerGetsNewest() throws {
+        let wire = try continued()
+        wire.type("bob", "a")
+        #expect(wire.ends["bob"]!.outbox.count == 1)
+        wire.type("bob", "bcdefghij")
+        #expect(wire.ends["bob"]!.outbox.count == 1, "nothing more until the first went")
+        try wire.deliverOne(from: "bob")  // the first, acknowledged: the rest goes as one change
+        #expect(wire.ends["bob"]!.outbox.count == 1)
+        try wire.settle()
+        #expect(wire["alice"].editorState.buffer.text == "abcdefghijone\ntwo\nthree")
+    }
+
+    @Test("Ctrl-T takes the baton back: the newest text, cursor and undo history, and Bob follows Alice")
+    func takeBack() throws {
+        let wire = try continued()
+        wire.apply("bob", .key(.end))
+        wire.type("bob", "!")
+        try wire.settle()
+        wire.apply("alice", .key(.control("t")))
+        try wire.settle()
+        #expect(wire["alice"].live?.followers.map(\.peerName) == ["bob"])
+        #expect(wire["bob"].live?.following?.peerName == "alice")
+        #expect(wire.ends["alice"]!.startedActivity == 1)
+        #expect(wire.ends["bob"]!.stoppedPublishing == 1)
+        #expect(wire["alice"].editorState.buffer.text == "one!\ntwo\nthree")
+        #expect(wire["alice"].editorState.buffer.cursor == TextPosition(line: 0, column: 4))
+        // Alice types; Bob follows; Ctrl-Z on Alice undoes what Bob typed before the take.
+        wire.type("alice", "?")
+        try wire.settle()
+        #expect(wire["bob"].editorState.buffer.text == "one!?\ntwo\nthree")
+        wire.apply("alice", .key(.control("z")))
+        wire.apply("alice", .key(.control("z")))
+        try wire.settle()
+        #expect(wire["alice"].editorState.buffer.text == "one\ntwo\nthree")
+        #expect(wire["bob"].editorState.buffer.text == "one\ntwo\nthree")
+    }
+
+    @Test("A third machine follows read-only; when the baton moves, it is told where and its stream ends")
+    func thirdFollower() throws {
+        let wire = try continued()
+        wire.ends["carol"] = LiveWire.End(model: Fixtures.editor())
+        #expect(wire.apply("carol", .follow(activityID: "bob-activity")).contains(.openLive(activityID: "bob-activity", leads: false, mayTake: false)))
+        wire.join("carol", 3, to: "bob", 2, hello: .hello(leads: false, activityID: nil, mayTake: false))
+        try wire.settle()
+        #expect(wire["carol"].editorState.buffer.text == "one\ntwo\nthree")
+        wire.type("bob", "x")
+        try wire.settle()
+        #expect(wire["carol"].editorState.buffer.text == "xone\ntwo\nthree")
+        wire.apply("carol", .key(.control("t")))
+        #expect(wire.ends["carol"]!.outbox.isEmpty, "a read-only follower cannot take")
+        wire.apply("alice", .key(.control("t")))
+        try wire.settle()
+        #expect(wire["carol"].live?.following?.linkProblem == "the session moved to alice")
+        #expect(wire.ends["carol"]!.closed.contains(3))
+    }
+
+    @Test("A counter follows and is taken back with t")
+    func counter() throws {
+        var alice = Fixtures.counter(4)
+        alice.send(.continuedElsewhere(peerName: "bob@desk"))
+        var bob = Fixtures.counter(0)
+        bob.send(.continued(.counter(CounterState(count: 4)), from: "alice@laptop"))
+        let wire = LiveWire(["alice": alice, "bob": bob])
+        wire.join("bob", 1, to: "alice", 7, hello: Self.helloFromContinuer)
+        wire.type("bob", "++")
+        try wire.settle()
+        #expect(wire["alice"].session.counterState?.count == 6)
+        wire.apply("alice", .key(.character("+")))
+        #expect(wire["alice"].session.counterState?.count == 6)
+        wire.apply("alice", .key(.character("t")))
+        try wire.settle()
+        wire.type("alice", "+")
+        try wire.settle()
+        #expect(wire["bob"].session.counterState?.count == 7)
+    }
+
+    @Test("A follower whose link drops says so and opens it again after 1 s, 2 s, 4 s; the next state clears it")
+    func linkLost() throws {
+        let wire = try continued()
+        wire.apply("alice", .liveEnded(link: 7, problem: "connection reset"))
+        #expect(wire["alice"].live?.following?.linkProblem == "connection reset")
+        #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(0.5))).isEmpty)
+        #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(1))) == [.openLive(activityID: "bob-activity", leads: false, mayTake: true)])
+        wire.apply("alice", .liveOpenFailed("unreachable"))
+        #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(2))).isEmpty)
+        #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(3))).count == 1)
+        // It opens: Bob takes it as a new follower and sends the whole state.
+        wire.type("bob", "z")
+        wire.join("alice", 9, to: "bob", 4, hello: .hello(leads: false, activityID: nil, mayTake: true))
+        try wire.settle()
+        #expect(wire["alice"].live?.following?.linkProblem == nil)
+        #expect(wire["alice"].editorState.buffer.text == "zone\ntwo\nthree")
+        wire.apply("alice", .key(.control("t")))
+        try wire.settle()
+        #expect(wire["alice"].live?.followers.map(\.peerName) == ["bob"])
+    }
+
+    @Test("A leader that quits sends what it owes before closing")
+    func quitFlushes() throws {
+        let wire = try continued()
+        wire.type("bob", "a")
+        wire.type("bob", "b")  // gathered behind the first
+        wire.apply("bob", .key(.control("q")))
+        wire.apply("bob", .key(.character("n")))  // quit without saving
+        try wire.settle()
+        #expect(wire["alice"].editorState.buffer.text == "abone\ntwo\nthree")
+        #expect(wire.ends["bob"]!.closed.contains(1))
+    }
+}
+
+@Suite("Live messages and line changes")
+struct LiveMessageTests {
+    @Test("Every kind reads back as written")
+    func roundTrip() throws {
+        let messages: [LiveMessage] = [
+            .hello(leads: true, activityID: "A", mayTake: true), .hello(leads: false, activityID: nil, mayTake: false),
+            .state(revision: 3, activityType: "dev.baton.counter", userInfo: ["count": 5]),
+            .change(revision: 4, base: 3, start: 1, removed: 2, lines: ["x", "", "Grüße 👋"], lineCount: 9, cursor: TextPosition(line: 2, column: 1)),
+            .take, .given(revision: 4, cursor: TextPosition(line: 0, column: 0), undoHistory: ["steps": []]), .resync,
+            .moved(peerName: "alice"),
+        ]
+        for message in messages { #expect(try LiveMessage(bytes: message.bytes) == message) }
+        #expect(messages.count == 8)
+    }
+
+    @Test("Hostile bytes are an error, never a crash")
+    func hostile() {
+        var random = SplitMix64(seed: 7)
+        let good = LiveMessage.change(revision: 1, base: 0, start: 0, removed: 1, lines: ["a"], lineCount: 1, cursor: .init(line: 0, column: 0)).bytes
+        var refused = 0
+        for round in 0..<2_000 {
+            var bytes = good
+            if round % 2 == 0 {
+                bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+            } else {
+                bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+            }
+            if (try? LiveMessage(bytes: bytes)) == nil { refused += 1 }
+        }
+        #expect(refused > 1_000)
+        #expect(throws: LiveMessage.ReadError.malformed("no known kind")) {
+            try LiveMessage(bytes: BinaryPropertyListWriter().write(["kind": "other"]))
+        }
+        #expect(throws: LiveMessage.ReadError.malformed("a line that is not one line")) {
+            try LiveMessage(bytes: BinaryPropertyListWriter().write([
+                "kind": "change", "revision": 1, "base": 0, "start": 0, "removed": 1, "lines": ["a\nb"], "lineCount": 2,
+                "cursorLine": 0, "cursorColumn": 0,
+            ]))
+        }
+    }
+
+    @Test("Random edits, gathered as line changes and replayed as lines, leave the follower's text the leader's", arguments: [1, 2, 3])
+    func replay(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var leader = TextBuffer(text: "alpha\nbeta\ngamma\ndelta")
+        var follower = leader
+        for round in 0..<400 {
+            let line = Int(random.next() % UInt64(leader.lineCount))
+            leader.move(to: TextPosition(line: line, column: Int(random.next() % 4)))
+            switch random.next() % 5 {
+            case 0: leader.insert("\n")
+            case 1: leader.backspace()
+            case 2: leader.deleteForward()
+            case 3: leader.insert("x\ny\nz")
+            default: leader.insert("é")
+            }
+            if round % 7 == 0 || round == 399 {
+                let changes = leader.takeLineChanges()
+                let range = changes.replaced
+                let fitted = follower.replaceLines(from: range.start, removed: range.removed, with: leader.lines(from: range.start, count: range.inserted))
+                #expect(fitted)
+                #expect(follower.text == leader.text, "round \(round)")
+            }
+        }
+    }
+}
