@@ -180,3 +180,24 @@ public final class ContinuationStream: Sendable {
         }
     }
 }
+
+/// The continuation streams a center accepted, held weakly, for the limit on streams at once.
+final class ContinuationStreamTally: Sendable {
+    private final class Weak: Sendable {
+        weak let stream: ContinuationStream?
+        init(_ stream: ContinuationStream) { self.stream = stream }
+    }
+    private let streams = Mutex<[Weak]>([])
+
+    func add(_ stream: ContinuationStream) {
+        streams.withLock { $0.append(Weak(stream)) }
+    }
+
+    /// Streams not ended yet.
+    var count: Int {
+        streams.withLock { streams in
+            streams.removeAll { weak in weak.stream.map { $0.core.withLock { $0.machine.ending != nil } } ?? true }
+            return streams.count
+        }
+    }
+}
