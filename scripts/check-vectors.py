@@ -11,7 +11,9 @@ its clock and its writer's seed, recomputes the 16 bucket digests from the entri
 entries, their values and `took` back from the plaintext. For the state stream (stream.json) it rebuilds both
 devices from their seeds, checks the hellos' layout, verifies both Ed25519 signatures and re-makes
 them byte for byte, computes the X25519 secret from both ends and derives the two keys, re-seals
-every frame and reads its fields, and hashes the state. For pairing (pair.json) it rebuilds the identities, every frame,
+every frame and reads its fields, and hashes the state; for a continuation stream
+(continuation.json) it opens and re-seals every frame with stream.json's keys, checks each type's body and
+limits, and joins the MESSAGE frames back into the message. For pairing (pair.json) it rebuilds the identities, every frame,
 the code, the keys and both Ed25519 signatures, the introductions the sharer sends in STATEMENT
 frames before KEY (signatures and fields) and the joiner's, and checks the page's identity check values.
 Exits non-zero on any mismatch.
@@ -417,15 +419,60 @@ def check_pair(v: dict) -> list:
     if sealed(joiner_key, 1, b"\x03") != h("stored"): problems.append("stored")
     return problems
 
+def check_continuation(v: dict, stream: dict) -> list:
+    """docs/PROTOCOL.md section 10, "Continuation streams": the frames after the handshake, on a
+    connection with stream.json's inputs (its keys, which stream.json's own check derives)."""
+    problems = []
+    for field in ("groupKey", "clientKey", "serverKey"):
+        if v[field] != stream[field]: problems.append(f"{field} is not stream.json's")
+    keys = {"client": bytes.fromhex(v["clientKey"]), "server": bytes.fromhex(v["serverKey"])}
+    counters = {"client": 0, "server": 0}
+    joined, messages, refusal = b"", [], None
+    window = 1 << 20
+    for f in v["frames"]:
+        name, frame, plaintext, direction = f["name"], bytes.fromhex(f["frame"]), bytes.fromhex(f["plaintext"]), f["direction"]
+        length = struct.unpack(">I", frame[:4])[0]
+        if length != len(frame) - 4 or not 17 <= length <= 65552: problems.append(f"{name} length")
+        nonce = bytes(4) + struct.pack(">Q", f["counter"])
+        aead = ChaCha20Poly1305(keys[direction])
+        if aead.decrypt(nonce, frame[4:], frame[:4]) != plaintext: problems.append(f"{name} plaintext")
+        if frame[:4] + aead.encrypt(nonce, plaintext, frame[:4]) != frame: problems.append(f"{name} re-sealed bytes")
+        kind, body = plaintext[0], plaintext[1:]
+        if name == "ERROR":
+            # The other answer to the OPEN: the server's first frame, code 03 (not held).
+            if (direction, f["counter"], kind) != ("server", 0, 4) or body[0] != 3 or len(body) > 201: problems.append("ERROR fields")
+            body[1:].decode("utf-8")
+            continue
+        if f["counter"] != counters[direction]: problems.append(f"{name} counter")
+        counters[direction] += 1
+        expected = {"OPEN": 5, "ACCEPT": 6, "MESSAGE": 7, "CREDIT": 8, "KEEPALIVE": 9, "CLOSE": 10}[name]
+        if kind != expected: problems.append(f"{name} type")
+        if name == "OPEN" and (direction != "client" or body.decode("utf-8") != v["activityID"]): problems.append("OPEN fields")
+        if name == "ACCEPT" and (direction != "server" or body): problems.append("ACCEPT fields")
+        if name in ("KEEPALIVE", "CLOSE") and body: problems.append(f"{name} body")
+        if name == "CREDIT" and (len(body) != 4 or not 1 <= struct.unpack(">I", body)[0] <= window): problems.append("CREDIT fields")
+        if name == "MESSAGE":
+            if body[0] not in (0, 1) or len(body) - 1 > 65534: problems.append("MESSAGE fields")
+            joined += body[1:]
+            if body[0] == 0:
+                messages.append(joined)
+                joined = b""
+    if messages[:1] != [bytes.fromhex(v["message"])] or messages[1:] != [b""]: problems.append("messages")
+    if counters != {"client": 5, "server": 4}: problems.append("frame counts")
+    return problems
+
 def main() -> int:
     folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffWireTests/Vectors/golden"
     files = sorted(folder.glob("*.json"))
     failures = 0
     for path in files:
         v = json.loads(path.read_text())
-        if path.name in ("stream.json", "pair.json"):
+        if path.name in ("stream.json", "pair.json", "continuation.json"):
             try:
-                problems = (check_stream if path.name == "stream.json" else check_pair)(v)
+                if path.name == "continuation.json":
+                    problems = check_continuation(v, json.loads((folder / "stream.json").read_text()))
+                else:
+                    problems = (check_stream if path.name == "stream.json" else check_pair)(v)
             except Exception as error:  # a frame that does not open, a state that does not parse
                 problems = [f"{type(error).__name__} {error}".strip()]
             print(f"{path.name}: {'ok' if not problems else 'FAILED: ' + ', '.join(problems)}")

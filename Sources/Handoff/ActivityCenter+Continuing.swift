@@ -21,7 +21,9 @@ extension ActivityCenter {
             applicationDelegate?.didFailToContinue(activityType: record.activityType, error: error)
             throw error
         }
-        return try restore(record)
+        let activity = try restore(record)
+        activity.continuedFrom = nearby
+        return activity
     }
 
     /// Hands a checked, whole record to the application delegate's responders, then tells the
@@ -66,7 +68,9 @@ extension ActivityCenter {
             applicationDelegate?.didFailToContinue(activityType: nearby.record.activityType, error: error)
             throw error
         }
-        return try restore(record)
+        let activity = try restore(record)
+        activity.continuedFrom = nearby
+        return activity
     }
 
     /// What is checked before anything is fetched or restored: the app takes the type, and the

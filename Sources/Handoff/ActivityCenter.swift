@@ -75,6 +75,9 @@ public final class ActivityCenter {
     private var nextFindID: HandoffCore.FindID = 0
     /// Our recent activities by id, so a CONTINUED for one that is no longer current still reaches its delegate.
     private var recentActivities: [(id: String, activity: WeakActivity)] = []
+    func recentActivity(withID id: String) -> UserActivity? { recentActivities.first { $0.id == id }?.activity.value }
+    /// The continuation streams this program accepted that are still open.
+    let openStreams = ContinuationStreamTally()
     /// The core's actions not carried out yet, in the order it returned them (see `perform`).
     private var pendingActions: [HandoffCore.Action] = []
     private var isPerforming = false
@@ -109,6 +112,7 @@ public final class ActivityCenter {
         store = StoreService(bus: bus)
         core = HandoffCore(configuration: configuration, registry: registry)
         core.streamPort = stateStream?.port
+        openContinuationDoor()
         bus.register(self)
         bus.register(devices)
         bus.register(store)
@@ -229,7 +233,7 @@ public final class ActivityCenter {
         case .nearbyChanged:
             emit(.nearbyChanged)
         case .continued(let id, let peer):
-            guard let activity = recentActivities.first(where: { $0.id == id })?.activity.value else { return }
+            guard let activity = recentActivity(withID: id) else { return }
             activity.delegate?.userActivityWasContinued(activity, by: peer)
             emit(.continued(activityID: id, by: peer))
         case .found(let id, let result):

@@ -37,6 +37,8 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(type: String?, peer: String?, waited: Duration, endpoint: String)
     /// The application delegate declined to continue the activity.
     case declined(type: String)
+    /// A continuation stream to or from `peer` could not be opened, or failed.
+    case continuationStream(peer: String, ContinuationStreamFailure)
 
     public var description: String { PeerText.visible(sentence) }
 
@@ -76,6 +78,8 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
             return "No continuable \(what)\(from) was heard on \(endpoint) within \(Self.seconds(waited))."
         case .declined(let type):
             return "The application declined to continue the \(type) activity."
+        case .continuationStream(let peer, let failure):
+            return "No continuation stream with \(peer): \(failure)."
         }
     }
 

@@ -1,10 +1,12 @@
+import HandoffWire
+
 /// One byte stream to a source: the seam between the state-stream client and the network.
 ///
 /// `TCPStreamDialer` (in `HandoffMulticast`) makes them over TCP, `InMemoryStreams` (in
 /// `HandoffTesting`) in memory. A call waiting in `read` or `write` must return promptly,
 /// throwing, when its task is cancelled or the connection is closed: the fetcher races every
 /// wait against its clock and cancels the loser.
-public protocol StreamConnection: Sendable {
+public protocol StreamConnection: StreamPipe {
     /// Writes all of `bytes`, returning once the connection has taken them.
     func write(_ bytes: [UInt8]) async throws
     /// The next bytes that arrived, as many as are ready (at least one), or nil at the end of the stream.

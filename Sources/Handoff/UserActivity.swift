@@ -29,6 +29,12 @@ public final class UserActivity {
     public var keywords: Set<String> = [] { didSet { markChanged() } }
     /// Not continuable after this time.
     public var expirationDate: Date? { didSet { markChanged() } }
+    /// Whether a listed device may open a continuation stream to this activity while this
+    /// program holds it (`ActivityCenter.openContinuationStream`); the delegate's
+    /// `userActivity(_:didReceive:)` gets the other end. Published as `continuationPort`.
+    public var supportsContinuationStreams = false { didSet { markChanged() } }
+    /// Where a continued activity came from: what `continuationStream()` opens to.
+    var continuedFrom: NearbyActivity?
     /// Whether peers see it; when false it is saved locally but not published.
     public var isEligibleForHandoff = true { didSet { center?.eligibilityChanged(self) } }
     /// Where to continue when no app can: http or https only (`setWebpageURL`).
@@ -112,12 +118,15 @@ public final class UserActivity {
 
     /// The record as it would be published now (no hooks run).
     public func record(peer: PeerInfo) -> ActivityRecord {
-        ActivityRecord(
+        var record = ActivityRecord(
             activityID: activityID, activityType: activityType, revision: revision, savedAt: savedAt ?? (center?.clock ?? SystemClock()).date,
             userInfo: userInfo, title: title,
             requiredUserInfoKeys: requiredUserInfoKeys.isEmpty ? nil : requiredUserInfoKeys.sorted(),
             webpageURL: webpageURL?.absoluteString, keywords: keywords.isEmpty ? nil : keywords.sorted(),
             expiresAt: expirationDate, peer: peer)
+        // Offered only where a stream can reach this program: through its state stream's port.
+        if supportsContinuationStreams { record.continuationPort = center?.stateStream?.port }
+        return record
     }
 
     private func markChanged() {

@@ -6,11 +6,15 @@ public protocol UserActivityDelegate: AnyObject {
     func userActivityWillSave(_ activity: UserActivity)
     /// Another peer continued this activity.
     func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo)
+    /// A listed device opened a continuation stream to this activity, which this program still
+    /// holds and which supports streams; `stream` is this end of it.
+    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream)
 }
 
 extension UserActivityDelegate {
     public func userActivityWillSave(_ activity: UserActivity) {}
     public func userActivityWasContinued(_ activity: UserActivity, by peer: PeerInfo) {}
+    public func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {}
 }
 
 /// The object that owns an activity's state: it writes it before a save and restores it on continue.

@@ -22,11 +22,15 @@ final class StateServerHandler: ChannelInboundHandler {
     private var closing = false
     private var pumping = false
     private var pumpAgain = false
+    /// Where an OPEN is handed, and, once it was, the connection as the continuation stream's pipe.
+    private let door: ContinuationDoor
+    private var pipe: TCPStreamConnection?
 
-    init(machine: StateServerConnection, limits: TCPStateServer.Limits, events: TCPStateServer.Events) {
+    init(machine: StateServerConnection, limits: TCPStateServer.Limits, events: TCPStateServer.Events, door: ContinuationDoor) {
         self.machine = machine
         self.limits = limits
         self.events = events
+        self.door = door
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -44,18 +48,23 @@ final class StateServerHandler: ChannelInboundHandler {
         handshakeDeadline?.cancel()
         stallCheck?.cancel()
         closing = true
+        pipe?.ended(nil)
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
         let buffer = unwrapInboundIn(data)
+        if let pipe {
+            _ = pipe.received(buffer)
+            return
+        }
         perform(machine.receive(buffer.readableBytesView), context)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event, !closing {
-            perform(machine.receiveEnd(), context)
+            if let pipe { pipe.ended(nil) } else { perform(machine.receiveEnd(), context) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -67,6 +76,7 @@ final class StateServerHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A reset or a failed write: the connection is over.
+        pipe?.ended(error)
         close(context)
     }
 
@@ -86,6 +96,18 @@ final class StateServerHandler: ChannelInboundHandler {
                 handshakeDeadline?.cancel()
                 events.closed(.protocol(reason))
                 closeAfterWrites(context)
+            case .openStream(var opening):
+                // The connection is the continuation stream's now: no fetch deadline, and it
+                // counts against the streams' own limit, not the fetches'.
+                handshakeDeadline?.cancel()
+                events.release(context.channel)
+                let pipe = TCPStreamConnection(channel: context.channel, readAhead: 1 << 20)
+                self.pipe = pipe
+                if !door.enter(opening, pipe: pipe) {
+                    write(opening.refusal(), context)
+                    context.flush()
+                    closeAfterWrites(context)
+                }
             }
         }
     }

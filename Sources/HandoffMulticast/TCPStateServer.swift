@@ -73,10 +73,13 @@ public final class TCPStateServer: Sendable {
 
         func leave(_ channel: any Channel) {
             tally.withLock { tally in
+                guard tally.channels.removeValue(forKey: ObjectIdentifier(channel)) != nil else { return }
                 tally.open -= 1
-                tally.channels[ObjectIdentifier(channel)] = nil
             }
         }
+
+        /// A connection that became a continuation stream no longer takes a fetch's place.
+        func release(_ channel: any Channel) { leave(channel) }
 
         var channels: [any Channel] { tally.withLock { Array($0.channels.values) } }
 
@@ -139,7 +142,7 @@ public final class TCPStateServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let machine = StateServerConnection(identity: identity, trust: trust, shelf: shelf)
                     try channel.pipeline.syncOperations.addHandler(
-                        StateServerHandler(machine: machine, limits: limits, events: events))
+                        StateServerHandler(machine: machine, limits: limits, events: events, door: shelf.continuationDoor))
                 }
             }
         let channel: any Channel

@@ -146,6 +146,10 @@ final class RelayStateServer: @unchecked Sendable {
             case .close(let reason):
                 if case .clientClosed = reason {} else { counts.withLock { $0.refusedByProtocol += 1 } }
                 close(link)
+            case .openStream(var opening):
+                // Not carried through the relay yet: refused as by a program without streams.
+                write(opening.refusal(), link)
+                close(link)
             }
         }
     }

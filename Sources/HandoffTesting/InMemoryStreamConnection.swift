@@ -52,6 +52,10 @@ final class InMemoryStreamConnection: StreamConnection {
                 case .close(let reason):
                     state.serverClosed = true
                     server.noteClose(reason)
+                case .openStream(var opening):
+                    // The in-memory streams serve fetches only: an OPEN is refused as by a program without streams.
+                    state.outbound.append(contentsOf: opening.refusal())
+                    state.serverClosed = true
                 }
             }
             return wakeReader(&state)

@@ -16,6 +16,9 @@ public struct ActivityRecord: Equatable, Sendable {
     public var keywords: [String]?
     public var expiresAt: Date?
     public var peer: PeerInfo
+    /// The TCP port on which the source takes continuation streams for this activity
+    /// (docs/PROTOCOL.md section 5, `continuationPort`); nil: it takes none.
+    public var continuationPort: Int?
 
     public init(
         activityID: String, activityType: String, revision: Int, savedAt: Date,

@@ -92,6 +92,7 @@ public enum HandoffMessage: Equatable, Sendable {
         if let url = r.webpageURL { dict["webpageURL"] = .string(url) }
         if let keywords = r.keywords { dict["keywords"] = .array(keywords.map(PropertyListValue.string)) }
         if let expiresAt = r.expiresAt { dict["expiresAt"] = .date(expiresAt) }
+        if let port = r.continuationPort { dict["continuationPort"] = .integer(port) }
     }
 
     /// Reads a payload of the given kind, checking every required key and every type.
@@ -150,7 +151,8 @@ public enum HandoffMessage: Equatable, Sendable {
         guard ActivityRecord.isValidActivityID(record.activityID),
             ActivityRecord.isValidActivityType(record.activityType),
             record.revision >= 1,
-            record.webpageURL.map(ActivityRecord.isValidWebpageURL) ?? true
+            record.webpageURL.map(ActivityRecord.isValidWebpageURL) ?? true,
+            record.continuationPort.map({ (1...65_535).contains($0) }) ?? true
         else { throw .invalidValue }
     }
 }
@@ -188,7 +190,7 @@ private struct PayloadReader {
     /// The keys an ANNOUNCE and an OFFER share, in the order of docs/PROTOCOL.md section 7,
     /// with the userInfo under `userInfoKey` (`summary` in an OFFER).
     func record(userInfoKey: String) throws(RejectionReason) -> ActivityRecord {
-        ActivityRecord(
+        var record = ActivityRecord(
             activityID: try required("activityID", \.stringValue),
             activityType: try required("type", \.stringValue),
             revision: try required("revision", \.intValue),
@@ -200,6 +202,8 @@ private struct PayloadReader {
             keywords: try optionalStrings("keywords"),
             expiresAt: try optional("expiresAt", \.dateValue),
             peer: try peer())
+        record.continuationPort = try optional("continuationPort", \.intValue)
+        return record
     }
 
     func peer() throws(RejectionReason) -> PeerInfo {

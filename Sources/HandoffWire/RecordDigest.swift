@@ -29,6 +29,8 @@ extension ActivityRecord {
         writer.optional(webpageURL) { $0.string($1) }
         writer.optional(keywords) { $0.strings($1) }
         writer.optional(expiresAt) { $0.date($1) }
+        // Written only when present, so a record without it keeps the digest it always had.
+        if let continuationPort { writer.integer(continuationPort) }
         writer.string(peer.name)
         writer.string(peer.host)
         writer.string(peer.app)

@@ -17,49 +17,17 @@ public struct StateServerConnection: Sendable {
         case startStreaming
         /// Close the connection (after writing what came before).
         case close(CloseReason)
-    }
-
-    /// Why the server closes; for logs and tests, never sent.
-    public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
-        /// The ClientHello had another magic, version or reserved bytes.
-        case badHello
-        /// The ClientHello's key id names neither group key the server holds.
-        case unknownKeyID
-        /// The ClientHello's sender id has the tag of no listed device.
-        case unlistedDevice
-        /// The client's X25519 key gives an all-zero secret (a low-order key).
-        case lowOrderKey
-        /// The client's signature (the ClientProof) did not verify with its device's key.
-        case badProof
-        /// A frame had a bad length or did not open.
-        case badFrame(StreamFrameError)
-        /// An ERROR was sent.
-        case answeredError(StreamErrorCode)
-        /// The client sent the end of its stream early.
-        case clientClosed
-        /// A state made again did not match its digest: its last DATA frame was withheld.
-        case stateMismatch
-
-        public var description: String {
-            switch self {
-            case .badHello: "the ClientHello is not BTNS version 03"
-            case .unknownKeyID: "the ClientHello names a group key this side does not hold"
-            case .unlistedDevice: "the client is not a listed device"
-            case .lowOrderKey: "the client's X25519 key is of low order"
-            case .badProof: "the client's signature did not verify"
-            case .badFrame(let error): "\(error)"
-            case .answeredError(let code): "answered ERROR \(code.rawValue) (\(code))"
-            case .clientClosed: "the client closed before its GET"
-            case .stateMismatch: "the state made again does not match its digest; its last DATA frame was withheld"
-            }
-        }
+        /// The client asked for a continuation stream: the connection is the stream's from now on,
+        /// carried on the opening's link; this machine takes no more bytes.
+        case openStream(ContinuationOpening)
     }
 
     private enum Phase: Sendable {
         case awaitingHello
-        case awaitingProof(signed: [UInt8], client: PublicIdentity, keys: StateStreamKeys)
-        case awaitingGet
+        case awaitingProof(signed: [UInt8], client: PublicIdentity, sender: SenderID, keys: StateStreamKeys)
+        case awaitingGet(client: PublicIdentity, sender: SenderID)
         case streaming
+        case handedOver
         case closed
     }
 
@@ -94,7 +62,7 @@ public struct StateServerConnection: Sendable {
     /// Whether the client's signature verified.
     public var isAuthenticated: Bool {
         switch phase {
-        case .awaitingGet, .streaming: true
+        case .awaitingGet, .streaming, .handedOver: true
         case .awaitingHello, .awaitingProof, .closed: false
         }
     }
@@ -110,6 +78,12 @@ public struct StateServerConnection: Sendable {
 
     /// Why the connection was closed, once it was for a reason (not after the last DATA frame).
     public private(set) var closeReason: CloseReason?
+
+    /// Whether an OPEN handed the connection to a continuation stream.
+    public var isHandedOver: Bool {
+        if case .handedOver = phase { return true }
+        return false
+    }
 
     /// Whether the connection is over for this side (an error, or everything sent).
     public var isClosed: Bool {
@@ -130,7 +104,7 @@ public struct StateServerConnection: Sendable {
         case .awaitingGet, .streaming:
             deframer.append(bytes)
             frames(&outputs)
-        case .closed:
+        case .handedOver, .closed:
             break
         }
         return outputs
@@ -142,7 +116,7 @@ public struct StateServerConnection: Sendable {
         case .awaitingHello, .awaitingProof, .awaitingGet:
             phase = .closed
             return [.close(.clientClosed)]
-        case .streaming, .closed:
+        case .streaming, .handedOver, .closed:
             // A client that has all it needs closes; so does one that gave up. Nothing to answer.
             return []
         }
@@ -216,10 +190,10 @@ public struct StateServerConnection: Sendable {
             let keys = StateStreamKeys(groupKey: groupKey, secret: secret, clientHello: helloBytes, serverHello: serverHello)
             phase = .awaitingProof(
                 signed: StateStreamHandshake.clientSigned(clientHello: helloBytes, serverHello: serverHello),
-                client: client, keys: keys)
+                client: client, sender: hello.senderID, keys: keys)
             outputs.append(.write(serverHello))
         }
-        guard case .awaitingProof(let signed, let client, let keys) = phase, pending.count >= StateStream.proofLength
+        guard case .awaitingProof(let signed, let client, let sender, let keys) = phase, pending.count >= StateStream.proofLength
         else { return }
         guard client.isValidSignature(Array(pending[..<StateStream.proofLength]), of: signed) else {
             return close(.badProof, &outputs)
@@ -228,13 +202,13 @@ public struct StateServerConnection: Sendable {
         pending = []
         deframer = StreamDeframer(key: keys.client)
         sealer = StreamFrameSealer(key: keys.server)
-        phase = .awaitingGet
+        phase = .awaitingGet(client: client, sender: sender)
         deframer.append(rest)
         frames(&outputs)
     }
 
     private mutating func frames(_ outputs: inout [Output]) {
-        while !isClosed {
+        while !isClosed, !isHandedOver {
             let plaintext: [UInt8]
             do {
                 guard let next = try deframer.next() else { return }
@@ -242,9 +216,20 @@ public struct StateServerConnection: Sendable {
             } catch {
                 return close(.badFrame(error), &outputs)
             }
-            guard case .awaitingGet = phase else {
+            guard case .awaitingGet(let client, let sender) = phase else {
                 // The client's first and only frame is GET.
                 return answer(.badRequest, "the client sends one frame, a GET", &outputs)
+            }
+            if plaintext.first == ContinuationFrame.openType {
+                guard case .open(let activityID)? = try? ContinuationFrame(plaintext: plaintext[...]) else {
+                    return answer(.badRequest, "malformed OPEN", &outputs)
+                }
+                // From here on the frames are the continuation stream's, read by its own machine.
+                hasAnswered = true
+                phase = .handedOver
+                let link = ContinuationLink(sealer: sealer, deframer: deframer, peerSenderID: sender, peerDevice: client)
+                deframer = StreamDeframer(key: [])
+                return outputs.append(.openStream(ContinuationOpening(activityID: activityID, link: link)))
             }
             let message: StreamMessage
             do {

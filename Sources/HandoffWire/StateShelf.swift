@@ -67,6 +67,8 @@ public final class StateShelf: Sendable {
     }
 
     private let shelf = Mutex(Shelf())
+    /// Where this shelf's servers hand connections that ask for a continuation stream.
+    public let continuationDoor = ContinuationDoor()
 
     public init() {}
 

@@ -20,7 +20,7 @@ struct StateServerHandlerTests {
             let (shelf, request) = StreamTest.shelf(StateServerHandlerTests.state)
             self.request = request
             let handler = StateServerHandler(
-                machine: StateServerConnection(identity: StreamTest.server, trust: StreamTest.trust, shelf: shelf), limits: .init(), events: events)
+                machine: StateServerConnection(identity: StreamTest.server, trust: StreamTest.trust, shelf: shelf), limits: .init(), events: events, door: shelf.continuationDoor)
             channel = EmbeddedChannel(handler: handler, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }

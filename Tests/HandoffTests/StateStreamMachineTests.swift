@@ -19,6 +19,7 @@ struct StateStreamMachineTests {
             case .write(let written): bytes += written
             case .startStreaming: while let frame = server.nextDataFrame() { bytes += frame }
             case .close(let reason): close = reason
+            case .openStream: Issue.record("handed over")
             }
         }
         return (try StreamFixtures.serverMessages(bytes), close)
@@ -53,6 +54,7 @@ struct StateStreamMachineTests {
                 case .write(let written): bytes += written
                 case .startStreaming: while let frame = server.nextDataFrame() { bytes += frame }
                 case .close(let reason): Issue.record("closed at once: \(reason)")
+                case .openStream: Issue.record("handed over")
                 }
             }
             let messages = try StreamFixtures.serverMessages(bytes)

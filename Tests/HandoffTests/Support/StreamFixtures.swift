@@ -53,6 +53,7 @@ enum StreamFixtures {
                 case .write(let bytes): toClient += bytes
                 case .startStreaming: while let frame = server.nextDataFrame() { toClient += frame }
                 case .close(let reason): session.serverClose = reason; serverClosed = true
+                case .openStream: serverClosed = true  // only GETs here: never reached
                 }
             }
             toServer = []

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// One byte stream, both ways: what a continuation stream is carried on once its handshake is
+/// done. The I/O modules make them (a TCP connection, a relay connection); `StreamConnection`
+/// in Handoff is one.
+public protocol StreamPipe: Sendable {
+    /// Writes all of `bytes`, returning once the connection has taken them.
+    func write(_ bytes: [UInt8]) async throws
+    /// The next bytes that arrived (at least one), or nil at the end of the stream.
+    func read() async throws -> [UInt8]?
+    /// Closes the connection; later reads and writes fail. Closing twice does nothing.
+    func close() async
+}
+
+/// Where a stream server hands the connections whose client sent OPEN: the program that
+/// holds the activities decides (the activity center sets the handler). Shared through the
+/// `StateShelf`, which every server of the program already serves.
+public final class ContinuationDoor: Sendable {
+    public typealias Handler = @Sendable (ContinuationOpening, any StreamPipe) -> Void
+    private let handler = Mutex<Handler?>(nil)
+
+    public init() {}
+
+    /// Sets (or, with nil, removes) who takes the openings.
+    public func setHandler(_ handler: Handler?) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    /// Hands `opening` on; false when nobody takes continuation streams here, and then the
+    /// caller writes `opening.refusal` and closes.
+    public func enter(_ opening: ContinuationOpening, pipe: any StreamPipe) -> Bool {
+        guard let handler = handler.withLock({ $0 }) else { return false }
+        handler(opening, pipe)
+        return true
+    }
+}
+
+extension ContinuationOpening {
+    /// The sealed ERROR `04` (not supported) that refuses this opening, for a server without a handler.
+    public mutating func refusal() -> [UInt8] {
+        link.sealer.seal(ContinuationFrame.error(.notSupported, message: "this program takes no continuation streams").plaintext)
+    }
+}
