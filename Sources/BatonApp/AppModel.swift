@@ -37,12 +37,16 @@ public struct AppModel: Equatable, Sendable {
     public var live: LiveRole?
     /// A live stream asked for with `.openLive` and not open yet: whether this program leads it.
     var liveIntent: LiveIntent?
+    /// Whether this program follows another's session, or has asked to.
+    public var followsOrWillFollow: Bool { live?.following != nil || liveIntent?.leads == false }
     /// Streams another machine opened, waiting for its hello: the peer's name by link.
     var liveWaiting: [Int: String] = [:]
 
     struct LiveIntent: Equatable, Sendable {
         var leads: Bool
         var mayTake: Bool
+        /// The activity a follower opens to, to open again after a drop.
+        var activityID: String? = nil
     }
 
     /// A model showing `session` at `size`, with nothing nearby and nothing open.

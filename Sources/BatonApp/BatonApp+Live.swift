@@ -1,5 +1,6 @@
 import PropertyList
 import TerminalUI
+import HandoffWire
 
 /// Live sessions (docs/PROTOCOL.md, section 19): the leader sends its followers what changed,
 /// the newest only (a slow follower gets the newest state, never a backlog, and never slows
@@ -40,7 +41,7 @@ extension BatonApp {
             return []
         }
         let ending = endLive(&model)
-        model.liveIntent = AppModel.LiveIntent(leads: false, mayTake: false)
+        model.liveIntent = AppModel.LiveIntent(leads: false, mayTake: false, activityID: activityID)
         return ending + [.stopPublishing, .openLive(activityID: activityID, leads: false, mayTake: false)]
     }
 
@@ -56,7 +57,7 @@ extension BatonApp {
         if intent.leads {
             return addFollower(LiveFollower(link: link, peerName: peerName, mayTake: intent.mayTake), &model)
         }
-        let following = LiveFollowing(link: link, peerName: peerName, mayTake: intent.mayTake, activityID: nil)
+        let following = LiveFollowing(link: link, peerName: peerName, mayTake: intent.mayTake, activityID: intent.activityID)
         return follow(following, &model)
     }
 
@@ -69,8 +70,10 @@ extension BatonApp {
     }
 
     static func liveReceived(link: Int, _ message: LiveMessage, _ model: inout AppModel) -> [AppCommand] {
-        if let peerName = model.liveWaiting.removeValue(forKey: link) {
-            guard case .hello(let leads, let activityID, let mayTake) = message else { return [.liveClose(link: link)] }
+        if let streamName = model.liveWaiting.removeValue(forKey: link) {
+            guard case .hello(let leads, let activityID, let mayTake, let name) = message else { return [.liveClose(link: link)] }
+            // The name its activities give it, when it says one; else the stream's.
+            let peerName = name.map { PeerText.visible($0) } ?? streamName
             if leads {
                 let following = LiveFollowing(link: link, peerName: peerName, mayTake: mayTake, activityID: activityID)
                 return follow(following, &model) + [.stopPublishing]
@@ -114,6 +117,8 @@ extension BatonApp {
         model.liveWaiting[link] = nil
         switch model.live {
         case .following(var following) where following.link == link:
+            // Told the session moved: it stays as it is, with no more tries.
+            if following.linkProblem != nil, following.retryAt == nil { return [] }
             following.isTaking = false
             following.linkProblem = problem ?? "\(following.peerName) closed it"
             following.retryAt = model.now.timeIntervalSinceReferenceDate + 1
@@ -137,7 +142,7 @@ extension BatonApp {
         following.retries += 1
         following.retryAt = model.now.timeIntervalSinceReferenceDate + Double(1 << min(following.retries, 3))
         model.live = .following(following)
-        model.liveIntent = AppModel.LiveIntent(leads: false, mayTake: following.mayTake)
+        model.liveIntent = AppModel.LiveIntent(leads: false, mayTake: following.mayTake, activityID: id)
         return [.openLive(activityID: id, leads: false, mayTake: following.mayTake)]
     }
 

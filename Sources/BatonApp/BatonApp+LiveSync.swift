@@ -82,7 +82,8 @@ extension BatonApp {
         following.revision = taker.revision
         model.live = .following(following)
         model.overlay = nil
-        model.show("\(taker.peerName) has the baton · \(takeKey(model.session)) takes it back")
+        // The line says it from now on: "Following alice — read-only · Ctrl-T takes the baton back".
+        model.notice = nil
         return commands + [.stopPublishing]
     }
 
@@ -91,8 +92,16 @@ extension BatonApp {
         defer { if case .following = model.live { model.live = .following(following) } }
         switch message {
         case .state(let revision, let type, let userInfo):
-            guard let session = Session(activityType: type, userInfo: userInfo, from: following.peerName) else {
+            guard var session = Session(activityType: type, userInfo: userInfo, from: following.peerName) else {
                 return [.liveSend(link: following.link, .resync)]
+            }
+            // The source following its own session keeps its file: a take back saves where it did.
+            if case .editor(let mine) = model.session, case .editor(var theirs) = session, mine.filePath != nil,
+               mine.fileName == theirs.fileName {
+                theirs.filePath = mine.filePath
+                theirs.disk = mine.disk
+                theirs.isReadOnly = mine.isReadOnly
+                session = .editor(theirs)
             }
             model.session = session
             following.revision = revision
@@ -118,6 +127,7 @@ extension BatonApp {
                 _ = state.buffer.takeLineChanges()
                 state.history = EditHistory.received(history, for: state.buffer)
                 state.isDirty = true  // the newest text, not yet saved here
+                if state.filePath != nil { state.continuedFrom = nil }  // its own file again
                 model.session = .editor(state)
             }
             var follower = LiveFollower(link: following.link, peerName: following.peerName, mayTake: true)

@@ -5,8 +5,9 @@ import PropertyList
 public enum LiveMessage: Equatable, Sendable {
     /// The opener's first message: whether it leads (it continued the session and has the
     /// newest state) or follows; `activityID` is the activity the leader publishes, which a
-    /// follower opens again after a drop; `mayTake`: a follower that may take the baton.
-    case hello(leads: Bool, activityID: String?, mayTake: Bool)
+    /// follower opens again after a drop; `mayTake`: a follower that may take the baton;
+    /// `peerName`: the opener's name as its activities give it (`alice@laptop`).
+    case hello(leads: Bool, activityID: String?, mayTake: Bool, peerName: String?)
     /// The whole state, as the activity type's userInfo; revision `revision`.
     case state(revision: Int, activityType: String, userInfo: [String: PropertyListValue])
     /// What changed since revision `base`: `removed` lines from `start` became `lines`, the
@@ -32,9 +33,10 @@ public enum LiveMessage: Equatable, Sendable {
 
     private var dictionary: [String: PropertyListValue] {
         switch self {
-        case .hello(let leads, let activityID, let mayTake):
+        case .hello(let leads, let activityID, let mayTake, let peerName):
             var d: [String: PropertyListValue] = ["kind": "hello", "leads": .boolean(leads), "mayTake": .boolean(mayTake)]
             if let activityID { d["activityID"] = .string(activityID) }
+            if let peerName { d["peerName"] = .string(peerName) }
             return d
         case .state(let revision, let type, let userInfo):
             return ["kind": "state", "revision": .integer(revision), "activityType": .string(type), "userInfo": .dictionary(userInfo)]
@@ -86,7 +88,7 @@ public enum LiveMessage: Equatable, Sendable {
             guard case .boolean(let leads) = d["leads"] else { throw .malformed("hello without leads") }
             var mayTake = false
             if case .boolean(let value) = d["mayTake"] { mayTake = value }
-            self = .hello(leads: leads, activityID: d["activityID"]?.stringValue, mayTake: mayTake)
+            self = .hello(leads: leads, activityID: d["activityID"]?.stringValue, mayTake: mayTake, peerName: d["peerName"]?.stringValue)
         case "state":
             guard let type = d["activityType"]?.stringValue, case .dictionary(let info) = d["userInfo"] else {
                 throw .malformed("state without activityType or userInfo")

@@ -81,6 +81,8 @@ extension Program {
         let new = UserActivity(activityType: model.session.activityType, center: center)
         new.responder = self
         new.delegate = self
+        // Another machine may follow this session live, and its source take it back.
+        new.supportsContinuationStreams = center.stateStream != nil
         activity = new
         do {
             try new.becomeCurrent()

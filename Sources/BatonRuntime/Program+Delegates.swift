@@ -29,6 +29,7 @@ extension Program {
         let peerName = activity.peer.map { PeerText.visible($0.name) }
         guard let session = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
         else { return }
+        lastContinued = activity
         inbox.yield(.continued(files.placing(session), from: peerName ?? "a peer"))
     }
 
@@ -36,6 +37,10 @@ extension Program {
         let name = PeerText.visible(peer.name)
         logger.info("continued on \(name)")
         inbox.yield(.continuedElsewhere(peerName: name))
+    }
+
+    public func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
+        acceptLive(stream)
     }
 
     // MARK: ApplicationDelegate

@@ -1,13 +1,142 @@
 import BatonApp
+import Handoff
+import HandoffWire
 
+/// The live session's streams (docs/PROTOCOL.md, sections 10 and 19): each open stream is a
+/// numbered link with one task that sends what the model asks, in order, and says when each
+/// went, and one that reads what comes. The model decides what to send and when; this only
+/// carries it.
 extension Program {
-    /// Carries out the live session's commands on continuation streams.
+    /// One open continuation stream.
+    struct LiveLink {
+        let stream: ContinuationStream
+        /// What the model asked to send, in order; finished by `.liveClose`.
+        let outbox: AsyncStream<LiveMessage>.Continuation
+        let sender: Task<Void, Never>
+        let reader: Task<Void, Never>
+    }
+
+    /// Carries out the live session's commands.
     func performLive(_ command: AppCommand) {
         switch command {
-        case .openLive:
-            inbox.yield(.liveOpenFailed("live sessions need continuation streams, which this build does not have"))
+        case .openLive(let activityID, let leads, let mayTake):
+            openLive(activityID: activityID, leads: leads, mayTake: mayTake)
+        case .liveSend(let link, let message):
+            liveLinks[link]?.outbox.yield(message)
+        case .liveClose(let link):
+            // The stream closes once what was asked before is sent.
+            liveLinks.removeValue(forKey: link)?.outbox.finish()
         default:
             break
         }
+    }
+
+    /// Opens a stream to where the continued session came from (`activityID` nil) or to a
+    /// nearby activity, sends the opener's hello, and tells the model.
+    private func openLive(activityID: String?, leads: Bool, mayTake: Bool) {
+        let source: NearbyActivity?
+        if let activityID {
+            center.takeInHeard()
+            source = center.nearby.first { $0.id == activityID }
+            guard source != nil else {
+                inbox.yield(.liveOpenFailed("That activity is no longer nearby."))
+                return
+            }
+        } else {
+            source = nil
+            guard lastContinued != nil else {
+                inbox.yield(.liveOpenFailed("nothing was continued"))
+                return
+            }
+        }
+        let continued = lastContinued
+        let task = Task { [weak self, center, inbox, logger] in
+            do {
+                let stream: ContinuationStream
+                if let source {
+                    stream = try await center.openContinuationStream(to: source)
+                } else {
+                    stream = try await continued!.continuationStream()
+                }
+                let hello = LiveMessage.hello(
+                    leads: leads, activityID: leads ? self?.activity?.activityID : nil, mayTake: mayTake,
+                    peerName: center.configuration.peer.name)
+                try await stream.send(hello.bytes)
+                let name = PeerText.visible(source?.record.peer.name ?? continued?.peer?.name ?? stream.peer.name)
+                guard let self else { return await stream.close() }
+                let link = self.register(stream)
+                logger.info("live session with \(name) open (link \(link), \(leads ? "leading" : "following"))")
+                inbox.yield(.liveOpened(link: link, peerName: name, opener: true))
+                self.startReading(link)
+            } catch {
+                let reason = (error as? HandoffError)?.description ?? "\(error)"
+                logger.info("no live session: \(reason)")
+                inbox.yield(.liveOpenFailed(reason))
+            }
+        }
+        tasks.append(task)
+    }
+
+    /// A stream another machine opened to this program's activity.
+    func acceptLive(_ stream: ContinuationStream) {
+        let link = register(stream)
+        logger.info("live session opened by \(PeerText.visible(stream.peer.name)) (link \(link))")
+        inbox.yield(.liveOpened(link: link, peerName: PeerText.visible(stream.peer.name), opener: false))
+        startReading(link)
+    }
+
+    /// Numbers `stream` and starts its sender.
+    private func register(_ stream: ContinuationStream) -> Int {
+        nextLiveLink += 1
+        let link = nextLiveLink
+        let (outbox, continuation) = AsyncStream.makeStream(of: LiveMessage.self)
+        let sender = Task { [inbox] in
+            for await message in outbox {
+                do {
+                    try await stream.send(message.bytes)
+                } catch {
+                    break
+                }
+                inbox.yield(.liveSent(link: link))
+            }
+            await stream.close()
+        }
+        liveLinks[link] = LiveLink(stream: stream, outbox: continuation, sender: sender, reader: Task {})
+        return link
+    }
+
+    private func startReading(_ link: Int) {
+        guard let live = liveLinks[link] else { return }
+        let stream = live.stream
+        let reader = Task { [inbox] in
+            do {
+                for try await bytes in stream.messages {
+                    guard let message = try? LiveMessage(bytes: bytes) else {
+                        inbox.yield(.liveEnded(link: link, problem: "a message Baton cannot read"))
+                        await stream.close()
+                        return
+                    }
+                    inbox.yield(.liveReceived(link: link, message))
+                }
+                inbox.yield(.liveEnded(link: link, problem: nil))
+            } catch {
+                inbox.yield(.liveEnded(link: link, problem: (error as? HandoffError)?.description ?? "\(error)"))
+            }
+        }
+        liveLinks[link] = LiveLink(stream: stream, outbox: live.outbox, sender: live.sender, reader: reader)
+    }
+
+    /// At the end of the run: every link sends what it was asked, then closes (at most `within`).
+    func closeLiveLinks(within limit: Duration = .seconds(2)) async {
+        let senders = liveLinks.values.map(\.sender)
+        for link in liveLinks.values { link.outbox.finish() }
+        liveLinks.removeAll()
+        let all = Task { for sender in senders { await sender.value } }
+        let timer = Task { [clock] in
+            try? await clock.sleep(for: limit)
+            all.cancel()
+        }
+        await all.value
+        timer.cancel()
     }
 }

@@ -85,6 +85,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// How a nearby activity is fetched and continued; nil: `center.continueActivity(_:progress:)`.
     /// Tests put a fetch here that takes as long as they say.
     var fetch: Fetch?
+    /// The live session's open streams by link number, and the last number given.
+    var liveLinks: [Int: LiveLink] = [:]
+    var nextLiveLink = 0
+    /// The activity last continued here (also one continued before the UI started): a live
+    /// session with its source opens to it.
+    public var lastContinued: UserActivity?
     /// Where what Ctrl-K cut is kept, so that it follows the person to the group's other
     /// machines; nil: the clipboard stays in this program.
     let clipboard: (any Clipboard)?
@@ -129,7 +135,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         if let lines = clipboard?.lines() { handle(.clipboard(lines)) }
         for message in opening { handle(message) }
-        if activity == nil, model.handoffOff == nil { startActivity() }
+        // A follower publishes nothing: the session it shows is another's.
+        if activity == nil, model.handoffOff == nil, !model.followsOrWillFollow { startActivity() }
         listen()
         render()
         // Everything waiting is applied before one draw and one save request: a burst of keys
@@ -144,6 +151,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         loopRunning = false
         stop()
+        await closeLiveLinks()
     }
 
     /// The loop's work for one message: update, commands, and a flush once nothing more waits

@@ -16,6 +16,7 @@ public enum BatonHelp {
           baton edit notes.txt            a small editor (Ctrl-S saves, Ctrl-Q quits)
           baton --continue-activity       continue what another terminal is doing
           baton --continue-activity dev.baton.editing   … only an editing session
+          baton follow                    watch another terminal's session live
           baton monitor                   watch what peers offer, without a UI
           baton pair                      give a new machine this machine's group key
           baton pair --join               join a machine running baton pair
@@ -29,6 +30,7 @@ public enum BatonHelp {
 
         Options go after the command: baton edit --peer HOST notes.txt.
         In the app, Ctrl-N (n in the counter) lists what is nearby; Enter continues it.
+        Continued elsewhere, a session follows there live: Ctrl-T (t) takes it back.
         Environment: BATON_KEY, BATON_GROUP, BATON_PORT, BATON_TTL, BATON_INTERFACE,
         BATON_PEERS, BATON_RELAY, BATON_LOG.
         No multicast between two machines (Wi-Fi isolation, VPN)? Name the other one

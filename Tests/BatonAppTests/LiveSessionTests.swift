@@ -87,11 +87,11 @@ final class LiveWire {
 @MainActor
 @Suite("Live sessions: the leader sends what changed, the follower shows it, the baton goes back")
 struct LiveSessionTests {
-    static let helloFromContinuer = LiveMessage.hello(leads: true, activityID: "bob-activity", mayTake: true)
+    static let helloFromContinuer = LiveMessage.hello(leads: true, activityID: "bob-activity", mayTake: true, peerName: nil)
 
     /// Alice's editor was continued by Bob: Bob leads, Alice follows.
     func continued(_ text: String = "one\ntwo\nthree") throws -> LiveWire {
-        var alice = Fixtures.editor(text, fileName: "notes.txt")
+        var alice = Fixtures.editor(text, filePath: "/home/alice/notes.txt")
         alice.send(.continuedElsewhere(peerName: "bob@desk"))
         var bob = Fixtures.editor()
         let session = try #require(Session(activityType: "dev.baton.editing", userInfo: alice.session.userInfo, from: "alice@laptop"))
@@ -149,6 +149,9 @@ struct LiveSessionTests {
         #expect(wire.ends["bob"]!.stoppedPublishing == 1)
         #expect(wire["alice"].editorState.buffer.text == "one!\ntwo\nthree")
         #expect(wire["alice"].editorState.buffer.cursor == TextPosition(line: 0, column: 4))
+        // Its own file again: Ctrl-S saves where it was opened from.
+        #expect(wire["alice"].editorState.filePath == "/home/alice/notes.txt")
+        #expect(wire["alice"].editorState.continuedFrom == nil && wire["alice"].editorState.isDirty)
         // Alice types; Bob follows; Ctrl-Z on Alice undoes what Bob typed before the take.
         wire.type("alice", "?")
         try wire.settle()
@@ -165,7 +168,7 @@ struct LiveSessionTests {
         let wire = try continued()
         wire.ends["carol"] = LiveWire.End(model: Fixtures.editor())
         #expect(wire.apply("carol", .follow(activityID: "bob-activity")).contains(.openLive(activityID: "bob-activity", leads: false, mayTake: false)))
-        wire.join("carol", 3, to: "bob", 2, hello: .hello(leads: false, activityID: nil, mayTake: false))
+        wire.join("carol", 3, to: "bob", 2, hello: .hello(leads: false, activityID: nil, mayTake: false, peerName: nil))
         try wire.settle()
         #expect(wire["carol"].editorState.buffer.text == "one\ntwo\nthree")
         wire.type("bob", "x")
@@ -177,6 +180,10 @@ struct LiveSessionTests {
         try wire.settle()
         #expect(wire["carol"].live?.following?.linkProblem == "the session moved to alice")
         #expect(wire.ends["carol"]!.closed.contains(3))
+        // The stream's end that follows changes nothing: no tries to a leader who gave it away.
+        wire.apply("carol", .liveEnded(link: 3, problem: nil))
+        #expect(wire["carol"].live?.following?.linkProblem == "the session moved to alice")
+        #expect(wire.apply("carol", .tick(Fixtures.start.addingTimeInterval(30))).isEmpty)
     }
 
     @Test("A counter follows and is taken back with t")
@@ -211,7 +218,7 @@ struct LiveSessionTests {
         #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(3))).count == 1)
         // It opens: Bob takes it as a new follower and sends the whole state.
         wire.type("bob", "z")
-        wire.join("alice", 9, to: "bob", 4, hello: .hello(leads: false, activityID: nil, mayTake: true))
+        wire.join("alice", 9, to: "bob", 4, hello: .hello(leads: false, activityID: nil, mayTake: true, peerName: nil))
         try wire.settle()
         #expect(wire["alice"].live?.following?.linkProblem == nil)
         #expect(wire["alice"].editorState.buffer.text == "zone\ntwo\nthree")
@@ -238,7 +245,7 @@ struct LiveMessageTests {
     @Test("Every kind reads back as written")
     func roundTrip() throws {
         let messages: [LiveMessage] = [
-            .hello(leads: true, activityID: "A", mayTake: true), .hello(leads: false, activityID: nil, mayTake: false),
+            .hello(leads: true, activityID: "A", mayTake: true, peerName: "alice@laptop"), .hello(leads: false, activityID: nil, mayTake: false, peerName: nil),
             .state(revision: 3, activityType: "dev.baton.counter", userInfo: ["count": 5]),
             .change(revision: 4, base: 3, start: 1, removed: 2, lines: ["x", "", "Grüße 👋"], lineCount: 9, cursor: TextPosition(line: 2, column: 1)),
             .take, .given(revision: 4, cursor: TextPosition(line: 0, column: 0), undoHistory: ["steps": []]), .resync,

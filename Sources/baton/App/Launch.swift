@@ -18,6 +18,8 @@ import BatonFiles
 struct Launch {
     let network: NetworkOptions
     let options: SessionOptions
+    /// `baton follow`: find the activity as a continue would, and follow it live instead.
+    var follow = false
 
     /// A new editing session for `file` (read when it exists), and what the UI says first:
     /// a file over the state limit is edited here and not handed off, and the UI says why.
@@ -138,7 +140,17 @@ struct Launch {
 
         var session = start
         var opening = startOpening
-        if options.continueActivity {
+        var continued: UserActivity?
+        if follow {
+            do {
+                (session, opening) = try await FollowAtLaunch.find(
+                    center: center, type: continueType, from: options.from, timeout: options.wait.duration, keySource: keySource)
+            } catch {
+                stores.stop()
+                await center.shutdown()
+                throw error
+            }
+        } else if options.continueActivity {
             let outcome = await ContinueAtLaunch.run(
                 center: center, type: continueType, from: options.from, timeout: options.wait.duration)
             switch outcome {
@@ -151,6 +163,7 @@ struct Launch {
                     throw CommandFailure("The \(activity.activityType) activity cannot be shown by this version of baton.")
                 }
                 let placed = FileStore().placing(restored)
+                continued = activity
                 session = placed
                 opening = [.continued(placed, from: peerName ?? "a peer")]
                 logger.info("continued \(PeerText.visible(activity.activityType)) from \(peerName ?? "?")")
@@ -183,6 +196,7 @@ struct Launch {
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
             recovery: RecoveryStore.standard(), clipboard: clipboard, logger: logger)
+        program.lastContinued = continued
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at
         // once) and end with the signal's status. 300 ms at most.
