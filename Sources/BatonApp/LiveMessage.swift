@@ -66,8 +66,10 @@ public enum LiveMessage: Equatable, Sendable {
     public enum ReadError: Error, Equatable {
         /// Not a binary property list within the limits.
         case notAPropertyList
-        /// A dictionary without a known `kind`, or without a field its kind needs.
+        /// A known kind without a key it needs, or a key of another type.
         case malformed(String)
+        /// A kind this program does not know: skipped, not an error of the stream.
+        case unknownKind
     }
 
     /// Reads a message strictly: hostile bytes are an error, never a crash.
@@ -87,7 +89,11 @@ public enum LiveMessage: Equatable, Sendable {
         case "hello":
             guard case .boolean(let leads) = d["leads"] else { throw .malformed("hello without leads") }
             var mayTake = false
-            if case .boolean(let value) = d["mayTake"] { mayTake = value }
+            switch d["mayTake"] {
+            case nil: break
+            case .boolean(let value): mayTake = value
+            default: throw .malformed("mayTake is not a boolean")
+            }
             self = .hello(leads: leads, activityID: d["activityID"]?.stringValue, mayTake: mayTake, peerName: d["peerName"]?.stringValue)
         case "state":
             guard let type = d["activityType"]?.stringValue, case .dictionary(let info) = d["userInfo"] else {
@@ -114,8 +120,10 @@ public enum LiveMessage: Equatable, Sendable {
         case "moved":
             guard let name = d["peerName"]?.stringValue else { throw .malformed("moved without peerName") }
             self = .moved(peerName: name)
+        case nil:
+            throw .malformed("no kind")
         default:
-            throw .malformed("no known kind")
+            throw .unknownKind
         }
     }
 }

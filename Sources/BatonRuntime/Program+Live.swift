@@ -111,8 +111,13 @@ extension Program {
         let reader = Task { [inbox] in
             do {
                 for try await bytes in stream.messages {
-                    guard let message = try? LiveMessage(bytes: bytes) else {
-                        inbox.yield(.liveEnded(link: link, problem: "a message Baton cannot read"))
+                    let message: LiveMessage
+                    do {
+                        message = try LiveMessage(bytes: bytes)
+                    } catch LiveMessage.ReadError.unknownKind {
+                        continue  // a later Baton's: skipped (docs/PROTOCOL.md, section 19)
+                    } catch {
+                        inbox.yield(.liveEnded(link: link, problem: "a message Baton cannot read (\(error))"))
                         await stream.close()
                         return
                     }

@@ -270,8 +270,15 @@ struct LiveMessageTests {
             if (try? LiveMessage(bytes: bytes)) == nil { refused += 1 }
         }
         #expect(refused > 1_000)
-        #expect(throws: LiveMessage.ReadError.malformed("no known kind")) {
+        // A later kind is skipped by the reader; a missing kind is an error.
+        #expect(throws: LiveMessage.ReadError.unknownKind) {
             try LiveMessage(bytes: BinaryPropertyListWriter().write(["kind": "other"]))
+        }
+        #expect(throws: LiveMessage.ReadError.malformed("no kind")) {
+            try LiveMessage(bytes: BinaryPropertyListWriter().write(["revision": 1]))
+        }
+        #expect(throws: LiveMessage.ReadError.malformed("mayTake is not a boolean")) {
+            try LiveMessage(bytes: BinaryPropertyListWriter().write(["kind": "hello", "leads": true, "mayTake": 1]))
         }
         #expect(throws: LiveMessage.ReadError.malformed("a line that is not one line")) {
             try LiveMessage(bytes: BinaryPropertyListWriter().write([
