@@ -29,6 +29,16 @@ extension BatonApp {
             model.live = .following(taking)
             return [.liveSend(link: following.link, .take)]
         }
+        if model.session.kind == .counter {
+            // The counter's own keys for leaving and for the nearby list work as always.
+            switch key {
+            case .character("q"), .character("Q"): return requestQuit(&model)
+            case .character("n"), .character("N"):
+                openNearby(&model)
+                return []
+            default: break
+            }
+        }
         model.show(following.line(takeKey: takeKey(model.session)))
         return []
     }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+extension EndToEndTests {
+    @Test("Continued, a counter follows live on its first host; t takes the baton back and the other host follows in turn")
+    func counterFollowsAndIsTakenBack() throws {
+        try Stage.run(hosts: 3) { stage in
+            let a = try stage.baton("a", on: 1, ["counter", "--name", "e2e-a"])
+            try a.waitForScreen("a's counter at 0") { Self.screen($0, showsCount: 0) }
+            for _ in 0..<3 { try a.type("+") }
+            try stage.listener.waitForEvent("e2e-a's count 3") { $0.peerName == "e2e-a" && $0.int("count") == 3 }
+
+            let b = try stage.baton("b", on: 2, [
+                "--continue-activity", "dev.baton.counter", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
+            ])
+            try b.waitForScreen("b's counter at 3") { Self.screen($0, showsCount: 3) }
+            try a.waitForScreen(containing: "Following e2e-b — read-only · t takes the baton back")
+            // What b counts shows on a; what is typed on a counts nowhere.
+            try b.type("+")
+            try b.type("+")
+            try a.waitForScreen("a following at 5") { Self.screen($0, showsCount: 5) }
+            try a.type("+")
+            try a.waitForScreen(containing: "read-only")
+            #expect(Self.screen(try a.capture(), showsCount: 5))
+
+            // t on a: the baton comes back with the newest count, and b follows.
+            try a.type("t")
+            try b.waitForScreen(containing: "Following e2e-a — read-only · t takes the baton back")
+            try a.type("+")
+            try b.waitForScreen("b following at 6") { Self.screen($0, showsCount: 6) }
+            try stage.listener.waitForEvent("e2e-a publishing 6 again") { $0.peerName == "e2e-a" && $0.int("count") == 6 }
+
+            try b.type("q")
+            try a.type("q")
+            #expect(try b.waitForExit() == 0)
+            #expect(try a.waitForExit() == 0)
+        }
+    }
+
+    @Test("A third host follows an editing session with baton follow: the text and cursor as they change, nothing typed there counts")
+    func thirdHostFollowsAnEdit() throws {
+        try Stage.run(hosts: 3) { stage in
+            let a = try stage.baton("a", on: 1, ["edit", "--name", "e2e-a"])
+            try a.waitForScreen(containing: "(unnamed)")
+            try a.type("first line")
+            try stage.listener.waitForEvent("e2e-a's text") { $0.peerName == "e2e-a" && $0.string("text") == "first line" }
+
+            let c = try stage.baton("c", on: 2, ["follow", "dev.baton.editing", "--from", "e2e-a", "--wait", "5", "--name", "e2e-c"])
+            try c.waitForScreen(containing: "Following e2e-a — read-only")
+            try c.waitForScreen("c shows a's text") { $0.count > 1 && $0[1] == "first line" }
+            try a.press("Enter")
+            try a.type("second")
+            try c.waitForScreen("c shows the second line") { $0.count > 2 && $0[1] == "first line" && $0[2] == "second" }
+            // The cursor too: where a's is, after "second".
+            try c.waitForScreen("c's cursor where a's is") { _ in (try? c.cursor()).map { $0.x == 6 && $0.y == 2 } ?? false }
+            let cursorA = try a.cursor()
+            #expect(cursorA.x == 6 && cursorA.y == 2)
+            try c.type("zzz")
+            try c.waitForScreen(containing: "read-only")
+            #expect(try c.capture()[2] == "second")
+            try stage.listener.waitForEvent("e2e-a's two lines") { $0.peerName == "e2e-a" && $0.string("text") == "first line\nsecond" }
+
+            try c.press("C-q")
+            #expect(try c.waitForExit() == 0)
+        }
+    }
+}
