@@ -85,6 +85,9 @@ extension BatonApp {
             // The name its activities give it, when it says one; else the stream's.
             let peerName = name.map { PeerText.visible($0) } ?? streamName
             if leads {
+                // The one who continued this session: said as its CONTINUED says it, whichever comes
+                // first (this program withdraws now, and a CONTINUED for a withdrawn activity is not told).
+                model.show("Continued on \(peerName)")
                 let following = LiveFollowing(link: link, peerName: peerName, mayTake: mayTake, activityID: activityID)
                 return follow(following, &model) + [.stopPublishing]
             }

@@ -30,6 +30,10 @@ extension FirewallCheck {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
+        // The exit, as Foundation tells it, waited for with the same bound: `waitUntilExit` has no
+        // bound, and on a loaded machine a doctor once waited in it past 60 s, printing nothing.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
@@ -45,11 +49,14 @@ extension FirewallCheck {
         reader.start()
         // Done when its output ends (it exited): Foundation's notice of the exit comes through a
         // thread of its own, which a busy machine may run seconds late.
-        if collected.finished.wait(timeout: .now() + timeout) == .timedOut {
+        let deadline = DispatchTime.now() + timeout
+        if collected.finished.wait(timeout: deadline) == .timedOut {
             process.terminate()
             return (nil, "no answer within \(Int(timeout)) s")
         }
-        process.waitUntilExit()
+        guard exited.wait(timeout: deadline) == .success else {
+            return (nil, "its exit was not reported within \(Int(timeout)) s")
+        }
         let text = String(decoding: collected.output, as: UTF8.self)
         if process.terminationStatus != 0 {
             let message = String(decoding: collected.errors, as: UTF8.self)

@@ -108,6 +108,8 @@ struct LiveSessionTests {
         let wire = try continued()
         #expect(wire.ends["alice"]!.stoppedPublishing == 1)
         #expect(wire["alice"].live?.following?.peerName == "bob")
+        // Said by the hello too: the CONTINUED datagram may come after the withdraw, and is then not told.
+        #expect(wire["alice"].visibleNotice?.text == "Continued on bob")
         #expect(wire["bob"].live?.followers.map(\.peerName) == ["alice"])
         wire.apply("bob", .key(.down))
         wire.type("bob", "2: ")

@@ -116,8 +116,11 @@ extension LabFaultTests {
             let heard = try? monitor.waitForEvent("e2e-a's count 2", since: mark, timeout: 3) {
                 $0.peerName == "e2e-a" && $0.int("count") == 2
             }
+            // Once continued, e2e-a follows b's session and withdraws its own (a live session): only
+            // what came before the continue counts.
+            let continueMark = monitor.mark
             let continued = try ring.nearbyContinue(b, count: 2, source: a)
-            let gone = monitor.events(since: mark).filter { $0.event == "gone" && $0.peerName == "e2e-a" }
+            let gone = monitor.events(from: mark, to: continueMark).filter { $0.event == "gone" && $0.peerName == "e2e-a" }
 
             Figures.record("forged sender id (2^64-1): the monitor hears e2e-a's next change",
                 heard.map { _ in "yes" } ?? "no (dropped as replays)", target: "yes, within 3 s")
@@ -157,19 +160,25 @@ extension LabFaultTests {
             let heard = try? monitor.waitForEvent("e2e-a's count 2", since: mark, timeout: 3) {
                 $0.peerName == "e2e-a" && $0.int("count") == 2
             }
+            let continueMark = monitor.mark
             let continued = try ring.nearbyContinue(b, count: 2, source: a)
-            // e2e-a's entry taken over (its record replaced by another peer's), or forgotten. (An entry
-            // of the hijacker's own beside it, were the directory keyed by sender too, hides nothing.)
-            let hijacked = monitor.events(since: mark).filter {
+            // e2e-a's entry taken over (its record replaced by another peer's), or forgotten, before the
+            // continue. (An entry of the hijacker's own beside it, were the directory keyed by sender
+            // too, hides nothing.)
+            let hijacked = monitor.events(from: mark, to: continueMark).filter {
                 $0.activityID == id && (($0.event == "changed" && $0.peerName != "e2e-a") || $0.event == "gone")
             }
 
-            // The owner quits: its WITHDRAW must remove the activity now, while the hijacker still sends.
-            let quitMark = monitor.mark
-            try a.type("q")
-            let withdrawn = try? monitor.waitForEvent("e2e-a's activity gone", since: quitMark, timeout: 1) {
+            // The owner's WITHDRAW must remove the activity at once, while the hijacker still sends:
+            // continued, e2e-a follows b and withdraws its own (a live session); else it quits now.
+            let following = try? monitor.waitForEvent("e2e-a's activity gone as it follows", since: continueMark, timeout: 3) {
                 $0.event == "gone" && $0.activityID == id
             }
+            let quitMark = monitor.mark
+            try a.type("q")
+            let withdrawn = try following ?? (try? monitor.waitForEvent("e2e-a's activity gone", since: quitMark, timeout: 1) {
+                $0.event == "gone" && $0.activityID == id
+            })
             let stillSending = hostile.poll() == nil
             hostile.stop()
 

@@ -174,6 +174,11 @@ final class LabProcess: @unchecked Sendable {
         snapshot.dropFirst(since).compactMap(ListenEvent.init)
     }
 
+    /// The events from line `start` up to line `end` (a later `mark`).
+    func events(from start: Int, to end: Int) -> [ListenEvent] {
+        snapshot.prefix(end).dropFirst(start).compactMap(ListenEvent.init)
+    }
+
     /// The latest statistics line so far, or nil before the first.
     var latestCounts: ReceiveCounts? {
         snapshot.reversed().lazy.compactMap(ReceiveCounts.init).first
