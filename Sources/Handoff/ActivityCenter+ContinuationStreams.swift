@@ -59,7 +59,9 @@ extension ActivityCenter {
     /// this program still holds the activity and it supports streams; else refused with the reason.
     func takeContinuationOpening(_ opening: ContinuationOpening, pipe: any StreamPipe) {
         let tag = opening.link.peerSenderID.tag
-        let name = opening.link.peerSenderID.bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+        // As this device's list names the opener; its tag's hex only if the list forgot it meanwhile.
+        let name = membership.roster.name(of: opening.link.peerDevice.deviceID.bytes)
+            ?? opening.link.peerSenderID.bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
         let peer = ContinuationStream.Peer(senderID: opening.link.peerSenderID, device: opening.link.peerDevice, name: name)
         let stream = ContinuationStream(
             role: .acceptor, activityID: opening.activityID, peer: peer, link: opening.link, pipe: pipe, clock: clock)
@@ -84,7 +86,6 @@ extension ActivityCenter {
     /// The activity `id` when this program holds it: its current one, or the last one it
     /// published and has not withdrawn.
     func heldActivity(_ id: String) -> UserActivity? {
-        
         if let current = currentActivity, current.activityID == id, !current.isInvalidated { return current }
         if let last = lastPublished, last.activityID == id, let activity = recentActivity(withID: id), !activity.isInvalidated {
             return activity
