@@ -120,4 +120,29 @@ struct InMemoryContinuationStreamTests {
         await a.shutdown()
         await b.shutdown()
     }
+    @Test("A connection that ends after the ServerHello, before the answer to OPEN, is opened again; a refusal is not")
+    func openedAgainBeforeTheAnswer() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let taker = Taker()
+        let (a, b, server, activity, entry) = try await Self.setUp(network, streams, taker: taker)
+        // The first connection's ACCEPT never arrives: it ends right after the 120-byte ServerHello.
+        server.setFaults { $0 == 1 ? StreamFaults(cutAfter: 120) : .none }
+        let before = server.connectionCount
+        let opened = try await b.openContinuationStream(to: entry)
+        #expect(server.connectionCount == before + 2)
+        try await opened.send([42])
+        #expect(await waitUntil { taker.streams.count == 2 })
+        let atA = Reader(try #require(taker.streams.last))
+        #expect(await waitUntil { atA.messages == [[42]] })
+        await opened.close()
+
+        // Not held: refused once, not opened again.
+        activity.invalidate()
+        let refusedAt = server.connectionCount
+        await #expect(throws: HandoffError.continuationStream(peer: "alice@a", .notHeld)) { try await b.openContinuationStream(to: entry) }
+        #expect(server.connectionCount == refusedAt + 1)
+        await a.shutdown()
+        await b.shutdown()
+    }
 }
