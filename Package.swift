@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "HandoffMulticastTests",
             dependencies: [
-                "Handoff", "HandoffWire", "HandoffMulticast",
+                "Handoff", "HandoffWire", "HandoffMulticast", "HandoffTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

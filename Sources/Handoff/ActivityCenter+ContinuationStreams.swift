@@ -6,7 +6,51 @@ import HandoffWire
 extension ActivityCenter {
     /// Opens a continuation stream to `entry`'s source: over TCP to its `continuationPort`, or
     /// through the relay when it was heard there. Works whether or not this program continued it.
+    ///
+    /// A connection that ends before the answer to its OPEN is opened again, after 100 ms and
+    /// then 200 ms (docs/PROTOCOL.md section 10, "Opening"): on a slow path the source's 1 s for
+    /// the OPEN may have passed.
     public func openContinuationStream(to entry: NearbyActivity) async throws(HandoffError) -> ContinuationStream {
+        var pause = Duration.milliseconds(100)
+        for _ in 1..<Self.streamOpenAttempts {
+            switch await openContinuationStreamOnce(to: entry) {
+            case .success(let stream): return stream
+            case .failure(let failure) where !failure.mayOpenAgain: throw failure.error
+            case .failure:
+                do { try await clock.sleep(until: clock.now + pause) } catch { throw .cancelled }
+                pause *= 2
+            }
+        }
+        return try await openContinuationStreamOnce(to: entry).mapError(\.error).get()
+    }
+
+    /// Connections a continuation stream is opened on, at most, when they end before the answer.
+    static let streamOpenAttempts = 3
+
+    /// Why one connection brought no stream, and whether it ended before the answer came.
+    struct OpeningFailure: Error {
+        let error: HandoffError
+        var mayOpenAgain = false
+    }
+
+    /// One connection, its handshake and the answer to its OPEN.
+    private func openContinuationStreamOnce(to entry: NearbyActivity) async -> Result<ContinuationStream, OpeningFailure> {
+        let started = clock.now
+        let stream: ContinuationStream
+        do throws(HandoffError) {
+            stream = try await connectContinuationStream(to: entry)
+        } catch {
+            return .failure(OpeningFailure(error: error))
+        }
+        guard let failure = await stream.awaitOpened() else { return .success(stream) }
+        // Ended before the answer's 5 s ran out (since before the connect, so never after them).
+        var ended = false
+        if case .lost = failure { ended = clock.now - started < ContinuationStreamLimits.answerLimit }
+        return .failure(OpeningFailure(error: .continuationStream(peer: entry.record.peer.name, failure), mayOpenAgain: ended))
+    }
+
+    /// Connects and runs the handshake; the stream's OPEN is written, its answer not yet read.
+    private func connectContinuationStream(to entry: NearbyActivity) async throws(HandoffError) -> ContinuationStream {
         let record = entry.record
         let fail = { (reason: ContinuationStreamFailure) in HandoffError.continuationStream(peer: record.peer.name, reason) }
         guard let port = record.continuationPort else { throw fail(.notSupported) }
@@ -49,17 +93,17 @@ extension ActivityCenter {
             throw fail(.unreachable("\(error)"))
         }
         let peer = ContinuationStream.Peer(senderID: entry.senderID, device: device, name: record.peer.name)
-        let continuation = ContinuationStream(
+        return ContinuationStream(
             role: .opener, activityID: record.activityID, peer: peer, link: link!, pipe: connection, clock: clock)
-        if let failure = await continuation.awaitOpened() { throw fail(failure) }
-        return continuation
     }
 
     /// Takes an OPEN a server handed over: accepted, and given to the activity's delegate, when
     /// this program still holds the activity and it supports streams; else refused with the reason.
     func takeContinuationOpening(_ opening: ContinuationOpening, pipe: any StreamPipe) {
         let tag = opening.link.peerSenderID.tag
-        let name = opening.link.peerSenderID.bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+        // As this device's list names the opener; its tag's hex only if the list forgot it meanwhile.
+        let name = membership.roster.name(of: opening.link.peerDevice.deviceID.bytes)
+            ?? opening.link.peerSenderID.bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
         let peer = ContinuationStream.Peer(senderID: opening.link.peerSenderID, device: opening.link.peerDevice, name: name)
         let stream = ContinuationStream(
             role: .acceptor, activityID: opening.activityID, peer: peer, link: opening.link, pipe: pipe, clock: clock)
@@ -84,7 +128,6 @@ extension ActivityCenter {
     /// The activity `id` when this program holds it: its current one, or the last one it
     /// published and has not withdrawn.
     func heldActivity(_ id: String) -> UserActivity? {
-        
         if let current = currentActivity, current.activityID == id, !current.isInvalidated { return current }
         if let last = lastPublished, last.activityID == id, let activity = recentActivity(withID: id), !activity.isInvalidated {
             return activity

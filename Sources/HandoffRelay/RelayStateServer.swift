@@ -12,6 +12,10 @@ import HandoffWire
 /// while less than `window` bytes wait for the broker's acknowledgement, and a connection
 /// whose messages go unacknowledged for 10 s is closed.
 ///
+/// A connection whose client sent OPEN becomes a continuation stream: it leaves `links` (and
+/// so the 8, the 1 s deadline and the window) and is handed, as a `RelayStreamConnection` that
+/// writes to `.../s` and reads `.../c`, to the shelf's door; the stream's credit bounds it.
+///
 /// Everything runs on one serial queue: what arrives from libmosquitto's thread, the broker's
 /// acknowledgements and the deadlines. That queue is the only place `links` is touched.
 final class RelayStateServer: @unchecked Sendable {
@@ -61,6 +65,9 @@ final class RelayStateServer: @unchecked Sendable {
     private var unacknowledged: [Int32: (connection: String, bytes: Int)] = [:]
     /// Connections ended lately, whose late messages must not open a new one.
     private var ended: [String] = []
+    /// The connections that became continuation streams, by the topic they read, and their ids.
+    private let streams = RelayStreamRegistry()
+    private var streamIDs: Set<String> = []
     private let counts = Mutex(Statistics())
 
     init(
@@ -95,7 +102,10 @@ final class RelayStateServer: @unchecked Sendable {
     func dropAll() {
         queue.async {
             self.ended.append(contentsOf: self.links.keys)
+            self.ended.append(contentsOf: self.streamIDs)
             self.links = [:]
+            self.streamIDs = []
+            self.streams.failAll("the relay's connection to the broker was lost")
             self.unacknowledged = [:]
             self.trimEnded()
         }
@@ -104,6 +114,13 @@ final class RelayStateServer: @unchecked Sendable {
     // MARK: - On the queue
 
     private func handle(_ id: String, _ payload: [UInt8]) {
+        if streamIDs.contains(id) {
+            if streams.deliver(topic: topics.streamToServer(server: ownTopic, connection: id), payload: payload) { return }
+            // Its stream closed since: the id is one of the ended.
+            streamIDs.remove(id)
+            remember(id)
+            return
+        }
         guard let link = links[id] else {
             guard !payload.isEmpty, !ended.contains(id) else { return }
             let reply = topics.streamToClient(server: ownTopic, connection: id)
@@ -147,9 +164,18 @@ final class RelayStateServer: @unchecked Sendable {
                 if case .clientClosed = reason {} else { counts.withLock { $0.refusedByProtocol += 1 } }
                 close(link)
             case .openStream(var opening):
-                // Not carried through the relay yet: refused as by a program without streams.
-                write(opening.refusal(), link)
-                close(link)
+                // A continuation stream from here on, apart from the fetches (section 16).
+                links[link.id] = nil
+                let pipe = RelayStreamConnection(
+                    client: client, registry: streams, outgoing: link.reply,
+                    incoming: topics.streamToServer(server: ownTopic, connection: link.id), ownsSubscription: false)
+                streams.add(pipe)
+                streamIDs.insert(link.id)
+                if !shelf.continuationDoor.enter(opening, pipe: pipe) {
+                    let refusal = opening.refusal()
+                    Task { try? await pipe.write(refusal); await pipe.close() }
+                }
+                return
             }
         }
     }

@@ -74,14 +74,17 @@ final class RelayStreamRegistry: Sendable {
         _ = connections.withLock { $0.removeValue(forKey: incoming) }
     }
 
-    /// A message on a connection's `.../s` topic; an empty one ends the stream.
-    func deliver(topic: String, payload: [UInt8]) {
-        guard let connection = connections.withLock({ $0[topic] }) else { return }
+    /// A message on the topic a connection reads from; an empty one ends the stream. False
+    /// when no connection reads that topic.
+    @discardableResult
+    func deliver(topic: String, payload: [UInt8]) -> Bool {
+        guard let connection = connections.withLock({ $0[topic] }) else { return false }
         if payload.isEmpty {
             connection.ended(nil)
         } else {
             connection.received(payload)
         }
+        return true
     }
 
     /// The relay's connection to the broker was lost: every stream through it drops.
@@ -94,7 +97,9 @@ final class RelayStreamRegistry: Sendable {
     }
 }
 
-/// One state-stream connection through the relay, as a `StreamConnection`.
+/// One state-stream connection through the relay, as a `StreamConnection`: a client's, or the
+/// server's end of one that became a continuation stream (which reads its client's topic
+/// through the server's wildcard subscription, so closing it unsubscribes nothing).
 final class RelayStreamConnection: StreamConnection {
     private typealias Reader = CheckedContinuation<[UInt8]?, any Error>
 
@@ -113,13 +118,16 @@ final class RelayStreamConnection: StreamConnection {
     let outgoing: String
     /// `.../s`: what the source writes.
     let incoming: String
+    /// Whether `incoming` was subscribed for this connection alone.
+    let ownsSubscription: Bool
     private let inbox = Mutex(Inbox())
 
-    init(client: MQTTClient, registry: RelayStreamRegistry, outgoing: String, incoming: String) {
+    init(client: MQTTClient, registry: RelayStreamRegistry, outgoing: String, incoming: String, ownsSubscription: Bool = true) {
         self.client = client
         self.registry = registry
         self.outgoing = outgoing
         self.incoming = incoming
+        self.ownsSubscription = ownsSubscription
     }
 
     func write(_ bytes: [UInt8]) async throws {
@@ -171,7 +179,7 @@ final class RelayStreamConnection: StreamConnection {
         reader?.resume(throwing: StreamFailure.connectionLost("the connection was closed"))
         guard first else { return }
         registry.remove(incoming)
-        client.unsubscribe(incoming)
+        if ownsSubscription { client.unsubscribe(incoming) }
         // An empty message ends this direction, as a TCP FIN would; a source that ended first needs none.
         if !serverEnded, client.isConnected { client.publish(outgoing, [UInt8](), qos: 1) }
     }

@@ -25,6 +25,8 @@ final class InMemoryStreamConnection: StreamConnection {
         var clientClosed = false
         var reader: (id: UInt64, continuation: CheckedContinuation<[UInt8]?, any Error>)?
         var nextReaderID: UInt64 = 0
+        /// Once the client sent OPEN: the server's end, which takes every byte the client writes.
+        var pipe: InMemoryServerPipe?
     }
 
     private let state: Mutex<State>
@@ -38,10 +40,16 @@ final class InMemoryStreamConnection: StreamConnection {
     }
 
     func write(_ bytes: [UInt8]) async throws {
+        var opened: (ContinuationOpening, InMemoryServerPipe)?
+        var carried: InMemoryServerPipe?
         let woken: (CheckedContinuation<[UInt8]?, any Error>, Delivery)? = try state.withLock { state in
             guard !state.clientClosed else { throw InMemoryStreamError.closed }
             // Bytes to a server that closed are lost, as they would be on a socket.
             guard !state.serverClosed, !state.ended else { return nil }
+            if let pipe = state.pipe {
+                carried = pipe
+                return nil
+            }
             for output in state.machine.receive(bytes) {
                 switch output {
                 case .write(let written):
@@ -52,15 +60,22 @@ final class InMemoryStreamConnection: StreamConnection {
                 case .close(let reason):
                     state.serverClosed = true
                     server.noteClose(reason)
-                case .openStream(var opening):
-                    // The in-memory streams serve fetches only: an OPEN is refused as by a program without streams.
-                    state.outbound.append(contentsOf: opening.refusal())
-                    state.serverClosed = true
+                case .openStream(let opening):
+                    // The connection is the continuation stream's now; the door decides, outside the lock.
+                    let pipe = InMemoryServerPipe(connection: self, streams: streams)
+                    state.pipe = pipe
+                    opened = (opening, pipe)
                 }
             }
             return wakeReader(&state)
         }
         if let (continuation, delivery) = woken { resume(continuation, with: delivery) }
+        carried?.deliver(bytes)
+        if case (var opening, let pipe)? = opened, !server.shelf.continuationDoor.enter(opening, pipe: pipe) {
+            // Nobody takes streams here: refused as by a program without them.
+            try? serverWrite(opening.refusal())
+            serverClose()
+        }
     }
 
     func read() async throws -> [UInt8]? {
@@ -108,25 +123,49 @@ final class InMemoryStreamConnection: StreamConnection {
     }
 
     func close() async {
-        let reader = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard !state.clientClosed else { return nil }
+        let (reader, pipe) = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>?, InMemoryServerPipe?) in
+            guard !state.clientClosed else { return (nil, nil) }
             state.clientClosed = true
-            if !state.serverClosed, !state.ended {
+            if !state.serverClosed, !state.ended, state.pipe == nil {
                 for case .close(let reason) in state.machine.receiveEnd() { server.noteClose(reason) }
             }
             state.ended = true
             defer { state.reader = nil }
-            return state.reader?.continuation
+            return (state.reader?.continuation, state.pipe)
         }
         reader?.resume(throwing: InMemoryStreamError.closed)
+        pipe?.end()
         server.closed(self)
     }
 
     /// The network drops the connection: what was not read is lost, the client reads the end.
     func drop() {
-        let woken: (CheckedContinuation<[UInt8]?, any Error>, Delivery)? = state.withLock { state in
+        let (woken, pipe) = state.withLock { state -> ((CheckedContinuation<[UInt8]?, any Error>, Delivery)?, InMemoryServerPipe?) in
             state.ended = true
             state.outbound = []
+            return (wakeReader(&state), state.pipe)
+        }
+        if let (continuation, delivery) = woken { resume(continuation, with: delivery) }
+        pipe?.end()
+    }
+
+    // MARK: - From the server's end of a continuation stream
+
+    /// Bytes the server's continuation stream wrote, for the client to read.
+    func serverWrite(_ bytes: [UInt8]) throws {
+        let woken = try state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>, Delivery)? in
+            guard !state.ended, !state.serverClosed else { throw InMemoryStreamError.closed }
+            state.outbound.append(contentsOf: bytes)
+            server.noteSent(bytes.count)
+            return wakeReader(&state)
+        }
+        if let (continuation, delivery) = woken { resume(continuation, with: delivery) }
+    }
+
+    /// The server's continuation stream closed: the client reads what was written, then the end.
+    func serverClose() {
+        let woken = state.withLock { state -> (CheckedContinuation<[UInt8]?, any Error>, Delivery)? in
+            state.serverClosed = true
             return wakeReader(&state)
         }
         if let (continuation, delivery) = woken { resume(continuation, with: delivery) }

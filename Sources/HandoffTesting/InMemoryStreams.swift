@@ -11,6 +11,11 @@ import HandoffWire
 /// (it waits for the client, or a fault stalls it) and then returns when the connection is
 /// closed or the task cancelled. `parkedCount` says how many calls wait like that, so a test
 /// on `ManualClock` knows when the fetcher is really stuck and time may move.
+///
+/// A connection whose client sends OPEN becomes a continuation stream: the server hands it to
+/// its shelf's door, as the TCP server does, and the program behind the door reads what the
+/// client writes and writes what the client reads (through the same faults). A continuation
+/// stream's reads, at either end, are parked while nothing is on its way.
 public final class InMemoryStreams: StreamDialer {
     private struct Registry {
         var servers: [String: InMemoryStreamServer] = [:]

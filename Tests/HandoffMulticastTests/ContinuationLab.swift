@@ -1,0 +1,123 @@
+import Foundation
+import Handoff
+import HandoffTesting
+import HandoffWire
+import Synchronization
+@testable import HandoffMulticast
+
+/// Activity centers of three devices whose datagrams cross an in-memory LAN and whose state
+/// streams (fetches and continuation streams) run over real TCP on 127.0.0.1: each center
+/// serves on a `TCPStateServer` of its own. Nothing leaves the machine.
+///
+/// A center's datagrams come from the name of its transport, so the center named by `host`
+/// `127.0.0.1` is reached there over TCP; the others are not reached (nobody opens to them).
+@MainActor
+final class ContinuationLab {
+    static let key = GroupKey(bytes: Array(0..<32))!
+    static let alice = DeviceIdentity(seed: Array(0x40...0x5F))!
+    static let bob = DeviceIdentity(seed: Array(0x60...0x7F))!
+    static let carol = DeviceIdentity(seed: Array(0x80...0x9F))!
+
+    let network = InMemoryNetwork()
+    private var centers: [ActivityCenter] = []
+    private var servers: [TCPStateServer] = []
+
+    /// A started center of `device`, called `name`, whose list holds it and `listed` (with the
+    /// names it gives them); its datagrams come from `host`.
+    func center(
+        _ device: DeviceIdentity, named name: String, host: String, listing listed: [(device: DeviceIdentity, name: String)]
+    ) async throws -> ActivityCenter {
+        let roster = DeviceRoster(
+            own: device.publicIdentity, name: name, paired: listed.map { (identity: $0.device.publicIdentity, name: $0.name) })
+        let membership = Membership(identity: device, keys: GroupKeys(current: Self.key), roster: roster)
+        var config = ActivityCenter.Configuration(
+            peer: PeerInfo(name: name, host: host, app: "baton-tests", appVersion: "0"),
+            senderID: .random(device: device.publicIdentity.deviceID))
+        config.repeatInterval = .milliseconds(100)
+        // The handshake's 1 s is for a machine that does nothing else; the whole suite shares two cores.
+        var limits = TCPStateServer.Limits()
+        limits.handshakeTimeout = .seconds(20)
+        let shelf = StateShelf()
+        let server = try await TCPStateServer.start(
+            shelf: shelf, identity: membership.streamIdentity(senderID: config.senderID), trust: membership.streamTrust,
+            host: "127.0.0.1", limits: limits)
+        servers.append(server)
+        let center = ActivityCenter(
+            registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
+            transport: network.makeTransport(name: host), configuration: config,
+            stateStream: StateStreamSetup(shelf: shelf, port: server.port, dialer: TCPStreamDialer()))
+        center.start()
+        centers.append(center)
+        return center
+    }
+
+    /// Publishes an editing activity on `center`, taking streams or not.
+    static func publish(on center: ActivityCenter, streams: Bool, delegate: StreamTaker) throws -> UserActivity {
+        let activity = UserActivity(activityType: "dev.baton.editing", center: center)
+        activity.userInfo = ["text": "hello", "cursorLine": 0, "cursorColumn": 0, "fileName": "notes.txt"]
+        activity.supportsContinuationStreams = streams
+        activity.delegate = delegate
+        try activity.becomeCurrent()
+        return activity
+    }
+
+    /// `observer`'s entry for `activity` once it lists it as `ready` says.
+    static func entry(
+        of activity: UserActivity, on observer: ActivityCenter, ready: @escaping (NearbyActivity) -> Bool = { _ in true }
+    ) async -> NearbyActivity? {
+        let id = activity.activityID
+        _ = await waitUntil(timeout: .seconds(30)) { observer.nearby.contains { $0.id == id && ready($0) } }
+        return observer.nearby.first { $0.id == id && ready($0) }
+    }
+
+    func shutdown() async {
+        for center in centers { await center.shutdown() }
+        for server in servers { await server.close() }
+    }
+}
+
+/// An activity's delegate that keeps every continuation stream it is given.
+@MainActor
+final class StreamTaker: UserActivityDelegate {
+    var streams: [ContinuationStream] = []
+
+    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
+        streams.append(stream)
+    }
+}
+
+/// Reads a stream's messages from when it is made, and how they ended.
+@MainActor
+final class MessageReader {
+    private(set) var messages: [[UInt8]] = []
+    /// nil while the stream lasts; "closed", or the error that ended it.
+    private(set) var end: String?
+    private var task: Task<Void, Never>?
+
+    init(_ stream: ContinuationStream) {
+        task = Task { @MainActor [weak self] in
+            do {
+                for try await message in stream.messages { self?.messages.append(message) }
+                self?.end = "closed"
+            } catch {
+                self?.end = "\(error)"
+            }
+        }
+    }
+
+    deinit { task?.cancel() }
+}
+
+/// The failure opening a stream from `center` to `entry` threw, or nil when it opened one
+/// (which is then closed).
+@MainActor
+func openFailure(from center: ActivityCenter, to entry: NearbyActivity) async -> ContinuationStreamFailure? {
+    do {
+        let stream = try await center.openContinuationStream(to: entry)
+        await stream.close()
+        return nil
+    } catch {
+        guard case .continuationStream(_, let failure) = error else { return .refused(code: 0, message: "\(error)") }
+        return failure
+    }
+}
