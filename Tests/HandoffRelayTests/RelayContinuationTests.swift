@@ -61,6 +61,9 @@ struct RelayContinuationTests {
         let opened = try await b.openContinuationStream(to: entry)
         #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
         let accepted = try #require(taker.streams.first)
+        // A handshake may have timed out before the OPEN was read (a loaded machine; the opener
+        // tries again): what counts is that none does once the stream is open.
+        let timeoutsWhenOpen = relayA.streamStatistics?.handshakeTimeouts
         let atA = Reader(accepted)
         let atB = Reader(opened)
 
@@ -73,7 +76,7 @@ struct RelayContinuationTests {
         #expect(atA.messages == toA)
         #expect(atB.messages == toB)
         // The stream left the fetches' count and their 1 s deadline when its OPEN was read.
-        #expect(relayA.streamStatistics?.handshakeTimeouts == 0)
+        #expect(relayA.streamStatistics?.handshakeTimeouts == timeoutsWhenOpen)
 
         await opened.close()
         #expect(await waitUntil(timeout: .seconds(30)) { atA.end != nil && atB.end != nil })
