@@ -21,6 +21,9 @@ extension FirewallCheck {
         return folders.map { $0 + "/" + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// How long after its output ended a firewall tool's exit may take to be reported.
+    static let exitReportLimit: TimeInterval = 30
+
     private static func run(_ path: String, _ arguments: [String], timeout: TimeInterval) -> (rules: String?, failure: String?) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -49,13 +52,14 @@ extension FirewallCheck {
         reader.start()
         // Done when its output ends (it exited): Foundation's notice of the exit comes through a
         // thread of its own, which a busy machine may run seconds late.
-        let deadline = DispatchTime.now() + timeout
-        if collected.finished.wait(timeout: deadline) == .timedOut {
+        if collected.finished.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             return (nil, "no answer within \(Int(timeout)) s")
         }
-        guard exited.wait(timeout: deadline) == .success else {
-            return (nil, "its exit was not reported within \(Int(timeout)) s")
+        // Its output ended, so it has exited or is about to; Foundation reports the exit from a
+        // thread of its own, which a loaded machine runs late: give that time, within a bound.
+        guard exited.wait(timeout: .now() + Self.exitReportLimit) == .success else {
+            return (nil, "its exit was not reported within \(Int(Self.exitReportLimit)) s")
         }
         let text = String(decoding: collected.output, as: UTF8.self)
         if process.terminationStatus != 0 {
