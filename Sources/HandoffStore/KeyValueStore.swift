@@ -43,13 +43,22 @@ public final class KeyValueStore {
     private var policyChanged = false
     /// Whether each write is on disk before it returns; off, writes wait for `synchronize()`.
     public var writesThrough = true
+    /// Under `resolve`: the program's answer to a conflict (none: keep both's result stays, and
+    /// `changes()` says `unresolved`), and how long it may take.
+    public var resolver: KeyValueResolver?
+    public var resolverTimeout: TimeInterval = 10
+    /// Conflicts handed to the resolver and not answered yet, by number.
+    var pendingResolutions: [Int: StoreContents.Resolution] = [:]
+    var resolutionCount = 0
+    /// Told a sentence for the log when a conflict is resolved or not.
+    package var onNote: ((String) -> Void)?
     /// When the store last exchanged digests or entries with a peer.
     public private(set) var lastSync: Date?
 
     /// The entries, their usage and digests.
     package private(set) var contents: StoreContents
     /// Where versions and `lastSync` get their time (the wall clock's date).
-    private let clock: any HandoffClock
+    let clock: any HandoffClock
     private var isDirty = false
     /// The file as this program last wrote or read it.
     private var writtenStamp: DiskStamp?
@@ -79,7 +88,7 @@ public final class KeyValueStore {
         currentPolicy = policy ?? read?.policy ?? .newest
         contents = StoreContents(limits: limits)
         if let read {
-            contents = StoreContents(limits: limits, clock: read.clock, entries: read.entries)
+            contents = StoreContents(limits: limits, clock: read.clock, entries: read.entries, ancestors: read.ancestors)
             lastSync = read.lastSync
             contents.dropOldTombstones(now: clock.date)
         }
@@ -173,7 +182,7 @@ public final class KeyValueStore {
     /// Takes a peer's entries (docs/PROTOCOL.md section 18, "Taking an entry"): merges them into
     /// the contents, then, when anything changed, writes the file and sends this store's own
     /// answers (keep local, keep both), then tells the listeners (`initial`: as `initialSync`,
-    /// else `peerChange`).
+    /// else `peerChange`), then hands conflicts under `resolve` to the resolver.
     @discardableResult
     package func take(_ incoming: [StoreEntry], initial: Bool) -> Taken {
         let now = clock.date
@@ -184,6 +193,7 @@ public final class KeyValueStore {
             onWrites?(taken.writes)
         }
         for change in taken.changes(initial: initial) { emit(change) }
+        for resolution in taken.resolutions { resolve(resolution) }
         return taken
     }
 
@@ -205,7 +215,7 @@ public final class KeyValueStore {
         return stream
     }
 
-    private func emit(_ change: KeyValueStoreChange) {
+    func emit(_ change: KeyValueStoreChange) {
         for continuation in subscribers.values { continuation.yield(change) }
     }
 
@@ -221,7 +231,9 @@ public final class KeyValueStore {
         }
         let merged: [String] = try file.withLock { () throws(KeyValueStoreError) -> [String] in
             let merged = file.stamp() == writtenStamp ? [] : mergeFile()
-            try file.write(StoreFile.Contents(policy: currentPolicy, clock: contents.greatestClock, lastSync: lastSync, entries: contents.sortedEntries))
+            var written = StoreFile.Contents(policy: currentPolicy, clock: contents.greatestClock, lastSync: lastSync, entries: contents.sortedEntries)
+            written.ancestors = contents.ancestors.all
+            try file.write(written)
             policyChanged = false
             writtenStamp = file.stamp()
             return merged

@@ -1,5 +1,6 @@
 import Foundation
 import HandoffWire
+import PropertyList
 
 /// What a store does with the loser of two writes that conflict (docs/PROTOCOL.md, section 18):
 /// the same on every device that shares the store.
@@ -11,6 +12,10 @@ public enum ConflictPolicy: String, Sendable, CaseIterable, CustomStringConverti
     case keepLocal = "keep-local"
     /// The greater version wins, and the losing value is kept under `KEY.conflict.DEVICE`.
     case keepBoth = "keep-both"
+    /// The program decides: keep both's result at once, then a resolver (`KeyValueStore.resolver`)
+    /// given the winner, the loser and the value both replaced returns the value to keep, written
+    /// as a new version everywhere. Done by the device that wrote the loser.
+    case resolve
 
     public var description: String { rawValue }
 }
@@ -27,18 +32,46 @@ public struct KeyValueStoreChange: Sendable, Equatable, CustomStringConvertible 
         /// Two writes conflicted; the keys named hold the winner (and, keeping both, a
         /// `KEY.conflict.DEVICE` key the loser).
         case conflict
+        /// Under `resolve`: the resolver's answer was written as the key's new value (and keep
+        /// both's `KEY.conflict.DEVICE` key removed).
+        case resolved
+        /// Under `resolve`: the resolver gave no answer (it failed, threw or was too slow, or
+        /// there is none); keep both's result stays. `note` says why.
+        case unresolved
     }
 
     public let reason: Reason
     /// The keys, sorted.
     public let keys: [String]
+    /// Why, for `unresolved`.
+    public let note: String?
 
-    public init(reason: Reason, keys: [String]) {
+    public init(reason: Reason, keys: [String], note: String? = nil) {
         self.reason = reason
         self.keys = keys.sorted()
+        self.note = note
     }
 
-    public var description: String { "\(reason.rawValue): \(keys.joined(separator: ", "))" }
+    public var description: String {
+        "\(reason.rawValue): \(keys.joined(separator: ", "))" + (note.map { " (\($0))" } ?? "")
+    }
+}
+
+/// A conflict a resolver settles (`ConflictPolicy.resolve`): for `key`, the winning and the losing
+/// value and the value both writers replaced, their common ancestor (nil for a removal, or when
+/// it is not known).
+public struct KeyValueConflict: Sendable, Equatable {
+    public let key: String
+    public let winner: PropertyListValue?
+    public let loser: PropertyListValue?
+    public let ancestor: PropertyListValue?
+
+    public init(key: String, winner: PropertyListValue?, loser: PropertyListValue?, ancestor: PropertyListValue?) {
+        self.key = key
+        self.winner = winner
+        self.loser = loser
+        self.ancestor = ancestor
+    }
 }
 
 /// Apple's limits for one store (docs/PROTOCOL.md, section 18).
@@ -84,3 +117,7 @@ public enum KeyValueStoreError: Error, Equatable, Sendable, CustomStringConverti
         }
     }
 }
+
+/// The program's answer to a conflict: the value to keep (nil: remove the key). Throwing, or
+/// taking longer than `KeyValueStore.resolverTimeout`, is no answer: keep both's result stays.
+public typealias KeyValueResolver = @Sendable (KeyValueConflict) async throws -> PropertyListValue?

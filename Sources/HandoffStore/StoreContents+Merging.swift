@@ -22,6 +22,8 @@ extension StoreContents {
         package var changed: [String] = []
         package var conflicts: [String] = []
         package var overQuota: [String] = []
+        /// Conflicts under `resolve` for the resolver, keep both's result already held.
+        package var resolutions: [Resolution] = []
 
         package init() {}
 
@@ -73,6 +75,16 @@ extension StoreContents {
             result.changed.append(entry.key)
             guard let held, Self.conflict(winner: entry, loser: held) else { continue }
             if firstReport(of: held) { result.conflicts.append(entry.key) }
+            if policy == .resolve {
+                // The device that wrote the loser resolves: one device asks, whoever held it.
+                guard held.version.writerTag == writer.tag else { continue }
+                let copy = held.value.flatMap { keepBoth(held, value: $0, writer: writer, now: now, into: &result) }
+                result.resolutions.append(
+                    Resolution(
+                        key: entry.key, winner: entry, loser: held, ancestor: ancestors.value(of: entry.key, at: entry.replaces),
+                        fallback: copy))
+                continue
+            }
             guard let value = held.value else { continue }
             switch policy {
             case .newest:
@@ -85,17 +97,40 @@ extension StoreContents {
                 hold(again, size: heldValueSize)
                 result.writes.append(again)
             case .keepBoth:
-                let key = entry.key + ".conflict." + held.version.writer.prefix(4).map { String(format: "%02x", $0) }.joined()
-                guard StoreEntry.isValidKey(key), entries[key]?.value == nil, usage.keys < limits.keys else { break }
-                let copy = makeEntry(key: key, value: value, writer: writer, now: now)
-                let copySize = copy.size
-                guard usage.bytes + copySize <= limits.totalBytes else { break }
-                hold(copy, size: copySize)
-                result.writes.append(copy)
-                result.changed.append(key)
+                keepBoth(held, value: value, writer: writer, now: now, into: &result)
+            case .resolve:
+                break
             }
         }
         return result
+    }
+
+    /// Keep both: writes the losing `value` of `loser` under `KEY.conflict.DEVICE` unless a value
+    /// is there, the key would be too long, or a limit would break; the copy written.
+    @discardableResult
+    private mutating func keepBoth(_ loser: StoreEntry, value: PropertyListValue, writer: SenderID, now: Date, into result: inout Taken)
+        -> StoreEntry?
+    {
+        let key = loser.key + ".conflict." + loser.version.writer.prefix(4).map { String(format: "%02x", $0) }.joined()
+        guard StoreEntry.isValidKey(key), entries[key]?.value == nil, usage.keys < limits.keys else { return nil }
+        let copy = makeEntry(key: key, value: value, writer: writer, now: now)
+        let copySize = copy.size
+        guard usage.bytes + copySize <= limits.totalBytes else { return nil }
+        hold(copy, size: copySize)
+        result.writes.append(copy)
+        result.changed.append(key)
+        return copy
+    }
+
+    /// A conflict under `resolve` for the program's resolver: the entries that won and lost, the
+    /// value both replaced (nil: a removal, or not known here), and keep both's copy of the loser
+    /// when one was written (the fallback, removed when the resolver answers).
+    package struct Resolution: Equatable, Sendable {
+        package let key: String
+        package let winner: StoreEntry
+        package let loser: StoreEntry
+        package let ancestor: PropertyListValue?
+        package let fallback: StoreEntry?
     }
 
     /// Whether the winner's writer had not seen the loser: it replaced nothing, or a version

@@ -33,6 +33,8 @@ package struct StoreContents: Sendable {
     private var lastSweep: Date?
     /// Losers of conflicts already reported (see `firstReport(of:)`).
     var reportedLosers: Set<ReportedLoser> = []
+    /// The values writes replaced, for a resolver's ancestor (`StoreAncestors`).
+    package private(set) var ancestors = StoreAncestors()
 
     /// An empty store.
     package init(limits: KeyValueStoreLimits = KeyValueStoreLimits()) {
@@ -40,8 +42,11 @@ package struct StoreContents: Sendable {
     }
 
     /// A store holding, for each key, the greatest version of `entries`, with the greatest clock
-    /// made or taken at least `clock`.
-    package init(limits: KeyValueStoreLimits = KeyValueStoreLimits(), clock: UInt64, entries held: [StoreEntry]) {
+    /// made or taken at least `clock`, and the values replaced `ancestors` (as far as room allows).
+    package init(
+        limits: KeyValueStoreLimits = KeyValueStoreLimits(), clock: UInt64, entries held: [StoreEntry],
+        ancestors kept: [StoreAncestors.Ancestor] = []
+    ) {
         self.limits = limits
         greatestClock = clock
         for entry in held where entries[entry.key].map({ $0.version < entry.version }) ?? true {
@@ -51,6 +56,8 @@ package struct StoreContents: Sendable {
         sizes = entries.compactMapValues { $0.value == nil ? nil : $0.size }
         usedBytes = sizes.values.reduce(0, +)
         liveKeys = sizes.count
+        for ancestor in kept { ancestors.keep(ancestor) }
+        ancestors.trim(replacedBefore: 0, room: limits.totalBytes - usedBytes)
     }
 
     // MARK: Reading
@@ -162,6 +169,9 @@ package struct StoreContents: Sendable {
     mutating func hold(_ entry: StoreEntry, size known: Int? = nil) {
         changedBuckets.insert(StoreDigests.bucket(of: entry.key))
         cachedDigests = nil
+        if let replaced = entries[entry.key], replaced.version < entry.version {
+            ancestors.keep(replaced, size: heldSize(entry.key), by: entry.version)
+        }
         if entries[entry.key]?.value != nil { liveKeys -= 1 }
         usedBytes -= heldSize(entry.key)
         let size = known ?? entry.size
@@ -170,6 +180,8 @@ package struct StoreContents: Sendable {
         usedBytes += size
         if entry.value != nil { liveKeys += 1 }
         greatestClock = max(greatestClock, entry.version.clock)
+        // Values replaced live in the room the values leave.
+        if ancestors.bytes > limits.totalBytes - usedBytes { ancestors.trim(replacedBefore: 0, room: limits.totalBytes - usedBytes) }
     }
 
     /// What the entry held for `key` counts against the limit; 0 for none or a tombstone.
@@ -188,12 +200,13 @@ package struct StoreContents: Sendable {
         return changed
     }
 
-    /// Forgets tombstones more than 30 days old at `now`: looked for at most once a minute
-    /// (and again at once when the clock went back).
+    /// Forgets tombstones, and values replaced (`ancestors`), more than 30 days old at `now`:
+    /// looked for at most once a minute (and again at once when the clock went back).
     package mutating func dropOldTombstones(now: Date) {
         if let swept = lastSweep, now.timeIntervalSince(swept) < Self.sweepInterval, now >= swept { return }
         lastSweep = now
         let oldest = now.addingTimeInterval(-Self.tombstoneLifetime)
+        ancestors.trim(replacedBefore: StoreVersion.clock(at: oldest), room: limits.totalBytes - usedBytes)
         let kept = entries.filter { !$0.value.isTombstone || $0.value.version.date >= oldest }
         guard kept.count != entries.count else { return }
         entries = kept

@@ -11,7 +11,9 @@ import Glibc
 ///
 /// The root is a dictionary: `format` (1), `store` (the name), `policy`, `clock` (the greatest
 /// clock made or taken), `lastSync` (the last exchange with a peer, when there was one) and
-/// `entries`, each as a STORE datagram carries it (tombstones included).
+/// `entries`, each as a STORE datagram carries it (tombstones included), and `ancestors`: the
+/// values writes replaced, kept for a resolver (`StoreAncestors`; a file without them reads as
+/// keeping none).
 public struct StoreFile: Sendable, Equatable {
     /// What a store's file holds.
     public struct Contents: Sendable, Equatable {
@@ -19,6 +21,8 @@ public struct StoreFile: Sendable, Equatable {
         public var clock: UInt64
         public var lastSync: Date?
         public var entries: [StoreEntry]
+        /// The values writes replaced (`StoreAncestors`).
+        package var ancestors: [StoreAncestors.Ancestor] = []
 
         public init(policy: ConflictPolicy = .newest, clock: UInt64 = 0, lastSync: Date? = nil, entries: [StoreEntry] = []) {
             self.policy = policy
@@ -94,7 +98,9 @@ public struct StoreFile: Sendable, Equatable {
                 throw .damaged("an entry is not valid (\(error))")
             }
         }
-        return Contents(policy: policy, clock: UInt64(clock), lastSync: dict["lastSync"]?.dateValue, entries: entries)
+        var contents = Contents(policy: policy, clock: UInt64(clock), lastSync: dict["lastSync"]?.dateValue, entries: entries)
+        contents.ancestors = (dict["ancestors"]?.arrayValue ?? []).compactMap(StoreAncestors.ancestor(plist:))
+        return contents
     }
 
     /// Writes `contents` atomically (0600, folder 0700); on disk when it returns.
@@ -104,6 +110,7 @@ public struct StoreFile: Sendable, Equatable {
             "clock": .integer(Int(clamping: contents.clock)), "entries": .array(contents.entries.map(\.plist)),
         ]
         if let lastSync = contents.lastSync { dict["lastSync"] = .date(lastSync) }
+        if !contents.ancestors.isEmpty { dict["ancestors"] = .array(contents.ancestors.map(StoreAncestors.plist)) }
         do {
             try PrivateFile.write(BinaryPropertyListWriter().write(.dictionary(dict)), to: path, replace: true, privateFolder: true)
         } catch {

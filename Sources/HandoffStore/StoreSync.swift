@@ -32,6 +32,12 @@ public final class StoreSync {
     private var continuations: [StoreSyncCore.WaitID: CheckedContinuation<Bool, Never>] = [:]
     private var nextWaitID: StoreSyncCore.WaitID = 0
 
+    /// The resolver of each store under `resolve` (`KeyValueStore.resolver`), given to every
+    /// store held and each opened later.
+    public var resolvers: (@MainActor (String) -> KeyValueResolver?)? {
+        didSet { for (name, store) in stores { store.resolver = resolvers?(name) } }
+    }
+
     /// What went wrong opening stores: a sentence each.
     public private(set) var problems: [String] = []
 
@@ -84,6 +90,8 @@ public final class StoreSync {
         }
         stores[name] = store
         store.measure = { [weak self] entry in self?.core.measure(entry, of: name) }
+        store.resolver = resolvers?(name)
+        store.onNote = { [logger] sentence in logger.notice("\(sentence)") }
         store.onWrites = { [weak self] entries in
             guard let self else { return }
             self.perform(self.core.wrote(entries, of: name, now: self.center.clock.now, stores: self))

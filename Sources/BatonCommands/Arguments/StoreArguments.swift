@@ -32,10 +32,10 @@ package struct StoreName: ArgumentValue, Hashable, CustomStringConvertible {
 }
 
 extension ConflictPolicy: ArgumentValue {
-    /// `newest`, `keep-local` or `keep-both`.
+    /// `newest`, `keep-local`, `keep-both` or `resolve`.
     package init(parsing text: String) throws(ArgumentProblem) {
         guard let policy = ConflictPolicy(rawValue: text) else {
-            throw ArgumentProblem("'\(PeerText.visible(text))' is not a policy: newest, keep-local or keep-both.")
+            throw ArgumentProblem("'\(PeerText.visible(text))' is not a policy: newest, keep-local, keep-both or resolve.")
         }
         self = policy
     }

@@ -72,9 +72,34 @@ package struct KvMachine: Sendable {
         try existingStore(name)?.policy ?? .newest
     }
 
+    /// `kv policy`'s line: the policy, and for `resolve` the command saved on this machine.
+    package func policyLine(of name: StoreName) throws(KvFailure) -> String {
+        let policy = try policy(of: name)
+        guard policy == .resolve else { return policy.rawValue }
+        let command = try? ResolveCommand.saved(for: name.text, environment: environment)
+        return "resolve (" + (command.flatMap { $0 }.map(PeerText.visible) ?? "no command: conflicts keep both") + ")"
+    }
+
+    /// `kv policy resolve --command CMD`: saves CMD as the store's resolve command on this
+    /// machine, then sets the policy.
+    package func setResolve(command: String, of name: StoreName) throws(KvFailure) {
+        guard !command.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .files("The resolve command is empty: give the command that prints the value to keep, e.g. --command 'jq .winner'.")
+        }
+        do throws(PrivateFile.Problem) {
+            try ResolveCommand.save(command, for: name.text, environment: environment)
+        } catch {
+            throw .files(error.sentence("resolve command", path: ResolveCommand.path(of: name.text, environment: environment)))
+        }
+        try setPolicy(.resolve, of: name)
+    }
+
     /// `kv policy POLICY`: sets the store's policy on disk, making the store when it has no
     /// file yet, and reads it back.
     package func setPolicy(_ policy: ConflictPolicy, of name: StoreName) throws(KvFailure) {
+        if policy == .resolve, (try? ResolveCommand.saved(for: name.text, environment: environment)) ?? nil == nil {
+            throw .files("The policy resolve needs the command that decides: baton kv policy resolve --command CMD (see --help).")
+        }
         let store: KeyValueStore
         if let existing = try existingStore(name) {
             store = existing

@@ -35,6 +35,7 @@ package final class KvSession {
         leave: @escaping @MainActor () async -> Void
     ) async throws(KvFailure) -> KvSession {
         let sync = StoreSync(center: center, folder: folder)
+        sync.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
         let store: KeyValueStore
         do {
             store = try sync.store(named: name.text)
@@ -119,7 +120,7 @@ package final class KvSession {
         change.keys.map { key in
             StoreText.change(
                 store: store.name, reason: change.reason.rawValue, key: key, value: store.object(forKey: key), json: json,
-                savedAt: store.entry(forKey: key)?.version.date, at: now)
+                savedAt: store.entry(forKey: key)?.version.date, at: now, note: change.note)
         }
     }
 

@@ -264,16 +264,17 @@ package enum StoreText {
     /// "key", "value"}` (`removed: true` in place of a value that is gone). `value` is what the
     /// store holds for the key now.
     /// With `json`, `savedAt` (when the entry was written, by its writer's clock) and `at` (when
-    /// it was printed) go in the line too, when given.
+    /// it was printed) go in the line too, when given, and `note` (why a conflict is unresolved).
     package static func change(
         store: String, reason: String, key: String, value: PropertyListValue?, json: Bool, savedAt: Date? = nil,
-        at: Date? = nil
+        at: Date? = nil, note: String? = nil
     ) -> String {
         let refused = reason == "quotaViolation"
         if json {
             var fields: [String: PropertyListValue] = ["store": .string(store), "reason": .string(reason), "key": .string(key)]
             if let savedAt, !refused { fields["savedAt"] = .date(savedAt) }
             if let at { fields["at"] = .date(at) }
+            if let note { fields["note"] = .string(note) }
             if let value {
                 fields["value"] = value
             } else if !refused {
@@ -283,7 +284,8 @@ package enum StoreText {
         }
         let head = PeerText.visible(reason) + " " + PeerText.visible(key)
         if refused { return head + ": a peer's value was refused, over this store's limits" }
-        return value.map { head + " = " + text(of: $0) } ?? head + " removed"
+        let line = value.map { head + " = " + text(of: $0) } ?? head + " removed"
+        return line + (note.map { " (" + PeerText.visible($0) + ")" } ?? "")
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

@@ -126,6 +126,7 @@ struct Launch {
         center.start()
         // Every running Baton holds this machine's key-value stores and answers peers about them.
         let stores = StoreSync(center: center, folder: StoreFile.defaultFolder(), logger: logger)
+        stores.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
         // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
         let clipboard = (try? stores.store(named: StoreText.defaultStore)).map(StoreClipboard.init(store:))
         stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }

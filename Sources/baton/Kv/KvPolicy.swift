@@ -4,7 +4,7 @@ import HandoffCLI
 import HandoffStore
 
 extension KvCommand {
-    /// `baton kv policy [POLICY]`.
+    /// `baton kv policy [POLICY] [--command CMD]`.
     struct Policy: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show or set what a store does when two machines write one key at once.",
@@ -17,6 +17,16 @@ extension KvCommand {
                 with this machine's value everywhere
                   keep-both    the losing value is kept under KEY.conflict.DEVICE (DEVICE: the start \
                 of the losing machine's fingerprint)
+                  resolve      a command decides: keep-both at once, then the machine whose value \
+                lost runs --command CMD (with /bin/sh -c) and writes what it prints as the key's new \
+                value, everywhere, removing KEY.conflict.DEVICE
+
+                CMD reads one line of JSON on standard input, {"key", "winner", "loser", "ancestor"}, \
+                each value as kv get --json prints it (ancestor: the value both writes replaced; null \
+                when it was a removal or is not known here), and prints the value to keep as JSON \
+                (null removes the key). A non-zero exit, output that is not JSON, or more than 5 \
+                seconds leaves keep-both's result; kv watch prints an unresolved line with the reason, \
+                and the app's log has it. CMD is saved for the store on this machine only.
 
                 Either way kv watch prints a conflict line for the key. The policy is this machine's \
                 setting for the store: set it on every machine that shares the store. Running Baton \
@@ -24,23 +34,38 @@ extension KvCommand {
 
                   baton kv policy                     the policy of the store baton
                   baton kv policy keep-both --store editor
+                  baton kv policy resolve --command 'jq "[.winner, .loser] | max"'
+                                                      numbers: the larger wins
+                  baton kv policy resolve --command 'jq -c "(.winner + .loser) | unique"'
+                                                      lists: the union of both
                 """)
 
         @Argument(
-            help: ArgumentHelp("newest, keep-local or keep-both; none shows the policy.", valueName: "policy"),
+            help: ArgumentHelp("newest, keep-local, keep-both or resolve; none shows the policy.", valueName: "policy"),
             transform: { try ConflictPolicy(parsing: $0) })
         var policy: ConflictPolicy?
 
+        @Option(help: ArgumentHelp("With resolve: the command that decides (run with /bin/sh -c).", valueName: "cmd"))
+        var command: String?
+
         @OptionGroup var kv: KvStoreOptions
+
+        func validate() throws {
+            if command != nil, policy != .resolve {
+                throw ValidationError("--command goes with the policy resolve: baton kv policy resolve --command CMD.")
+            }
+        }
 
         @MainActor
         func run() async throws {
             try await KvCommand.perform {
                 let machine = KvMachine()
-                if let policy {
+                if let command {
+                    try machine.setResolve(command: command, of: kv.store)
+                } else if let policy {
                     try machine.setPolicy(policy, of: kv.store)
                 } else {
-                    Console.line(try machine.policy(of: kv.store).rawValue)
+                    Console.line(try machine.policyLine(of: kv.store))
                 }
             }
         }

@@ -18,9 +18,11 @@ extension KvCommand {
                   initialSync font-size = 14         caught up after start: changed while away
                   conflict theme = light             two writes crossed; the newest won
                   quotaViolation logo: …             a peer's value, over this store's limits
+                  resolved tags = ["a","b"]          the resolve command decided (kv policy --help)
+                  unresolved tags = …  (why)         it did not: keep-both's result stays
 
                 --json prints one object per key and line: store, reason, key, and value (or \
-                "removed": true). Ctrl-C or SIGTERM stops it, with exit status 0.
+                "removed": true, and "note" for unresolved). Ctrl-C or SIGTERM stops it, with exit status 0.
                 """)
 
         @OptionGroup var kv: KvStoreOptions

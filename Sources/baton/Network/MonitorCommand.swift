@@ -4,6 +4,7 @@ import Handoff
 import HandoffCLI
 import HandoffStore
 import HandoffWire
+import BatonCommands
 import BatonFiles
 
 /// `baton monitor`: what peers offer, as lines, without a UI.
@@ -42,6 +43,7 @@ struct MonitorCommand: AsyncParsableCommand {
         monitor.start()
         // Every running Baton holds this machine's key-value stores and answers peers about them.
         let stores = StoreSync(center: session.center, folder: StoreFile.defaultFolder())
+        stores.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
         stores.problems.forEach { Console.note(PeerText.visible($0)) }
         stores.start()
         session.center.query()
