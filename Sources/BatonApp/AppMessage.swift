@@ -64,8 +64,9 @@ public enum AppMessage: Equatable, Sendable {
     case liveSent(link: Int)
     /// A live stream ended; `problem` says why, nil for a close by the other end.
     case liveEnded(link: Int, problem: String?)
-    /// A live stream asked for with `.openLive` could not be opened, and why.
-    case liveOpenFailed(String)
+    /// A live stream asked for with `.openLive` could not be opened, and why; `retry`: the
+    /// source may be reachable in a moment (no connection yet, busy), not refused for good.
+    case liveOpenFailed(String, retry: Bool = false)
     /// Follow the nearby activity `activityID` read-only (`baton follow`).
     case follow(activityID: String)
 }

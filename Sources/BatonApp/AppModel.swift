@@ -37,6 +37,14 @@ public struct AppModel: Equatable, Sendable {
     public var live: LiveRole?
     /// A live stream asked for with `.openLive` and not open yet: whether this program leads it.
     var liveIntent: LiveIntent?
+    /// After a continue, the stream to the source could not be opened yet: when to try again
+    /// (seconds since the reference date) and how many tries were made.
+    var liveLeadRetry: LiveLeadRetry?
+
+    struct LiveLeadRetry: Equatable, Sendable {
+        var at: Double
+        var tries: Int
+    }
     /// Whether this program follows another's session, or has asked to.
     public var followsOrWillFollow: Bool { live?.following != nil || liveIntent?.leads == false }
     /// Streams another machine opened, waiting for its hello: the peer's name by link.
@@ -81,6 +89,7 @@ public struct AppModel: Equatable, Sendable {
     /// shown, or a run of typing is open (a pause in it starts a new undo step).
     public var wantsTicks: Bool {
         notice != nil || !nearby.isEmpty || session.editorState?.history.isOpen == true
+            || live?.following?.linkProblem != nil || liveLeadRetry != nil
     }
 
     /// Shows `text` as a notice from now.

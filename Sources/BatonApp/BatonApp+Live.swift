@@ -64,6 +64,7 @@ extension BatonApp {
         }
         guard let intent = model.liveIntent else { return [.liveClose(link: link)] }
         model.liveIntent = nil
+        model.liveLeadRetry = nil
         if intent.leads {
             return addFollower(LiveFollower(link: link, peerName: peerName, mayTake: intent.mayTake), &model)
         }
@@ -71,11 +72,21 @@ extension BatonApp {
         return follow(following, &model)
     }
 
-    static func liveOpenFailed(_ reason: String, _ model: inout AppModel) -> [AppCommand] {
+    /// How often, after a continue, the stream to the source is tried again when it could not
+    /// be reached (a relay still connecting): 1, 2, then 4 s later.
+    static let liveLeadTries = 3
+
+    static func liveOpenFailed(_ reason: String, retry: Bool, _ model: inout AppModel) -> [AppCommand] {
         let intent = model.liveIntent
         model.liveIntent = nil
-        // After a continue, a source without live sessions is the ordinary case: nothing to say.
-        if intent?.leads == false { model.show("Could not follow: \(reason)", kind: .problem) }
+        if intent?.leads == true {
+            // After a continue, a source without live sessions is the ordinary case: nothing to say.
+            let tries = model.liveLeadRetry?.tries ?? 0
+            model.liveLeadRetry = retry && tries < liveLeadTries
+                ? AppModel.LiveLeadRetry(at: model.now.timeIntervalSinceReferenceDate + Double(1 << tries), tries: tries + 1) : nil
+        } else if intent?.leads == false {
+            model.show("Could not follow: \(reason)", kind: .problem)
+        }
         return []
     }
 
@@ -149,6 +160,11 @@ extension BatonApp {
 
     /// A tick while the link to the leader is down: open it again, 1, 2, 4, then every 8 s.
     static func liveTick(_ model: inout AppModel) -> [AppCommand] {
+        if let retry = model.liveLeadRetry, model.now.timeIntervalSinceReferenceDate >= retry.at, model.liveIntent == nil {
+            model.liveIntent = AppModel.LiveIntent(leads: true, mayTake: true)
+            model.liveLeadRetry = AppModel.LiveLeadRetry(at: .infinity, tries: retry.tries)
+            return [.openLive(activityID: nil, leads: true, mayTake: true)]
+        }
         guard case .following(var following) = model.live, following.linkProblem != nil,
               let due = following.retryAt, model.now.timeIntervalSinceReferenceDate >= due, let id = following.activityID
         else { return [] }

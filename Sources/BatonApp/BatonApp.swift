@@ -70,6 +70,7 @@ public enum BatonApp {
             mayPublish = false  // a new activity, not a new revision of the replaced session's
             // The source keeps a live session going when it can: it follows, and may take it back.
             model.liveIntent = AppModel.LiveIntent(leads: true, mayTake: true)
+            model.liveLeadRetry = nil
             commands = ending + [.startActivity, .openLive(activityID: nil, leads: true, mayTake: true)]
             // Typed while a save of the replaced session was awaited: it goes to the new one,
             // whose `.startActivity` publishes it as it is after these keys.
@@ -118,8 +119,8 @@ public enum BatonApp {
             commands = liveSent(link: link, &model)
         case .liveEnded(let link, let problem):
             commands = liveEnded(link: link, problem: problem, &model)
-        case .liveOpenFailed(let reason):
-            commands = liveOpenFailed(reason, &model)
+        case .liveOpenFailed(let reason, let retry):
+            commands = liveOpenFailed(reason, retry: retry, &model)
         case .follow(let activityID):
             commands = startFollowing(activityID: activityID, &model)
         }

@@ -71,10 +71,19 @@ extension Program {
             } catch {
                 let reason = (error as? HandoffError)?.description ?? "\(error)"
                 logger.info("no live session: \(reason)")
-                inbox.yield(.liveOpenFailed(reason))
+                inbox.yield(.liveOpenFailed(reason, retry: Self.mayRetry(error)))
             }
         }
         tasks.append(task)
+    }
+
+    /// Whether opening may work in a moment: no connection yet, or the source busy.
+    static func mayRetry(_ error: any Error) -> Bool {
+        guard case .continuationStream(_, let failure)? = error as? HandoffError else { return false }
+        switch failure {
+        case .unreachable, .busy, .lost: return true
+        default: return false
+        }
     }
 
     /// A stream another machine opened to this program's activity.
@@ -90,11 +99,12 @@ extension Program {
         nextLiveLink += 1
         let link = nextLiveLink
         let (outbox, continuation) = AsyncStream.makeStream(of: LiveMessage.self)
-        let sender = Task { [inbox] in
+        let sender = Task { [inbox, logger] in
             for await message in outbox {
                 do {
                     try await stream.send(message.bytes)
                 } catch {
+                    logger.info("live link \(link): sending failed: \(error)")
                     break
                 }
                 inbox.yield(.liveSent(link: link))
@@ -108,7 +118,7 @@ extension Program {
     private func startReading(_ link: Int) {
         guard let live = liveLinks[link] else { return }
         let stream = live.stream
-        let reader = Task { [inbox] in
+        let reader = Task { [inbox, logger] in
             do {
                 for try await bytes in stream.messages {
                     let message: LiveMessage
@@ -117,15 +127,20 @@ extension Program {
                     } catch LiveMessage.ReadError.unknownKind {
                         continue  // a later Baton's: skipped (docs/PROTOCOL.md, section 19)
                     } catch {
+                        logger.warning("live link \(link): a message Baton cannot read (\(error))")
                         inbox.yield(.liveEnded(link: link, problem: "a message Baton cannot read (\(error))"))
                         await stream.close()
                         return
                     }
+                    logger.debug("live link \(link): \(bytes.count) bytes")
                     inbox.yield(.liveReceived(link: link, message))
                 }
+                logger.info("live link \(link) closed by the other end")
                 inbox.yield(.liveEnded(link: link, problem: nil))
             } catch {
-                inbox.yield(.liveEnded(link: link, problem: (error as? HandoffError)?.description ?? "\(error)"))
+                let problem = (error as? HandoffError)?.description ?? "\(error)"
+                logger.info("live link \(link) lost: \(problem)")
+                inbox.yield(.liveEnded(link: link, problem: problem))
             }
         }
         liveLinks[link] = LiveLink(stream: stream, outbox: live.outbox, sender: live.sender, reader: reader)
@@ -143,5 +158,32 @@ extension Program {
         }
         await all.value
         timer.cancel()
+    }
+}
+
+extension AppMessage {
+    /// The message's case, for the log (never its contents: peers' text stays out of logs).
+    var kindName: String {
+        switch self {
+        case .liveOpened: "liveOpened"
+        case .liveReceived(_, let message): "liveReceived(\(message.kindName))"
+        case .liveEnded(_, let problem): "liveEnded(\(problem ?? "closed"))"
+        case .liveOpenFailed(let reason): "liveOpenFailed(\(reason))"
+        default: "message"
+        }
+    }
+}
+
+extension LiveMessage {
+    var kindName: String {
+        switch self {
+        case .hello(let leads, _, _, _): leads ? "hello leading" : "hello following"
+        case .state: "state"
+        case .change: "change"
+        case .take: "take"
+        case .given: "given"
+        case .resync: "resync"
+        case .moved: "moved"
+        }
     }
 }

@@ -191,6 +191,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             apply(.tick(clock.date), deferPublish: deferPublish)
         }
         let commands = BatonApp.update(&model, message)
+        switch message {
+        case .liveOpened, .liveReceived, .liveEnded, .liveOpenFailed:
+            logger.debug("\(message.kindName): live \(model.live.map { "\($0)" } ?? "none"); \(commands.count) commands")
+        default:
+            break
+        }
         for command in commands {
             if deferPublish, command == .publish {
                 publishDue = true

@@ -232,6 +232,39 @@ struct LiveSessionTests {
         #expect(wire["alice"].live?.followers.map(\.peerName) == ["bob"])
     }
 
+    @Test("After a continue, a source not reachable yet is tried again after 1, 2 and 4 s; a refusal is not")
+    func leadRetries() throws {
+        var bob = Fixtures.counter(0)
+        bob.send(.continued(.counter(CounterState(count: 4)), from: "alice@laptop"))
+        let at = { (seconds: Double) in AppMessage.tick(Fixtures.start.addingTimeInterval(seconds)) }
+        let again: [AppCommand] = [.openLive(activityID: nil, leads: true, mayTake: true)]
+        bob.send(.liveOpenFailed("the relay is not connected", retry: true))
+        #expect(bob.wantsTicks)
+        #expect(bob.send(at(0.5)).isEmpty)
+        #expect(bob.send(at(1)) == again)
+        bob.send(.liveOpenFailed("the relay is not connected", retry: true))
+        #expect(bob.send(at(2.5)).isEmpty)
+        #expect(bob.send(at(3)) == again)
+        bob.send(.liveOpenFailed("the relay is not connected", retry: true))
+        #expect(bob.send(at(7)) == again)
+        bob.send(.liveOpenFailed("the relay is not connected", retry: true))
+        #expect(bob.send(at(60)).isEmpty, "three tries, then no more")
+        #expect(bob.visibleNotice?.text.contains("Could not") != true, "nothing said: the session goes on here")
+
+        var carol = Fixtures.counter(0)
+        carol.send(.continued(.counter(CounterState(count: 4)), from: "alice@laptop"))
+        carol.send(.liveOpenFailed("alice takes no live sessions", retry: false))
+        #expect(carol.send(at(30)).isEmpty)
+        // A retry that opens leads as the first try would have.
+        bob = Fixtures.counter(0)
+        bob.send(.continued(.counter(CounterState(count: 4)), from: "alice@laptop"))
+        bob.send(.liveOpenFailed("not connected", retry: true))
+        #expect(bob.send(at(1)) == again)
+        let opened = bob.send(.liveOpened(link: 2, peerName: "alice", opener: true))
+        #expect(bob.live?.followers.map(\.peerName) == ["alice"])
+        #expect(opened.count == 1)
+    }
+
     @Test("A leader that quits sends what it owes before closing")
     func quitFlushes() throws {
         let wire = try continued()

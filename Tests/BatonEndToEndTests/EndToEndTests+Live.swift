@@ -64,4 +64,34 @@ extension EndToEndTests {
             #expect(try c.waitForExit() == 0)
         }
     }
+
+    @Test("A follower whose link is cut says so, the typist goes on, and once the link is back the follower shows the newest count")
+    func followerLinkCutAndRestored() throws {
+        try Stage.run(hosts: 3) { stage in
+            let a = try stage.counter("a", on: 1, name: "e2e-a", count: 2)
+            let b = try stage.continueCounter("b", on: 2, name: "e2e-b", from: (a, "e2e-a"), count: 2)
+            try a.waitForScreen(containing: "Following e2e-b")
+            // h1 and h2 stop hearing each other: h1 drops all from and to h2.
+            let h2 = stage.lab.address(host: 2)
+            let nft = { (arguments: [String]) in try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
+            guard Command.which("nft") != nil else { try skip("nft is not installed (apt-get install -y nftables)") }
+            try nft(["add", "table", "inet", "cut"])
+            try nft(["add", "chain", "inet", "cut", "input", "{ type filter hook input priority 0 ; }"])
+            try nft(["add", "chain", "inet", "cut", "output", "{ type filter hook output priority 0 ; }"])
+            try nft(["add", "rule", "inet", "cut", "input", "ip", "saddr", h2, "drop"])
+            try nft(["add", "rule", "inet", "cut", "output", "ip", "daddr", h2, "drop"])
+            // The typist is not held up: b counts on at once.
+            try b.type("+++")
+            try b.waitForScreen("b's counter at 5", timeout: 2) { EndToEndTests.screen($0, showsCount: 5) }
+            // The stream's keep-alive notices within 15 s (docs/PROTOCOL.md §10); a says so.
+            try a.waitForScreen(containing: "link lost", timeout: 30)
+            #expect(EndToEndTests.screen(try a.capture(), showsCount: 2))
+            try nft(["delete", "table", "inet", "cut"])
+            // a opens the stream again (every 8 s at the latest) and takes the whole state.
+            try a.waitForScreen("a following at 5 again", timeout: 30) { lines in
+                EndToEndTests.screen(lines, showsCount: 5) && lines.contains { $0.contains("Following e2e-b — read-only") }
+            }
+            try stage.quit(a, b)
+        }
+    }
 }

@@ -98,6 +98,9 @@ extension LabFaultTests {
                 // And back: b counts on, a quits, a2 on h1 continues b's count.
                 try b.type("++")
                 try b.waitForScreen("b's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
+                // a follows b live, through the broker too (a continuation stream over the relay).
+                try a.waitForScreen(containing: "Following e2e-b")
+                try a.waitForScreen("a following b at 5 through the broker") { EndToEndTests.screen($0, showsCount: 5) }
                 try stage.quit(a)
                 let a2 = try stage.continueCounter("a2", on: 1, name: "e2e-a2", from: (b, "e2e-b"), count: 5, Self.relay(lab))
                 try stage.quit(a2, b)
