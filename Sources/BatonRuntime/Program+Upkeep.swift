@@ -35,7 +35,10 @@ extension Program {
             upkeepDeadline = nil
             return
         }
-        if upkeepTimer != nil, upkeepDeadline == next { return }
+        // A timer that fires no later stays: on firing it finds what is due and sets the next. (The
+        // typing pause moves with every key; cancelling and starting a task per key cost a 16 MB
+        // editor about 0.06 ms of each key, measured in issue 33's benchmarks.)
+        if upkeepTimer != nil, let current = upkeepDeadline, current <= next { return }
         upkeepTimer?.cancel()
         upkeepDeadline = next
         let clock = clock
