@@ -101,17 +101,6 @@ final class RelayStreamRegistry: Sendable {
 /// server's end of one that became a continuation stream (which reads its client's topic
 /// through the server's wildcard subscription, so closing it unsubscribes nothing).
 final class RelayStreamConnection: StreamConnection {
-    private typealias Reader = CheckedContinuation<[UInt8]?, any Error>
-
-    private struct Inbox {
-        var bytes: [UInt8] = []
-        var ended = false
-        var error: StreamFailure?
-        var closed = false
-        var reader: (id: UInt64, continuation: Reader)?
-        var nextReaderID: UInt64 = 0
-    }
-
     let client: MQTTClient
     let registry: RelayStreamRegistry
     /// `.../c`: what this side writes.
@@ -120,7 +109,7 @@ final class RelayStreamConnection: StreamConnection {
     let incoming: String
     /// Whether `incoming` was subscribed for this connection alone.
     let ownsSubscription: Bool
-    private let inbox = Mutex(Inbox())
+    private let inbox = ByteInbox(closedError: { StreamFailure.connectionLost("the connection was closed") })
 
     init(client: MQTTClient, registry: RelayStreamRegistry, outgoing: String, incoming: String, ownsSubscription: Bool = true) {
         self.client = client
@@ -131,9 +120,8 @@ final class RelayStreamConnection: StreamConnection {
     }
 
     func write(_ bytes: [UInt8]) async throws {
-        if let failure = inbox.withLock({ $0.closed ? StreamFailure.connectionLost("the connection is closed") : $0.error }) {
-            throw failure
-        }
+        if inbox.isClosed { throw StreamFailure.connectionLost("the connection is closed") }
+        if let failure = inbox.failure { throw failure }
         guard client.isConnected else { throw StreamFailure.connectionLost("the relay is not connected") }
         for start in stride(from: 0, to: bytes.count, by: RelayTransport.maximumStreamMessage) {
             let chunk = bytes[start..<min(bytes.count, start + RelayTransport.maximumStreamMessage)]
@@ -144,39 +132,11 @@ final class RelayStreamConnection: StreamConnection {
     }
 
     func read() async throws -> [UInt8]? {
-        let id = inbox.withLock { inbox in
-            inbox.nextReaderID += 1
-            return inbox.nextReaderID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Reader) in
-                let ready: Result<[UInt8]?, any Error>? = inbox.withLock { inbox in
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    if let taken = Self.take(&inbox) { return taken }
-                    inbox.reader = (id, continuation)
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
-        } onCancel: {
-            let reader = inbox.withLock { inbox -> Reader? in
-                guard let reader = inbox.reader, reader.id == id else { return nil }
-                inbox.reader = nil
-                return reader.continuation
-            }
-            reader?.resume(throwing: CancellationError())
-        }
+        try await inbox.read()
     }
 
     func close() async {
-        let (first, reader, serverEnded) = inbox.withLock { inbox -> (Bool, Reader?, Bool) in
-            defer {
-                inbox.closed = true
-                inbox.reader = nil
-            }
-            return (!inbox.closed, inbox.reader?.continuation, inbox.ended)
-        }
-        reader?.resume(throwing: StreamFailure.connectionLost("the connection was closed"))
+        let (first, serverEnded) = inbox.close()
         guard first else { return }
         registry.remove(incoming)
         if ownsSubscription { client.unsubscribe(incoming) }
@@ -187,34 +147,10 @@ final class RelayStreamConnection: StreamConnection {
     // MARK: - From the relay's thread
 
     func received(_ bytes: [UInt8]) {
-        resume { $0.bytes.append(contentsOf: bytes) }
+        inbox.deliver(bytes)
     }
 
     func ended(_ error: StreamFailure?) {
-        resume { inbox in
-            inbox.ended = true
-            if inbox.error == nil { inbox.error = error }
-        }
-    }
-
-    private func resume(_ change: (inout Inbox) -> Void) {
-        let woken: (Reader, Result<[UInt8]?, any Error>)? = inbox.withLock { inbox in
-            change(&inbox)
-            guard let reader = inbox.reader, let taken = Self.take(&inbox) else { return nil }
-            inbox.reader = nil
-            return (reader.continuation, taken)
-        }
-        if let (reader, taken) = woken { reader.resume(with: taken) }
-    }
-
-    /// Everything waiting, the end, or nil when the reader has to wait.
-    private static func take(_ inbox: inout Inbox) -> Result<[UInt8]?, any Error>? {
-        if inbox.closed { return .failure(StreamFailure.connectionLost("the connection was closed")) }
-        if !inbox.bytes.isEmpty {
-            defer { inbox.bytes = [] }
-            return .success(inbox.bytes)
-        }
-        if inbox.ended { return inbox.error.map { .failure($0) } ?? .success(nil) }
-        return nil
+        inbox.end(failure: error)
     }
 }
