@@ -18,6 +18,17 @@ extension BatonApp {
     /// A key while following: the take key, quitting and the nearby list work; the rest is
     /// refused with a notice, never typed.
     static func handleFollowingKey(_ key: Key, _ following: LiveFollowing, _ model: inout AppModel) -> [AppCommand] {
+        if isTakeKey(key, model.session), following.mayTake, following.leaderEnded {
+            // The leader is gone: what is shown here, its last state, becomes this program's.
+            model.live = nil
+            if case .editor(var state) = model.session {
+                state.isDirty = true
+                if state.filePath != nil { state.continuedFrom = nil }
+                model.session = .editor(state)
+            }
+            model.show("It is yours now")
+            return [.liveClose(link: following.link), .startActivity]
+        }
         if isTakeKey(key, model.session), following.mayTake {
             guard following.linkProblem == nil else {
                 model.show("The link to \(following.peerName) is down: the baton can be taken once it is back", kind: .problem)
@@ -144,8 +155,14 @@ extension BatonApp {
             // Told the session moved: it stays as it is, with no more tries.
             if following.linkProblem != nil, following.retryAt == nil { return [] }
             following.isTaking = false
-            following.linkProblem = problem ?? "\(following.peerName) closed it"
-            following.retryAt = model.now.timeIntervalSinceReferenceDate + 1
+            if let problem {
+                following.linkProblem = problem
+                following.retryAt = model.now.timeIntervalSinceReferenceDate + 1
+            } else {
+                // Closed by the leader: it ended the session, and there is nothing to open again.
+                following.linkProblem = "it ended the session"
+                following.leaderEnded = true
+            }
             model.live = .following(following)
         case .leading(var followers):
             guard let index = followers.firstIndex(where: { $0.link == link }) else { return [] }

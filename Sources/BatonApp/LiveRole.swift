@@ -65,6 +65,9 @@ public struct LiveFollowing: Equatable, Sendable {
     public var linkProblem: String?
     var retryAt: Double?
     var retries = 0
+    /// The leader ended the session (it quit, or went on to another): no more tries; the
+    /// take key keeps what is shown here as this program's own.
+    public var leaderEnded = false
 
     public init(link: Int, peerName: String, mayTake: Bool, activityID: String?) {
         self.link = link
@@ -75,7 +78,12 @@ public struct LiveFollowing: Equatable, Sendable {
 
     /// The line that says whose session this is and how to take it back with `takeKey`.
     public func line(takeKey: String) -> String {
-        if let linkProblem { return "Following \(peerName) — link lost (\(linkProblem)); trying again" }
+        if leaderEnded {
+            return mayTake ? "Following \(peerName) — it ended the session · \(takeKey) makes it yours" : "Following \(peerName) — it ended the session"
+        }
+        if let linkProblem {
+            return retryAt == nil ? "Following \(peerName) — \(linkProblem)" : "Following \(peerName) — link lost (\(linkProblem)); trying again"
+        }
         if isTaking { return "Following \(peerName) — taking the baton…" }
         return mayTake ? "Following \(peerName) — read-only · \(takeKey) takes the baton back" : "Following \(peerName) — read-only"
     }

@@ -275,6 +275,15 @@ struct LiveSessionTests {
         try wire.settle()
         #expect(wire["alice"].editorState.buffer.text == "abone\ntwo\nthree")
         #expect(wire.ends["bob"]!.closed.contains(1))
+        // The leader closed the stream: Alice says so, tries nothing, and Ctrl-T keeps the text as hers.
+        wire.apply("alice", .liveEnded(link: 7, problem: nil))
+        #expect(wire["alice"].live?.following?.line(takeKey: "Ctrl-T") == "Following bob — it ended the session · Ctrl-T makes it yours")
+        #expect(wire.apply("alice", .tick(Fixtures.start.addingTimeInterval(20))).isEmpty)
+        let kept = wire.apply("alice", .key(.control("t")))
+        #expect(kept.contains(.startActivity) && wire["alice"].live == nil)
+        #expect(wire["alice"].editorState.buffer.text == "abone\ntwo\nthree" && wire["alice"].editorState.isDirty)
+        wire.type("alice", "!")
+        #expect(wire["alice"].editorState.buffer.text == "ab!one\ntwo\nthree", "hers to type into, where the cursor was")
     }
 }
 
