@@ -34,7 +34,7 @@ struct InMemoryContinuationStreamTests {
 
     /// Alice's center serving on the in-memory streams, Bob's dialling them; Alice publishes an
     /// activity that takes streams, and Bob lists it.
-    static func setUp(_ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: Taker) async throws
+    static func setUp(_ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: Taker, bobsClock: any HandoffClock = SystemClock()) async throws
         -> (a: ActivityCenter, b: ActivityCenter, server: InMemoryStreamServer, activity: UserActivity, entry: NearbyActivity)
     {
         let shelf = StateShelf()
@@ -51,7 +51,7 @@ struct InMemoryContinuationStreamTests {
             registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key),
             transport: network.makeTransport(name: "bob@b.test"),
             configuration: ActivityCenter.Configuration(peer: PeerInfo(name: "bob@b", host: "b.test", app: "baton-tests", appVersion: "0")),
-            stateStream: StateStreamSetup(shelf: StateShelf(), port: 40_002, dialer: streams))
+            clock: bobsClock, stateStream: StateStreamSetup(shelf: StateShelf(), port: 40_002, dialer: streams))
         b.start()
 
         let activity = UserActivity(activityType: "dev.baton.editing", center: centerA)
@@ -125,11 +125,22 @@ struct InMemoryContinuationStreamTests {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
         let taker = Taker()
-        let (a, b, server, activity, entry) = try await Self.setUp(network, streams, taker: taker)
+        // Bob's opening runs in virtual time: the 5 s within which an ended connection is opened
+        // again, and the pauses before it, pass only as the test moves the clock (a loaded machine
+        // once took longer than 5 s of real time over the first connection).
+        let clock = ManualClock(start: Date())
+        let (a, b, server, activity, entry) = try await Self.setUp(network, streams, taker: taker, bobsClock: clock)
         // The first connection's ACCEPT never arrives: it ends right after the 120-byte ServerHello.
         server.setFaults { $0 == 1 ? StreamFaults(cutAfter: 120) : .none }
         let before = server.connectionCount
-        let opened = try await b.openContinuationStream(to: entry)
+        let opening = Task { @MainActor in try await b.openContinuationStream(to: entry) }
+        // The pause before the next connection (100 ms) is let pass only once the first has ended,
+        // so the first's lifetime is no time at all in Bob's clock, however slow the machine.
+        #expect(await waitUntil {
+            if server.connectionCount == before + 1, server.openCount == 0 { clock.advance(by: .milliseconds(100)) }
+            return server.connectionCount >= before + 2
+        })
+        let opened = try await opening.value
         #expect(server.connectionCount == before + 2)
         try await opened.send([42])
         #expect(await waitUntil { taker.streams.count == 2 })
