@@ -99,7 +99,8 @@ extension Program {
         nextLiveLink += 1
         let link = nextLiveLink
         let (outbox, continuation) = AsyncStream.makeStream(of: LiveMessage.self)
-        let sender = Task { [inbox, logger] in
+        // Off the main actor: a whole 16 MB state is written as a property list here, not between two keys.
+        let sender = Task.detached { [inbox, logger] in
             for await message in outbox {
                 do {
                     try await stream.send(message.bytes)
@@ -118,7 +119,8 @@ extension Program {
     private func startReading(_ link: Int) {
         guard let live = liveLinks[link] else { return }
         let stream = live.stream
-        let reader = Task { [inbox, logger] in
+        // Off the main actor too: reading a whole state back is the follower's, not its screen's.
+        let reader = Task.detached { [inbox, logger] in
             do {
                 for try await bytes in stream.messages {
                     let message: LiveMessage
@@ -168,7 +170,7 @@ extension AppMessage {
         case .liveOpened: "liveOpened"
         case .liveReceived(_, let message): "liveReceived(\(message.kindName))"
         case .liveEnded(_, let problem): "liveEnded(\(problem ?? "closed"))"
-        case .liveOpenFailed(let reason): "liveOpenFailed(\(reason))"
+        case .liveOpenFailed(let reason, _): "liveOpenFailed(\(reason))"
         default: "message"
         }
     }

@@ -6,9 +6,11 @@ import Handoff
 /// the main actor, and the recovery copies. The policy is the machine's; here are its effects
 /// and its one timer.
 extension Program {
-    /// What the machine is told of the editor now; nil for a counter.
+    /// What the machine is told of the editor now; nil for a counter, and while following: the
+    /// text shown is another machine's, which neither publishes here nor needs a recovery copy
+    /// (writing copies of a followed 16 MB text took a quarter of a follower's CPU per key).
     var upkeepBuffer: EditorUpkeep.Buffer? {
-        guard case .editor(let editor) = model.session else { return nil }
+        guard case .editor(let editor) = model.session, model.live?.following == nil else { return nil }
         return EditorUpkeep.Buffer(
             bytes: editor.buffer.utf8Count, isTextKept: editor.buffer.isTextKept,
             isDirty: editor.isDirty, version: editor.buffer.version)

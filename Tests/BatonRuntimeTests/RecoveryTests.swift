@@ -113,6 +113,36 @@ struct RecoveryTests {
         await center.shutdown()
     }
 
+    @Test("A follower keeps no recovery copy of the text it follows: that text is another machine's")
+    func followerWritesNoCopy() async throws {
+        let root = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = RecoveryStore(folder: root + "/recovery")
+        let center = TestPeer.center(InMemoryNetwork(), "alice@a")
+        let backend = TestBackend(width: 48, height: 14)
+        let clock = ManualClock()
+        let program = Program(
+            backend: backend, center: center, session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")),
+            status: StatusInfo(peerName: "alice@a", endpoint: "memory", network: .online), recovery: store, clock: clock)
+        let run = Task { @MainActor in await program.run() }
+        try await backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
+        // Bob continued it and leads: what comes is shown, read-only.
+        program.handle(.liveOpened(link: 1, peerName: "bob@b", opener: false))
+        program.handle(.liveReceived(link: 1, .hello(leads: true, activityID: "bob's", mayTake: true, peerName: "bob@b")))
+        program.handle(.liveReceived(link: 1, .state(
+            revision: 1, activityType: "dev.baton.editing",
+            userInfo: ["text": "theirs", "cursorLine": 0, "cursorColumn": 6, "fileName": "notes.txt"])))
+        program.handle(.liveReceived(link: 1, .change(
+            revision: 2, base: 1, start: 0, removed: 1, lines: ["theirs!"], lineCount: 1, cursor: TextPosition(line: 0, column: 7))))
+        try await backend.waitForScreen(containing: "theirs!", timeout: .seconds(60))
+        #expect(program.model.live?.following?.peerName == "bob@b")
+        clock.advance(by: .seconds(10))
+        #expect(await waitUntil(timeout: .seconds(1)) { !store.all().isEmpty } == false, "a copy of the followed text: \(store.all())")
+        backend.send(.control("q"))
+        await run.value
+        await center.shutdown()
+    }
+
     @Test("A buffer recovered from a copy and saved at once, before any copy of its own: the save removes the copy")
     func saveRightAfterRecoveringRemovesTheCopy() async throws {
         let root = try temporaryFolder()
