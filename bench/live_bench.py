@@ -190,6 +190,13 @@ def keys_phase(run, args, table, results):
     results["keys"] = r
     turns = [("typist", typist, [typist, follower], follower), ("solo", solo, [solo], None), ("nano", nano, [nano], None)]
     results["load_keys"] = os.getloadavg()
+    perf = None
+    if args.perf:
+        # `perf record -g` of the typist and the follower over the keys: that run's times are not clean.
+        import subprocess
+        perf = subprocess.Popen(["perf", "record", "-F", "499", "-g", "-p", f"{typist.pid},{follower.pid}",
+                                 "-o", args.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)  # perf attaches
     done = 0
     while done < args.keys:
         count = min(50, args.keys - done)
@@ -206,6 +213,9 @@ def keys_phase(run, args, table, results):
                 r[label]["follower_cpu_ns"] = r[label].get("follower_cpu_ns", 0) + (fafter - fbefore)
             settle(everyone, 1.0)
         done += count
+    if perf is not None:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(30)
     # The follower shows the typist's last text: compare what both show.
     settle(everyone, 1.0)
     # The rows around BEGIN on the typist's screen are on the follower's too.
@@ -328,6 +338,7 @@ def main():
     parser.add_argument("--take-gap-ms", type=float, default=5)
     parser.add_argument("--idle-s", type=float, default=30)
     parser.add_argument("--open-timeout", type=float, default=60)
+    parser.add_argument("--perf", metavar="FILE", help="perf record -g the typist and the follower over the keys into FILE")
     parser.add_argument("--skip-take", action="store_true")
     parser.add_argument("--skip-idle", action="store_true")
     args = parser.parse_args()
