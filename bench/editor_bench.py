@@ -18,6 +18,8 @@ first one starting with BEGIN.
               emulator here (the program's own share, with less noise). The programs are all
               open and take the keys in turns of 50 (then Enter, which moves BEGIN to the next
               line), a second apart, so that what else the machine does falls on each alike.
+  cpu         each program's CPU over its blocks of keys (schedstat, every thread; a block
+              includes its Enter), per key.
   memory      VmRSS after the keys, and VmHWM (its peak), from /proc/PID/status.
   big         the same open and memory for a --big-mb file (no keys).
   small       the same keys on a --small-kb file (1 KB: the key target's own baseline).
@@ -194,7 +196,13 @@ def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
         while done < keys:
             count = min(block, keys - done)
             for label, program in ready:
+                # The program's CPU over its block (schedstat, every thread): CPU per key.
+                before = meters.cpu_ns(program_pid(program))
                 type_block(program, results[label], count, gap_ms)
+                after = meters.cpu_ns(program_pid(program))
+                if before is not None and after is not None:
+                    results[label]["cpu_ns"] = results[label].get("cpu_ns", 0) + max(0, after - before)
+                    results[label]["cpu_keys"] = results[label].get("cpu_keys", 0) + count
                 settle([other for _, other in ready], 1.0)
             done += count
         # Let a save that a key started finish, then read the memory.
@@ -297,6 +305,9 @@ def main():
             if first:
                 table.row(f"{label}: key → first output byte p50 / p99 ({len(first)} keys)",
                           f"{report.percentile(first, 0.5):.2f} / {report.percentile(first, 0.99):.2f} ms", "", None)
+            if r.get("cpu_keys"):
+                table.row(f"{label}: CPU per key while typing ({r['cpu_keys']} keys, blocks of 50 with their Enter)",
+                          f"{r['cpu_ns'] / r['cpu_keys'] / 1000:.0f} µs", "", None)
             if r.get("rss_mb") is not None:
                 table.row(f"{label}: memory after the keys, VmRSS (VmHWM)", f"{r['rss_mb']:.0f} MB ({r['hwm_mb']:.0f} MB)",
                           "≤ 100 MB" if is_baton else "", r["rss_mb"] <= 100 if is_baton else None)
