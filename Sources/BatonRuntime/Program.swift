@@ -229,6 +229,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .network:
             let before = model.status.network
             return { [unowned self] in model.status.network == before }
+        case .liveSent:
+            // A follower's acknowledgement, one per key typed while followed: drawing for it
+            // drew every key twice. What it sends next is drawn already.
+            return { true }
         default:
             return { false }
         }
