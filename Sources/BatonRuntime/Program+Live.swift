@@ -148,18 +148,21 @@ extension Program {
         liveLinks[link] = LiveLink(stream: stream, outbox: live.outbox, sender: live.sender, reader: reader)
     }
 
-    /// At the end of the run: every link sends what it was asked, then closes (at most `within`).
+    /// At the end of the run: every link sends what it was asked, then closes; a link whose
+    /// other end does not take it (a follower that stopped reading) is closed at `limit`, so
+    /// quitting never waits for it.
     func closeLiveLinks(within limit: Duration = .seconds(2)) async {
-        let senders = liveLinks.values.map(\.sender)
-        for link in liveLinks.values { link.outbox.finish() }
+        let links = Array(liveLinks.values)
         liveLinks.removeAll()
-        let all = Task { for sender in senders { await sender.value } }
-        let timer = Task { [clock] in
+        for link in links { link.outbox.finish() }
+        let closer = Task { [clock] in
             try? await clock.sleep(for: limit)
-            all.cancel()
+            guard !Task.isCancelled else { return }
+            // Closing fails a send that waits for credit, and so ends its sender.
+            for link in links { await link.stream.close() }
         }
-        await all.value
-        timer.cancel()
+        for link in links { await link.sender.value }
+        closer.cancel()
     }
 }
 
