@@ -63,7 +63,9 @@ extension BatonApp {
         }
         let ending = endLive(&model)
         model.liveIntent = AppModel.LiveIntent(leads: false, mayTake: false, activityID: activityID)
-        return ending + [.stopPublishing, .openLive(activityID: activityID, leads: false, mayTake: false)]
+        // This program's own session stays published until the stream is open: a follow that
+        // fails leaves it as it was.
+        return ending + [.openLive(activityID: activityID, leads: false, mayTake: false)]
     }
 
     // MARK: Messages
@@ -80,7 +82,7 @@ extension BatonApp {
             return addFollower(LiveFollower(link: link, peerName: peerName, mayTake: intent.mayTake), &model)
         }
         let following = LiveFollowing(link: link, peerName: peerName, mayTake: intent.mayTake, activityID: intent.activityID)
-        return follow(following, &model)
+        return follow(following, &model) + [.stopPublishing]
     }
 
     /// How often, after a continue, the stream to the source is tried again when it could not

@@ -169,8 +169,10 @@ struct LiveSessionTests {
     func thirdFollower() throws {
         let wire = try continued()
         wire.ends["carol"] = LiveWire.End(model: Fixtures.editor())
-        #expect(wire.apply("carol", .follow(activityID: "bob-activity")).contains(.openLive(activityID: "bob-activity", leads: false, mayTake: false)))
+        let asked = wire.apply("carol", .follow(activityID: "bob-activity"))
+        #expect(asked == [.openLive(activityID: "bob-activity", leads: false, mayTake: false)], "still published until the stream opens")
         wire.join("carol", 3, to: "bob", 2, hello: .hello(leads: false, activityID: nil, mayTake: false, peerName: nil))
+        #expect(wire.ends["carol"]!.stoppedPublishing == 1, "following now: carol's own activity withdrawn")
         try wire.settle()
         #expect(wire["carol"].editorState.buffer.text == "one\ntwo\nthree")
         wire.type("bob", "x")
