@@ -24,8 +24,11 @@ extension Program {
         case .liveSend(let link, let message):
             liveLinks[link]?.outbox.yield(message)
         case .liveClose(let link):
-            // The stream closes once what was asked before is sent.
-            liveLinks.removeValue(forKey: link)?.outbox.finish()
+            // The stream closes once what was asked before is sent; a run that ends meanwhile
+            // waits for that (`closeLiveLinks`), so a leader's last change and its CLOSE go out.
+            guard let closing = liveLinks.removeValue(forKey: link) else { return }
+            closing.outbox.finish()
+            closingLiveLinks.append(closing)
         default:
             break
         }
@@ -152,8 +155,9 @@ extension Program {
     /// other end does not take it (a follower that stopped reading) is closed at `limit`, so
     /// quitting never waits for it.
     func closeLiveLinks(within limit: Duration = .seconds(2)) async {
-        let links = Array(liveLinks.values)
+        let links = Array(liveLinks.values) + closingLiveLinks
         liveLinks.removeAll()
+        closingLiveLinks.removeAll()
         for link in links { link.outbox.finish() }
         let closer = Task { [clock] in
             try? await clock.sleep(for: limit)

@@ -87,6 +87,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     var fetch: Fetch?
     /// The live session's open streams by link number, and the last number given.
     var liveLinks: [Int: LiveLink] = [:]
+    /// Links asked to close, still sending what was asked before.
+    var closingLiveLinks: [LiveLink] = []
     var nextLiveLink = 0
     /// The activity last continued here (also one continued before the UI started): a live
     /// session with its source opens to it.
