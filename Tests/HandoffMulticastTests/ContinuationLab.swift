@@ -76,38 +76,6 @@ final class ContinuationLab {
     }
 }
 
-/// An activity's delegate that keeps every continuation stream it is given.
-@MainActor
-final class StreamTaker: UserActivityDelegate {
-    var streams: [ContinuationStream] = []
-
-    func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
-        streams.append(stream)
-    }
-}
-
-/// Reads a stream's messages from when it is made, and how they ended.
-@MainActor
-final class MessageReader {
-    private(set) var messages: [[UInt8]] = []
-    /// nil while the stream lasts; "closed", or the error that ended it.
-    private(set) var end: String?
-    private var task: Task<Void, Never>?
-
-    init(_ stream: ContinuationStream) {
-        task = Task { @MainActor [weak self] in
-            do {
-                for try await message in stream.messages { self?.messages.append(message) }
-                self?.end = "closed"
-            } catch {
-                self?.end = "\(error)"
-            }
-        }
-    }
-
-    deinit { task?.cancel() }
-}
-
 /// The failure opening a stream from `center` to `entry` threw, or nil when it opened one
 /// (which is then closed).
 @MainActor

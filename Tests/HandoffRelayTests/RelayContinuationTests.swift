@@ -16,29 +16,6 @@ import Testing
 )
 @MainActor
 struct RelayContinuationTests {
-    @MainActor
-    final class Taker: UserActivityDelegate {
-        var streams: [ContinuationStream] = []
-        func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) { streams.append(stream) }
-    }
-
-    /// Reads a stream's messages, and how they ended.
-    @MainActor
-    final class Reader {
-        var messages: [[UInt8]] = []
-        var end: String?
-        init(_ stream: ContinuationStream) {
-            Task { @MainActor in
-                do {
-                    for try await message in stream.messages { self.messages.append(message) }
-                    self.end = "closed"
-                } catch {
-                    self.end = "\(error)"
-                }
-            }
-        }
-    }
-
     @Test("Opened through the broker: messages both ways, 3 MiB among them, then a close ends the other's messages")
     func openSendClose() async throws {
         let broker = try await Broker.start()
@@ -47,7 +24,7 @@ struct RelayContinuationTests {
         let (b, _) = try RelayCenterTests.center(broker, name: "bob@site-b")
         #expect(await RelayCenterTests.wait(b) { b.transport.status.path(.relay)?.isUp == true })
 
-        let taker = Taker()
+        let taker = StreamTaker()
         let activity = UserActivity(activityType: "dev.baton.editing", center: a)
         activity.userInfo = ["text": "far", "cursorLine": 0, "cursorColumn": 0, "fileName": "far.txt"]
         activity.supportsContinuationStreams = true
@@ -64,8 +41,8 @@ struct RelayContinuationTests {
         // A handshake may have timed out before the OPEN was read (a loaded machine; the opener
         // tries again): what counts is that none does once the stream is open.
         let timeoutsWhenOpen = relayA.streamStatistics?.handshakeTimeouts
-        let atA = Reader(accepted)
-        let atB = Reader(opened)
+        let atA = MessageReader(accepted)
+        let atB = MessageReader(opened)
 
         let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13) }
         let toA: [[UInt8]] = [Array("hello".utf8), [], big, [9]]

@@ -30,7 +30,7 @@ struct ManualClockTests {
         let deadline = clock.now.advanced(by: .seconds(30))
         let woke = Mutex(false)
         let task = Task {
-            try await clock.sleep(until: deadline)
+            try await clock.sleep(until: deadline)  // wait-ok: the virtual clock under test, moved by the test
             woke.withLock { $0 = true }
         }
         #expect(await waitUntil { clock.sleeperCount == 1 })
@@ -41,15 +41,15 @@ struct ManualClockTests {
         try await task.value
         #expect(woke.withLock { $0 })
         // Already reached: at once.
-        try await clock.sleep(until: deadline)
-        try await clock.sleep(untilDate: clock.date)
+        try await clock.sleep(until: deadline)  // wait-ok: the virtual clock under test, moved by the test
+        try await clock.sleep(untilDate: clock.date)  // wait-ok: the virtual clock under test, moved by the test
     }
 
     @Test("A deadline given as a date wakes exactly when the clock shows that date, whatever the rounding")
     func dateDeadlines() async throws {
         let clock = ManualClock()
         let due = clock.date.addingTimeInterval(0.3)
-        let task = Task { try await clock.sleep(untilDate: due) }
+        let task = Task { try await clock.sleep(untilDate: due) }  // wait-ok: the virtual clock under test, moved by the test
         #expect(await waitUntil { clock.sleeperCount == 1 })
         #expect(clock.nextDeadline == due)
         clock.advance(by: .milliseconds(299))
@@ -63,7 +63,7 @@ struct ManualClockTests {
     @Test("A cancelled sleeper leaves the clock and throws")
     func cancelled() async {
         let clock = ManualClock()
-        let task = Task { try await clock.sleep(for: .seconds(5)) }
+        let task = Task { try await clock.sleep(for: .seconds(5)) }  // wait-ok: the virtual clock under test, moved by the test
         #expect(await waitUntil { clock.sleeperCount == 1 })
         task.cancel()
         let outcome = await task.result

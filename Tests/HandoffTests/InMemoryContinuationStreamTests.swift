@@ -9,32 +9,9 @@ import HandoffTesting
 @MainActor
 @Suite("Continuation streams in memory")
 struct InMemoryContinuationStreamTests {
-    @MainActor
-    final class Taker: UserActivityDelegate {
-        var streams: [ContinuationStream] = []
-        func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) { streams.append(stream) }
-    }
-
-    /// Reads a stream's messages, and how they ended.
-    @MainActor
-    final class Reader {
-        var messages: [[UInt8]] = []
-        var end: String?
-        init(_ stream: ContinuationStream) {
-            Task { @MainActor in
-                do {
-                    for try await message in stream.messages { self.messages.append(message) }
-                    self.end = "closed"
-                } catch {
-                    self.end = "\(error)"
-                }
-            }
-        }
-    }
-
     /// Alice's center serving on the in-memory streams, Bob's dialling them; Alice publishes an
     /// activity that takes streams, and Bob lists it.
-    static func setUp(_ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: Taker, bobsClock: any HandoffClock = SystemClock()) async throws
+    static func setUp(_ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: StreamTaker, bobsClock: any HandoffClock = SystemClock()) async throws
         -> (a: ActivityCenter, b: ActivityCenter, server: InMemoryStreamServer, activity: UserActivity, entry: NearbyActivity)
     {
         let shelf = StateShelf()
@@ -69,15 +46,15 @@ struct InMemoryContinuationStreamTests {
     func openSendClose() async throws {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let taker = Taker()
+        let taker = StreamTaker()
         let (a, b, _, _, entry) = try await Self.setUp(network, streams, taker: taker)
 
         let opened = try await b.openContinuationStream(to: entry)
         #expect(await waitUntil { taker.streams.count == 1 })
         let accepted = try #require(taker.streams.first)
         #expect(accepted.peer.name == "the lab's device", "the name on the source's list")
-        let atA = Reader(accepted)
-        let atB = Reader(opened)
+        let atA = MessageReader(accepted)
+        let atB = MessageReader(opened)
         let toA: [[UInt8]] = [[1, 2, 3], [], Array(repeating: 0x5A, count: 200_000)]
         for message in toA { try await opened.send(message) }
         try await accepted.send(Array("back".utf8))
@@ -96,14 +73,14 @@ struct InMemoryContinuationStreamTests {
     func dropAndNoDoor() async throws {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let taker = Taker()
+        let taker = StreamTaker()
         let (a, b, server, _, entry) = try await Self.setUp(network, streams, taker: taker)
 
         let opened = try await b.openContinuationStream(to: entry)
         #expect(await waitUntil { taker.streams.count == 1 })
         let accepted = try #require(taker.streams.first)
-        let atA = Reader(accepted)
-        let atB = Reader(opened)
+        let atA = MessageReader(accepted)
+        let atB = MessageReader(opened)
         server.dropConnections()
         #expect(await waitUntil { atA.end != nil && atB.end != nil })
         #expect(atA.end?.contains("lost") == true, "\(atA.end ?? "")")
@@ -124,7 +101,7 @@ struct InMemoryContinuationStreamTests {
     func openedAgainBeforeTheAnswer() async throws {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let taker = Taker()
+        let taker = StreamTaker()
         // Bob's opening runs in virtual time: the 5 s within which an ended connection is opened
         // again, and the pauses before it, pass only as the test moves the clock (a loaded machine
         // once took longer than 5 s of real time over the first connection).
@@ -144,7 +121,7 @@ struct InMemoryContinuationStreamTests {
         #expect(server.connectionCount == before + 2)
         try await opened.send([42])
         #expect(await waitUntil { taker.streams.count == 2 })
-        let atA = Reader(try #require(taker.streams.last))
+        let atA = MessageReader(try #require(taker.streams.last))
         #expect(await waitUntil { atA.messages == [[42]] })
         await opened.close()
 
