@@ -77,7 +77,7 @@ struct CounterCommand: AsyncParsableCommand {
 
     @MainActor
     func run() async throws {
-        try await Launch(network: network, options: session).run(
+        try await Launch(network: network, options: session.launch).run(
             start: .counter(CounterState(count: 0)), continueType: activityType)
     }
 }

@@ -74,7 +74,7 @@ struct EditCommand: AsyncParsableCommand {
         if !session.continueActivity {  // else the counter is replaced by what is continued
             start = try Launch.editorSession(file: file)
         }
-        try await Launch(network: network, options: session).run(
+        try await Launch(network: network, options: session.launch).run(
             start: start.session, opening: start.opening,
             continueType: session.continueActivity ? "dev.baton.editing" : nil)
     }

@@ -28,22 +28,12 @@ struct FollowCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only the peer of this name, e.g. alice@laptop.", valueName: "name"))
     var from: String?
 
-    @Option(name: .customLong("log-file"), help: ArgumentHelp(
-        "Write a log to this file (env BATON_LOG); nothing is ever logged to the screen.", valueName: "path"))
-    var logFile: String?
-
-    @Option(name: .customLong("log-level"), help: ArgumentHelp(
-        "trace, debug, info, notice, warning, error or critical.", valueName: "level"))
-    var logLevel: String = "info"
+    @OptionGroup var log: LogOptions
 
     @MainActor
     func run() async throws {
         // Found as --continue-activity finds what to continue, with the same checks of TYPE.
-        var arguments = ["--continue-activity", "--wait", "\(wait.value)", "--log-level", logLevel]
-        if let from { arguments += ["--from", from] }
-        if let logFile { arguments += ["--log-file", logFile] }
-        let options = try SessionOptions.parse(arguments)
-        var launch = Launch(network: network, options: options)
+        var launch = Launch(network: network, options: LaunchOptions(continueActivity: true, from: from, wait: wait, log: log))
         launch.follow = true
         try await launch.run(start: .counter(CounterState(count: 0)), continueType: activityType)
     }

@@ -17,7 +17,7 @@ import BatonFiles
 @MainActor
 struct Launch {
     let network: NetworkOptions
-    let options: SessionOptions
+    let options: LaunchOptions
     /// `baton follow`: find the activity as a continue would, and follow it live instead.
     var follow = false
 
@@ -239,7 +239,7 @@ struct Launch {
     private func makeLogger() throws -> Logger {
         let settings: LogSettings
         do {
-            settings = try LogSettings(logFile: options.logFile, logLevel: options.logLevel)
+            settings = try LogSettings(logFile: options.log.logFile, logLevel: options.log.logLevel)
         } catch {
             throw CommandFailure(error.description)
         }

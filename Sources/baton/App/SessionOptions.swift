@@ -17,6 +17,20 @@ struct SessionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --continue-activity: only from the peer of this name, e.g. alice@laptop.", valueName: "name"))
     var from: String?
 
+    @OptionGroup var log: LogOptions
+
+    func validate() throws {
+        if from != nil, !continueActivity { throw ValidationError("--from goes with --continue-activity.") }
+    }
+
+    /// What `Launch` takes of them.
+    var launch: LaunchOptions {
+        LaunchOptions(continueActivity: continueActivity, from: from, wait: wait, log: log)
+    }
+}
+
+/// Where the commands that show a session write their log.
+struct LogOptions: ParsableArguments {
     @Option(name: .customLong("log-file"), help: ArgumentHelp(
         "Write a log to this file (env BATON_LOG); nothing is ever logged to the screen.", valueName: "path"))
     var logFile: String?
@@ -24,8 +38,13 @@ struct SessionOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp(
         "trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
+}
 
-    func validate() throws {
-        if from != nil, !continueActivity { throw ValidationError("--from goes with --continue-activity.") }
-    }
+/// What `Launch` needs of the options: whether to find an activity first (continuing, or
+/// following with `follow`), from whom, how long to wait, and the log.
+struct LaunchOptions {
+    var continueActivity: Bool
+    var from: String?
+    var wait: Seconds
+    var log: LogOptions
 }
