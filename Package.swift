@@ -136,6 +136,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `baton shell`'s model and wire: a terminal screen as cells, the keys a terminal sends, the
+        // messages of a shell session (docs/PROTOCOL.md section 20) and the keeper's rules. No I/O.
+        .target(name: "BatonShell", dependencies: ["PropertyList"]),
+        // What glibc declares for pseudo-terminals only under _GNU_SOURCE.
+        .systemLibrary(name: "CPseudoterminal"),
+        // libvterm, the terminal emulator library, as a system library like ncurses.
+        .systemLibrary(name: "CVTerm", pkgConfig: "vterm", providers: [.apt(["libvterm-dev"])]),
+        // The session's effects: the program on a pseudo-terminal, its screen in libvterm, and
+        // the keeper that serves it to the terminals that drive and follow it.
+        .target(
+            name: "ShellHost",
+            dependencies: [
+                "BatonShell", "CVTerm", "CPseudoterminal", "Handoff", "HandoffWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses"]),
         .executableTarget(
@@ -243,6 +258,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
+        // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
+        .testTarget(name: "BatonShellTests", dependencies: ["BatonShell", "ShellHost", "PropertyList"]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),
     ]

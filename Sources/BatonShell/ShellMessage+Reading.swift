@@ -1,0 +1,110 @@
+import PropertyList
+
+extension ShellMessage {
+    /// Why bytes are not a shell message.
+    public enum ReadError: Error, Equatable {
+        /// Not a binary property list within the limits.
+        case notAPropertyList
+        /// A known kind without a key it needs, a key of another type, or a value out of range.
+        case malformed(String)
+        /// A kind this program does not know: skipped, not an error of the stream.
+        case unknownKind
+    }
+
+    /// Reads a message strictly: hostile bytes are an error, never a crash.
+    public init(bytes: [UInt8]) throws(ReadError) {
+        let limits = BinaryPropertyListReader.Limits(maxObjects: 1 << 20, maxBytes: Self.maximumBytes)
+        guard let value = try? BinaryPropertyListReader(limits: limits).read(bytes), case .dictionary(let d) = value else {
+            throw .notAPropertyList
+        }
+        let fields = Fields(d: d)
+        switch d["kind"]?.stringValue {
+        case "hello":
+            guard let role = Role(rawValue: try fields.string("role")) else { throw .malformed("role is neither drive nor follow") }
+            self = .hello(role: role, peerName: try fields.string("peerName"), rows: try fields.size("rows"), columns: try fields.size("columns"))
+        case "text":
+            let text = try fields.string("text")
+            guard !text.isEmpty, text.unicodeScalars.allSatisfy({ !ShellText.isControl($0) }) else {
+                throw .malformed("text is empty or holds a control character")
+            }
+            self = .input(.text(text, modifiers: try fields.modifiers()))
+        case "key":
+            guard let key = ShellKey(name: try fields.string("key")) else { throw .malformed("a key of no known name") }
+            self = .input(.key(key, modifiers: try fields.modifiers()))
+        case "paste":
+            self = .input(.paste(try fields.string("text")))
+        case "mouse":
+            let button = try fields.count("button")
+            guard button <= 5 else { throw .malformed("button is not 0 to 5") }
+            self = .input(.mouse(
+                row: try fields.count("row"), column: try fields.count("column"), button: button,
+                pressed: try fields.bool("pressed"), modifiers: try fields.modifiers()))
+        case "resize":
+            self = .resize(rows: try fields.size("rows"), columns: try fields.size("columns"))
+        case "take":
+            self = .take
+        case "answer":
+            self = .answer(allow: try fields.bool("allow"))
+        case "shown":
+            self = .shown(revision: try fields.count("revision"))
+        case "role":
+            self = .role(drives: try fields.bool("drives"), driver: try fields.string("driver"))
+        case "screen":
+            self = .screen(try ShellScreenUpdate(fields))
+        case "ask":
+            self = .ask(peerName: try fields.string("peerName"))
+        case "refused":
+            self = .refused(reason: try fields.string("reason"))
+        case "ended":
+            guard let status = d["status"]?.intValue else { throw .malformed("ended without status") }
+            self = .ended(status: status)
+        case nil:
+            throw .malformed("no kind")
+        default:
+            throw .unknownKind
+        }
+    }
+}
+
+/// A message's keys, read with their types and ranges checked.
+struct Fields {
+    let d: [String: PropertyListValue]
+
+    func string(_ key: String) throws(ShellMessage.ReadError) -> String {
+        guard let value = d[key]?.stringValue else { throw .malformed("\(key) is not a string") }
+        return value
+    }
+
+    func bool(_ key: String) throws(ShellMessage.ReadError) -> Bool {
+        guard case .boolean(let value) = d[key] else { throw .malformed("\(key) is not a boolean") }
+        return value
+    }
+
+    func count(_ key: String) throws(ShellMessage.ReadError) -> Int {
+        guard let value = d[key]?.intValue, value >= 0 else { throw .malformed("\(key) is not a count") }
+        return value
+    }
+
+    /// A number of rows or columns: 1 to the limit.
+    func size(_ key: String) throws(ShellMessage.ReadError) -> Int {
+        let value = try count(key)
+        let limit = key == "rows" ? ShellScreenUpdate.rowLimit : ShellScreenUpdate.columnLimit
+        guard (1...limit).contains(value) else { throw .malformed("\(key) is not 1 to \(limit)") }
+        return value
+    }
+
+    func modifiers() throws(ShellMessage.ReadError) -> ShellModifiers {
+        guard d["mods"] != nil else { return [] }
+        let bits = try count("mods")
+        guard bits & ~ShellModifiers.all.rawValue == 0 else { throw .malformed("mods has unknown bits") }
+        return ShellModifiers(rawValue: bits)
+    }
+}
+
+/// What a screen may hold.
+enum ShellText {
+    /// C0 and C1 controls and DEL: never drawn, so never in a cell, a title or typed text.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}

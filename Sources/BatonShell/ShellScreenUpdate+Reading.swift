@@ -1,0 +1,73 @@
+import PropertyList
+
+extension ShellScreenUpdate {
+    /// The longest title kept, in bytes of UTF-8.
+    static let titleLimit = 1024
+
+    /// Reads a `screen` message's keys; every row it names is whole and inside the screen.
+    init(_ fields: Fields) throws(ShellMessage.ReadError) {
+        revision = try fields.count("revision")
+        full = try fields.bool("full")
+        rows = try fields.size("rows")
+        columns = try fields.size("columns")
+        cursorRow = try fields.count("cursorRow")
+        cursorColumn = try fields.count("cursorColumn")
+        guard cursorRow < rows, cursorColumn < columns else { throw .malformed("the cursor is outside the screen") }
+        cursorVisible = try fields.bool("cursorVisible")
+        alternateScreen = try fields.bool("altScreen")
+        guard let mouse = ShellScreen.MouseMode(rawValue: try fields.count("mouse")) else { throw .malformed("mouse is not 0 to 3") }
+        self.mouse = mouse
+        let title = try fields.string("title")
+        guard title.utf8.count <= Self.titleLimit, !title.unicodeScalars.contains(where: ShellText.isControl) else {
+            throw .malformed("the title is too long or holds a control character")
+        }
+        self.title = title
+        guard case .array(let styleValues) = fields.d["styles"] else { throw .malformed("styles is not an array") }
+        var styles: [ShellStyle] = []
+        for value in styleValues {
+            guard case .array(let parts) = value, parts.count == 3, let fg = parts[0].intValue.flatMap(ShellColor.init(wireValue:)),
+                  let bg = parts[1].intValue.flatMap(ShellColor.init(wireValue:)), let bits = parts[2].intValue,
+                  bits >= 0, bits & ~ShellStyle.Attributes.all.rawValue == 0
+            else { throw .malformed("a style is not [foreground, background, attributes]") }
+            styles.append(ShellStyle(foreground: fg, background: bg, attributes: ShellStyle.Attributes(rawValue: bits)))
+        }
+        guard case .array(let lineValues) = fields.d["lines"], lineValues.count <= rows else { throw .malformed("lines is not an array of rows") }
+        var seen = Set<Int>()
+        var lines: [Line] = []
+        for value in lineValues {
+            guard case .dictionary(let d) = value else { throw .malformed("a line is not a dictionary") }
+            let row = try Fields(d: d).count("row")
+            guard row < rows, seen.insert(row).inserted else { throw .malformed("a line outside the screen, or twice") }
+            guard case .array(let runs) = d["runs"] else { throw .malformed("a line without runs") }
+            lines.append(Line(row: row, cells: try Self.cells(of: runs, styles: styles, columns: columns)))
+        }
+        self.lines = lines
+    }
+
+    /// A row's cells from its runs, which must fill exactly `columns`.
+    static func cells(of runs: [PropertyListValue], styles: [ShellStyle], columns: Int) throws(ShellMessage.ReadError) -> [ShellCell] {
+        var cells: [ShellCell] = []
+        cells.reserveCapacity(columns)
+        for run in runs {
+            guard case .array(let parts) = run, (3...4).contains(parts.count), let text = parts[0].stringValue, !text.isEmpty,
+                  let index = parts[1].intValue, styles.indices.contains(index), let width = parts[2].intValue, (1...2).contains(width)
+            else { throw .malformed("a run is not [text, style, width]") }
+            guard !text.unicodeScalars.contains(where: ShellText.isControl) else { throw .malformed("a run holds a control character") }
+            let style = styles[index]
+            let graphemes: [String]
+            if parts.count == 4 {
+                guard parts[3].intValue == 1 else { throw .malformed("a run's fourth element is not 1") }
+                graphemes = [text]
+            } else {
+                graphemes = text.map(String.init)
+            }
+            guard cells.count + graphemes.count * width <= columns else { throw .malformed("a row wider than the screen") }
+            for grapheme in graphemes {
+                cells.append(ShellCell(grapheme, width: UInt8(width), style: style))
+                if width == 2 { cells.append(.continuation(style)) }
+            }
+        }
+        guard cells.count == columns else { throw .malformed("a row narrower than the screen") }
+        return cells
+    }
+}
