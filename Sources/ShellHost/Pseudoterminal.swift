@@ -1,5 +1,4 @@
 import CPseudoterminal
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +28,7 @@ public final class Pseudoterminal: Sendable {
             close(master)
             throw StartError(description: "the pseudo-terminal could not be set up: \(String(cString: strerror(errno)))")
         }
-        let slavePath = String(cString: name)
+        let slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         Self.setSize(master, rows: rows, columns: columns)
 
         var actions = posix_spawn_file_actions_t()

@@ -1,0 +1,196 @@
+import BatonShell
+import CVTerm
+
+/// A program's screen as libvterm holds it: the program's output goes in, a `ShellScreen` comes
+/// out, and keys typed are encoded the way the program asked (application cursor keys, its
+/// mouse protocol, bracketed paste) into bytes for the program.
+///
+/// Used from one task at a time. Only rows libvterm reports damaged are read again.
+public final class TerminalEmulator {
+    private let vterm: OpaquePointer
+    private let vtermScreen: OpaquePointer
+    private var callbacks = VTermScreenCallbacks()
+    /// The screen as last read.
+    public private(set) var screen: ShellScreen
+    private var damagedRows = Set<Int>()
+    private var output: [UInt8] = []
+
+    public init(rows: Int, columns: Int) {
+        vterm = vterm_new(Int32(rows), Int32(columns))
+        vterm_set_utf8(vterm, 1)
+        vtermScreen = vterm_obtain_screen(vterm)
+        screen = ShellScreen(rows: rows, columns: columns)
+        callbacks.damage = { rect, user in
+            TerminalEmulator.from(user).damaged(Int(rect.start_row)..<Int(rect.end_row))
+            return 1
+        }
+        callbacks.movecursor = { position, _, visible, user in
+            let emulator = TerminalEmulator.from(user)
+            emulator.screen.cursorRow = Int(position.row)
+            emulator.screen.cursorColumn = Int(position.col)
+            _ = visible
+            return 1
+        }
+        callbacks.settermprop = { property, value, user in
+            TerminalEmulator.from(user).set(property, value)
+            return 1
+        }
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        vterm_screen_set_callbacks(vtermScreen, &callbacks, user)
+        vterm_screen_enable_altscreen(vtermScreen, 1)
+        vterm_output_set_callback(vterm, { bytes, count, user in
+            guard let bytes else { return }
+            TerminalEmulator.from(user).output.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+        }, user)
+        vterm_screen_reset(vtermScreen, 1)
+        readDamagedRows()
+    }
+
+    deinit { vterm_free(vterm) }
+
+    private static func from(_ user: UnsafeMutableRawPointer?) -> TerminalEmulator {
+        Unmanaged<TerminalEmulator>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    // MARK: - The program's side
+
+    /// Takes what the program wrote; true when the screen changed.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let before = screen
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = vterm_input_write(vterm, $0.baseAddress, $0.count) }
+        }
+        vterm_screen_flush_damage(vtermScreen)
+        readDamagedRows()
+        return screen != before
+    }
+
+    /// The program's terminal is now `rows` × `columns`.
+    public func resize(rows: Int, columns: Int) {
+        vterm_set_size(vterm, Int32(rows), Int32(columns))
+        screen.resize(rows: rows, columns: columns)
+        vterm_screen_flush_damage(vtermScreen)
+        damaged(0..<rows)
+        readDamagedRows()
+    }
+
+    /// Bytes libvterm wrote for the program (keys typed, answers to the program's queries)
+    /// since the last call.
+    public func takeOutput() -> [UInt8] {
+        defer { output.removeAll(keepingCapacity: true) }
+        return output
+    }
+
+    // MARK: - The user's side
+
+    /// Encodes `input` for the program; the bytes are in `takeOutput()`.
+    public func type(_ input: ShellInput) {
+        switch input {
+        case .text(let text, let modifiers):
+            for scalar in text.unicodeScalars { vterm_keyboard_unichar(vterm, scalar.value, Self.modifier(modifiers)) }
+        case .key(let key, let modifiers):
+            vterm_keyboard_key(vterm, Self.vtermKey(key), Self.modifier(modifiers))
+        case .paste(let text):
+            vterm_keyboard_start_paste(vterm)
+            // A terminal sends a pasted line break as Return.
+            for scalar in text.unicodeScalars { vterm_keyboard_unichar(vterm, scalar == "\n" ? 13 : scalar.value, VTERM_MOD_NONE) }
+            vterm_keyboard_end_paste(vterm)
+        case .mouse(let row, let column, let button, let pressed, let modifiers):
+            let row = min(row, screen.rowCount - 1), column = min(column, screen.columns - 1)
+            vterm_mouse_move(vterm, Int32(row), Int32(column), Self.modifier(modifiers))
+            if button > 0 { vterm_mouse_button(vterm, Int32(button), pressed, Self.modifier(modifiers)) }
+        }
+    }
+
+    private static func modifier(_ modifiers: ShellModifiers) -> VTermModifier {
+        VTermModifier(rawValue: UInt32(modifiers.rawValue))
+    }
+
+    private static func vtermKey(_ key: ShellKey) -> VTermKey {
+        switch key {
+        case .enter: VTERM_KEY_ENTER
+        case .tab: VTERM_KEY_TAB
+        case .backspace: VTERM_KEY_BACKSPACE
+        case .escape: VTERM_KEY_ESCAPE
+        case .up: VTERM_KEY_UP
+        case .down: VTERM_KEY_DOWN
+        case .left: VTERM_KEY_LEFT
+        case .right: VTERM_KEY_RIGHT
+        case .insert: VTERM_KEY_INS
+        case .delete: VTERM_KEY_DEL
+        case .home: VTERM_KEY_HOME
+        case .end: VTERM_KEY_END
+        case .pageUp: VTERM_KEY_PAGEUP
+        case .pageDown: VTERM_KEY_PAGEDOWN
+        case .function(let n): VTermKey(rawValue: VTERM_KEY_FUNCTION_0.rawValue + UInt32(n))
+        }
+    }
+
+    // MARK: - Reading the screen
+
+    private func damaged(_ rows: Range<Int>) {
+        damagedRows.formUnion(rows.clamped(to: 0..<screen.rowCount))
+    }
+
+    private func set(_ property: VTermProp, _ value: UnsafeMutablePointer<VTermValue>?) {
+        guard let value else { return }
+        switch property {
+        case VTERM_PROP_CURSORVISIBLE: screen.cursorVisible = value.pointee.boolean != 0
+        case VTERM_PROP_ALTSCREEN: screen.alternateScreen = value.pointee.boolean != 0
+        case VTERM_PROP_MOUSE: screen.mouse = ShellScreen.MouseMode(rawValue: Int(value.pointee.number)) ?? .none
+        case VTERM_PROP_TITLE:
+            guard let pointer = value.pointee.string else { return }
+            let title = String(cString: pointer)
+            screen.title = String(String.UnicodeScalarView(title.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }).prefix(200))
+        default: break
+        }
+    }
+
+    private func readDamagedRows() {
+        for row in damagedRows where row < screen.rowCount { screen.setRow(row, readRow(row)) }
+        damagedRows.removeAll()
+    }
+
+    private func readRow(_ row: Int) -> [ShellCell] {
+        var cells: [ShellCell] = []
+        cells.reserveCapacity(screen.columns)
+        var raw = baton_vterm_cell()
+        var column = 0
+        while column < screen.columns {
+            guard baton_vterm_get_cell(vtermScreen, Int32(row), Int32(column), &raw) != 0 else {
+                cells.append(.blank)
+                column += 1
+                continue
+            }
+            let style = ShellStyle(
+                foreground: ShellColor(wireValue: Int(raw.foreground)) ?? .default,
+                background: ShellColor(wireValue: Int(raw.background)) ?? .default,
+                attributes: ShellStyle.Attributes(rawValue: Int(raw.attributes)))
+            let grapheme = Self.grapheme(raw)
+            if raw.width == 2, column + 1 < screen.columns {
+                cells.append(ShellCell(grapheme, width: 2, style: style))
+                cells.append(.continuation(style))
+                column += 2
+            } else {
+                cells.append(ShellCell(raw.width == 2 ? " " : grapheme, width: 1, style: style))
+                column += 1
+            }
+        }
+        return cells
+    }
+
+    /// The cell's code points as a string: a blank when it has none or holds a control.
+    private static func grapheme(_ raw: baton_vterm_cell) -> String {
+        let count = Int(raw.count)
+        guard count > 0 else { return " " }
+        var scalars = String.UnicodeScalarView()
+        withUnsafeBytes(of: raw.chars) { bytes in
+            for value in bytes.bindMemory(to: UInt32.self).prefix(count) {
+                guard let scalar = Unicode.Scalar(value), scalar.value >= 0x20, !(0x7F...0x9F).contains(scalar.value) else { continue }
+                scalars.append(scalar)
+            }
+        }
+        return scalars.isEmpty ? " " : String(scalars)
+    }
+}

@@ -1,0 +1,72 @@
+import BatonShell
+import ShellHost
+import Testing
+
+@Suite("libvterm holds the screen; a program on a pseudo-terminal")
+struct TerminalEmulatorTests {
+    @Test("Colours, attributes, wide graphemes and the cursor come out as cells")
+    func cells() {
+        let emulator = TerminalEmulator(rows: 4, columns: 12)
+        #expect(emulator.write(Array("\u{1b}[1;31mred\u{1b}[0m 中x\r\n\u{1b}[38;5;200;48;2;1;2;3mz".utf8)))
+        let screen = emulator.screen
+        #expect(screen.text(ofRow: 0).hasPrefix("red 中x"))
+        #expect(screen.rows[0][0].style == ShellStyle(foreground: .indexed(1), attributes: [.bold]))
+        #expect(screen.rows[0][3].style == .plain)
+        #expect(screen.rows[0][4].width == 2 && screen.rows[0][5].isContinuation)
+        #expect(screen.rows[1][0].style == ShellStyle(foreground: .indexed(200), background: .rgb(1, 2, 3)))
+        #expect(screen.cursorRow == 1 && screen.cursorColumn == 1)
+        #expect(!emulator.write([]))
+    }
+
+    @Test("The alternate screen, the title, the hidden cursor and the mouse mode are followed")
+    func modes() {
+        let emulator = TerminalEmulator(rows: 3, columns: 10)
+        emulator.write(Array("shell".utf8))
+        emulator.write(Array("\u{1b}[?1049h\u{1b}]2;vim notes.txt\u{7}\u{1b}[?25l\u{1b}[?1002h\u{1b}[Hvim".utf8))
+        #expect(emulator.screen.alternateScreen)
+        #expect(emulator.screen.title == "vim notes.txt")
+        #expect(!emulator.screen.cursorVisible)
+        #expect(emulator.screen.mouse == .drag)
+        #expect(emulator.screen.text(ofRow: 0).hasPrefix("vim"))
+        emulator.write(Array("\u{1b}[?1049l\u{1b}[?25h\u{1b}[?1002l".utf8))
+        #expect(!emulator.screen.alternateScreen && emulator.screen.cursorVisible && emulator.screen.mouse == .none)
+        #expect(emulator.screen.text(ofRow: 0).hasPrefix("shell"))
+    }
+
+    @Test("Keys are encoded the way the program asked")
+    func keys() {
+        let emulator = TerminalEmulator(rows: 3, columns: 10)
+        emulator.type(.key(.up, modifiers: []))
+        #expect(emulator.takeOutput() == Array("\u{1b}[A".utf8))
+        emulator.write(Array("\u{1b}[?1h".utf8))  // application cursor keys, as vim and less ask
+        emulator.type(.key(.up, modifiers: []))
+        #expect(emulator.takeOutput() == Array("\u{1b}OA".utf8))
+        emulator.type(.text("c", modifiers: .control))
+        #expect(emulator.takeOutput() == [3])
+        emulator.type(.text("é", modifiers: []))
+        #expect(emulator.takeOutput() == Array("é".utf8))
+        emulator.write(Array("\u{1b}[?2004h".utf8))
+        emulator.type(.paste("a\nb"))
+        #expect(emulator.takeOutput() == Array("\u{1b}[200~a\rb\u{1b}[201~".utf8))
+        emulator.write(Array("\u{1b}[?1000h\u{1b}[?1006h".utf8))
+        emulator.type(.mouse(row: 1, column: 4, button: 1, pressed: true, modifiers: []))
+        #expect(emulator.takeOutput() == Array("\u{1b}[<0;5;2M".utf8))
+    }
+
+    @Test("A program on a pseudo-terminal: its output, its size and its exit status")
+    func pseudoterminal() throws {
+        let pty = try Pseudoterminal(
+            arguments: ["/bin/sh", "-c", "stty size; printf 'hi\\033[32mgreen'; exit 3"], environment: ["TERM": "xterm-256color"],
+            folder: "/", rows: 7, columns: 33)
+        let emulator = TerminalEmulator(rows: 7, columns: 33)
+        while let chunk = pty.read() { emulator.write(chunk) }
+        #expect(pty.waitForExit() == 3)
+        pty.closeMaster()
+        #expect(emulator.screen.text(ofRow: 0).hasPrefix("7 33"))
+        #expect(emulator.screen.text(ofRow: 1).hasPrefix("higreen"))
+        #expect(emulator.screen.rows[1][2].style.foreground == .indexed(2))
+        #expect(throws: Pseudoterminal.StartError.self) {
+            try Pseudoterminal(arguments: ["/nonexistent/program"], environment: [:], folder: "/", rows: 2, columns: 2)
+        }
+    }
+}
