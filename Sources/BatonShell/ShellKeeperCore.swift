@@ -103,7 +103,10 @@ public struct ShellKeeperCore: Sendable {
     public mutating func left(_ id: TerminalID) -> [Action] {
         guard terminals.removeValue(forKey: id) != nil else { return [] }
         var actions: [Action] = []
-        if let question, question.asker == id { self.question = nil }
+        if let question, question.asker == id {
+            self.question = nil
+            actions.append(.send(question.asked, .withdrawn))
+        }
         if let question, question.asked == id {
             self.question = nil
             actions += refuse(question.asker, "\(terminalName(id)) left before answering")
@@ -144,7 +147,7 @@ public struct ShellKeeperCore: Sendable {
             guard terminal.inFlight == revision else { return [] }
             terminals[id]?.inFlight = nil
             return sendScreen(to: id)
-        case .hello, .role, .screen, .ask, .refused, .ended:
+        case .hello, .role, .screen, .ask, .withdrawn, .refused, .ended:
             // Another hello, or what only the keeper sends: broken, and the terminal is closed.
             dropped += 1
             return left(id) + [.close(id)]
@@ -173,7 +176,7 @@ public struct ShellKeeperCore: Sendable {
     public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         guard let question, now >= question.deadline else { return [] }
         self.question = nil
-        return refuse(question.asker, "\(terminalName(question.asked)) did not answer")
+        return [.send(question.asked, .withdrawn)] + refuse(question.asker, "\(terminalName(question.asked)) did not answer")
     }
 
     // MARK: - Rules

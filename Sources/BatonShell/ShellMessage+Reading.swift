@@ -53,6 +53,8 @@ extension ShellMessage {
             self = .screen(try ShellScreenUpdate(fields))
         case "ask":
             self = .ask(peerName: try fields.string("peerName"))
+        case "withdrawn":
+            self = .withdrawn
         case "refused":
             self = .refused(reason: try fields.string("reason"))
         case "ended":

@@ -27,6 +27,8 @@ public enum ShellMessage: Hashable, Sendable {
     case screen(ShellScreenUpdate)
     /// Asks the driving terminal's user whether `peerName` may take the session.
     case ask(peerName: String)
+    /// The question is withdrawn: the machine that asked left, or the time to answer ran out.
+    case withdrawn
     /// The keeper will not let this terminal drive, and says why.
     case refused(reason: String)
     /// The program ended with `status`; the keeper closes the stream next.
@@ -58,6 +60,8 @@ public enum ShellMessage: Hashable, Sendable {
             return update.dictionary
         case .ask(let name):
             return ["kind": "ask", "peerName": .string(name)]
+        case .withdrawn:
+            return ["kind": "withdrawn"]
         case .refused(let reason):
             return ["kind": "refused", "reason": .string(reason)]
         case .ended(let status):

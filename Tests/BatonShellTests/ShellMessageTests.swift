@@ -26,12 +26,12 @@ struct ShellMessageTests {
             .input(.paste("a\nb\u{1b}[201~")), .input(.mouse(row: 3, column: 9, button: 4, pressed: true, modifiers: [])),
             .resize(rows: 60, columns: 200), .take, .answer(allow: false), .shown(revision: 7),
             .role(drives: true, driver: "bob@desk"), .screen(ShellScreenUpdate(from: nil, to: Self.screen(), revision: 1)),
-            .ask(peerName: "carol@host3"), .refused(reason: "no"), .ended(status: 130),
+            .ask(peerName: "carol@host3"), .withdrawn, .refused(reason: "no"), .ended(status: 130),
         ]
         for message in messages {
             #expect(try ShellMessage(bytes: message.bytes) == message)
         }
-        #expect(messages.count == 16)
+        #expect(messages.count == 17)
     }
 
     @Test("A partial update carries the changed rows only, and applies to the screen it was made from")
