@@ -158,7 +158,7 @@ let package = Package(
             dependencies: [
                 "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
                 "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList", "BatonMembership", "BatonDoctor",
-                "BatonCommands", "NCursesBackend",
+                "BatonCommands", "NCursesBackend", "BatonShell", "ShellHost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -259,7 +259,9 @@ let package = Package(
         ),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
         // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
-        .testTarget(name: "BatonShellTests", dependencies: ["BatonShell", "ShellHost", "PropertyList"]),
+        .testTarget(
+            name: "BatonShellTests",
+            dependencies: ["BatonShell", "ShellHost", "PropertyList", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),
     ]

@@ -1,4 +1,4 @@
-import CPseudoterminal
+internal import CPseudoterminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,7 +7,7 @@ import Glibc
 /// is the pty's other end, started with `posix_spawn` (the child runs no Swift code).
 public final class Pseudoterminal: Sendable {
     /// The program's process id.
-    public let pid: pid_t
+    public let pid: Int32
     /// The pty's master end: what the program writes is read here, and what is written here it
     /// reads as typed.
     public let master: Int32
@@ -58,7 +58,7 @@ public final class Pseudoterminal: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        var pid: pid_t = 0
+        var pid: Int32 = 0
         let result = program.contains("/")
             ? posix_spawn(&pid, program, &actions, &attributes, argv, envp)
             : posix_spawnp(&pid, program, &actions, &attributes, argv, envp)

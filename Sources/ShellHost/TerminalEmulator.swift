@@ -1,5 +1,5 @@
 import BatonShell
-import CVTerm
+internal import CVTerm
 
 /// A program's screen as libvterm holds it: the program's output goes in, a `ShellScreen` comes
 /// out, and keys typed are encoded the way the program asked (application cursor keys, its

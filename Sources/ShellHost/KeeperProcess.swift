@@ -1,0 +1,75 @@
+internal import CPseudoterminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The keeper of a shell session as a process of its own, so the program outlives the terminal
+/// that started it: this program run again with other arguments, in a new session (no
+/// controlling terminal), with /dev/null for its standard files. It says on a pipe, in one line,
+/// when the session is offered (`ok ACTIVITY-ID`) or why it could not be (`error MESSAGE`).
+public enum KeeperProcess {
+    /// The descriptor the keeper writes its line on.
+    public static let readyDescriptor: Int32 = 3
+
+    /// Starts this program with `arguments` and waits, at most `timeout`, for its line.
+    /// Returns the activity id it offers.
+    public static func start(arguments: [String], timeout: Duration) throws(Pseudoterminal.StartError) -> String {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw .init(description: "no pipe: \(String(cString: strerror(errno)))") }
+        defer { close(pipe[0]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], readyDescriptor)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, baton_posix_spawn_setsid())
+        let executable = "/proc/self/exe"
+        let argv = ([CommandLine.arguments.first ?? "baton"] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: Int32 = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        close(pipe[1])
+        guard result == 0 else { throw .init(description: "the session's keeper did not start: \(String(cString: strerror(result)))") }
+        let line = readLine(pipe[0], timeout: timeout)
+        guard let line else {
+            kill(pid, SIGTERM)
+            throw .init(description: "the session's keeper did not answer within \(timeout)")
+        }
+        if line.hasPrefix("ok "), line.count > 3 { return String(line.dropFirst(3)) }
+        throw .init(description: line.hasPrefix("error ") ? String(line.dropFirst(6)) : "the session's keeper ended without a word")
+    }
+
+    /// In the keeper: says `line` on the pipe and closes it.
+    public static func say(_ line: String) {
+        let bytes = Array((line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(readyDescriptor, $0.baseAddress, $0.count) }
+        close(readyDescriptor)
+    }
+
+    /// One line from `fd`, or nil when it ends first or `timeout` passes.
+    private static func readLine(_ fd: Int32, timeout: Duration) -> String? {
+        var bytes: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let ready = poll(&poller, 1, max(1, milliseconds))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let count = read(fd, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import BatonShell
+import Dispatch
+import Handoff
+import HandoffWire
+import Logging
+import PropertyList
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A shell session's keeper: the program on its pseudo-terminal, its screen in libvterm, the
+/// activity that offers it (`dev.baton.shell`), and the terminals joined to it on continuation
+/// streams, driven by `ShellKeeperCore`'s rules. It lives until the program ends, whoever is
+/// attached or not.
+@MainActor
+public final class ShellKeeper: UserActivityDelegate {
+    /// The declared activity type of a shell session.
+    public static let activityType = "dev.baton.shell"
+
+    let center: ActivityCenter
+    let pty: Pseudoterminal
+    let emulator: TerminalEmulator
+    var core: ShellKeeperCore
+    let activity: UserActivity
+    let logger: Logger
+    /// What the activity says runs, and where; followed as the program in front changes.
+    var running: RunningProgram
+    var terminals: [Int: Joined] = [:]
+    var nextID = 1
+    var timer: Task<Void, Never>?
+    var lastLook = ContinuousClock.now
+
+    /// A terminal's stream and the queue of what it is sent, in order.
+    struct Joined {
+        let stream: ContinuationStream
+        let outbox: AsyncStream<Outgoing>.Continuation
+        let done: Task<Void, Never>
+    }
+
+    enum ProgramEvent: Sendable {
+        case output([UInt8])
+        case exited(Int)
+    }
+
+    enum Outgoing: Sendable {
+        case message(ShellMessage)
+        case close
+    }
+
+    /// Starts `arguments` on a pseudo-terminal of `rows` × `columns` in `folder`, and offers it.
+    public init(
+        center: ActivityCenter, arguments: [String], environment: [String: String], folder: String, rows: Int, columns: Int,
+        allowsListedDevices: Bool, logger: Logger
+    ) throws(Pseudoterminal.StartError) {
+        self.center = center
+        self.logger = logger
+        pty = try Pseudoterminal(arguments: arguments, environment: environment, folder: folder, rows: rows, columns: columns)
+        emulator = TerminalEmulator(rows: rows, columns: columns)
+        core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
+        running = RunningProgram(command: arguments.map(RunningProgram.word).joined(separator: " "), folder: folder)
+        activity = UserActivity(activityType: Self.activityType, center: center)
+        activity.supportsContinuationStreams = true
+        activity.delegate = self
+        publish()
+    }
+
+    /// The activity's id, which a terminal on this machine opens its stream to.
+    public var activityID: String { activity.activityID }
+
+    /// Runs until the program ends; returns its status as a shell gives it.
+    public func run() async -> Int {
+        do { try activity.becomeCurrent() } catch { logger.error("the session is not offered: \(error)") }
+        let (events, feed) = AsyncStream<ProgramEvent>.makeStream()
+        let pty = self.pty
+        // Blocking reads on a thread of their own (not one of Swift's few cooperative ones):
+        // the program's output, then its status.
+        DispatchQueue(label: "baton.shell.pty").async {
+            while let chunk = pty.read() { feed.yield(.output(chunk)) }
+            feed.yield(.exited(pty.waitForExit()))
+            feed.finish()
+        }
+        let membership = Task { @MainActor [weak self] in
+            guard let events = self?.center.events() else { return }
+            for await event in events {
+                if case .membershipChanged = event { self?.closeRemovedDevices() }
+            }
+        }
+        var status = 255
+        for await event in events {
+            switch event {
+            case .output(let chunk):
+                emulator.write(chunk)
+                writeToProgram(emulator.takeOutput())
+                perform(core.screenChanged(emulator.screen))
+                lookAtProgram()
+            case .exited(let code):
+                status = code
+            }
+        }
+        logger.info("the program ended with status \(status)")
+        perform(core.programEnded(status: status))
+        for joined in terminals.values { await joined.done.value }
+        membership.cancel()
+        timer?.cancel()
+        pty.closeMaster()
+        activity.invalidate()
+        return status
+    }
+
+    // MARK: - Terminals
+
+    public func userActivity(_ activity: UserActivity, didReceive stream: ContinuationStream) {
+        let id = nextID
+        nextID += 1
+        let (outbox, queue) = AsyncStream<Outgoing>.makeStream()
+        let done = Task {
+            for await item in outbox {
+                switch item {
+                case .message(let message):
+                    do { try await stream.send(message.bytes) } catch { return }
+                case .close:
+                    await stream.close()
+                    return
+                }
+            }
+        }
+        terminals[id] = Joined(stream: stream, outbox: queue, done: done)
+        let origin: ShellKeeperCore.Origin = stream.peer.device == center.membership.identity.publicIdentity ? .thisDevice : .listedDevice
+        logger.info("\(stream.peer.name) opened a stream (terminal \(id))")
+        Task { @MainActor [weak self] in
+            var first = true
+            do {
+                for try await bytes in stream.messages {
+                    guard let self else { return }
+                    let message: ShellMessage
+                    do {
+                        message = try ShellMessage(bytes: bytes)
+                    } catch ShellMessage.ReadError.unknownKind {
+                        continue
+                    } catch {
+                        self.logger.notice("terminal \(id): a message that does not read (\(error)); closing it")
+                        break
+                    }
+                    let now = ContinuousClock.now
+                    self.perform(first ? self.core.join(id, origin: origin, hello: message, now: now) : self.core.receive(id, message, now: now))
+                    first = false
+                }
+            } catch {
+                self?.logger.info("terminal \(id): \(error)")
+            }
+            self?.ended(id)
+        }
+    }
+
+    /// A terminal's stream ended: it leaves, and its queue is closed.
+    func ended(_ id: Int) {
+        perform(core.left(id))
+        terminals[id]?.outbox.yield(.close)
+        terminals[id]?.outbox.finish()
+        terminals[id] = nil
+    }
+
+    /// A device removed from the list loses its terminals at once.
+    func closeRemovedDevices() {
+        for (id, joined) in terminals where center.membership.device(for: joined.stream.peer.senderID.tag) == nil {
+            logger.notice("\(joined.stream.peer.name) was removed from the device list: its terminal is closed")
+            ended(id)
+        }
+    }
+
+    func perform(_ actions: [ShellKeeperCore.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let message): terminals[id]?.outbox.yield(.message(message))
+            case .close(let id):
+                terminals[id]?.outbox.yield(.close)
+                terminals[id]?.outbox.finish()
+            case .type(let input):
+                emulator.type(input)
+                writeToProgram(emulator.takeOutput())
+            case .resize(let rows, let columns):
+                pty.resize(rows: rows, columns: columns)
+                emulator.resize(rows: rows, columns: columns)
+                publish()
+                perform(core.screenChanged(emulator.screen))
+            }
+        }
+        schedule()
+    }
+
+    private func writeToProgram(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        pty.write(bytes)
+    }
+
+    /// Ticks the core at its deadline (the time a question has to be answered).
+    private func schedule() {
+        timer?.cancel()
+        guard let deadline = core.nextDeadline else { return }
+        timer = Task { @MainActor [weak self] in
+            try? await Task.sleep(until: deadline)
+            guard !Task.isCancelled, let self else { return }
+            self.perform(self.core.tick(now: ContinuousClock.now))
+        }
+    }
+
+    // MARK: - The activity
+
+    /// At most once a second: what runs in front, and in which folder; published when it changed.
+    private func lookAtProgram() {
+        let now = ContinuousClock.now
+        guard now - lastLook >= .seconds(1) else { return }
+        lastLook = now
+        guard let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }
+        running = seen
+        publish()
+    }
+
+    func publish() {
+        let screen = emulator.screen
+        activity.title = "\(running.command) in \(RunningProgram.shortFolder(running.folder)) — \(center.configuration.peer.name)"
+        activity.userInfo = [
+            "folder": .string(running.folder), "command": .string(running.command),
+            "rows": .integer(screen.rowCount), "columns": .integer(screen.columns),
+        ]
+        activity.needsSave = true
+    }
+}
+
+extension ShellKeeper {
+    /// Hangs up the program, as closing its terminal would.
+    public func hangUp() {
+        pty.signal(SIGHUP)
+    }
+}

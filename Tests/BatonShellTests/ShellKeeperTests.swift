@@ -1,0 +1,103 @@
+import BatonShell
+import Handoff
+import HandoffTesting
+import HandoffWire
+import Logging
+import ShellHost
+import Testing
+
+/// A keeper running a real shell on a pseudo-terminal, and terminals joined to it over
+/// continuation streams on the in-memory network: the runners, not only the rules.
+@MainActor
+@Suite("A shell session's keeper and its terminals")
+struct ShellKeeperTests {
+    static let key = GroupKey(bytes: Array(0..<32))!
+    static let registry = ActivityTypeRegistry(
+        declaredTypes: [ShellKeeper.activityType],
+        schemas: [
+            ShellKeeper.activityType: ActivitySchema(
+                keyTypes: ["folder": .string, "command": .string, "rows": .integer, "columns": .integer],
+                requiredKeys: ["folder", "command", "rows", "columns"])
+        ])
+
+    /// What a terminal shows and what it is fed.
+    final class Terminal {
+        var screen: ShellScreen?
+        var status: String?
+        let input: AsyncStream<ShellViewerEvent>
+        let feed: AsyncStream<ShellViewerEvent>.Continuation
+        var ending: ShellViewerCore.Ending?
+        init() { (input, feed) = AsyncStream.makeStream() }
+        func type(_ text: String) { feed.yield(.input(.text(text, modifiers: []))) }
+        func press(_ key: ShellKey) { feed.yield(.input(.key(key, modifiers: []))) }
+        func shows(_ text: String) -> Bool { screen?.text.contains(text) == true }
+    }
+
+    static func center(_ network: InMemoryNetwork, _ streams: InMemoryStreams, name: String, port: Int) -> ActivityCenter {
+        let shelf = StateShelf()
+        let center = ActivityCenter(
+            registry: registry, membership: .sharedDevice(of: key, name: name), transport: network.makeTransport(name: "\(name).test"),
+            configuration: ActivityCenter.Configuration(peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0")),
+            stateStream: StateStreamSetup(shelf: shelf, port: port, dialer: streams))
+        center.start()
+        _ = streams.serve(
+            host: "\(name).test", port: port, identity: center.membership.streamIdentity(senderID: center.senderID),
+            trust: center.membership.streamTrust, shelf: shelf)
+        return center
+    }
+
+    static func join(_ center: ActivityCenter, _ entry: NearbyActivity, role: ShellMessage.Role, name: String) async throws -> Terminal {
+        let terminal = Terminal()
+        let stream = try await center.openContinuationStream(to: entry)
+        let core = ShellViewerCore(role: role, name: name, keeperName: entry.record.peer.name, rows: 6, columns: 40)
+        Task { @MainActor in
+            terminal.ending = await ShellViewer.run(stream: stream, core: core, input: terminal.input) { screen, status in
+                terminal.screen = screen
+                terminal.status = status
+            }
+        }
+        return terminal
+    }
+
+    @Test("A terminal of the keeper's own device drives a real shell; a second one follows; the exit status reaches both")
+    func driveFollowExit() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_001)
+        let b = Self.center(network, streams, name: "bob", port: 41_002)
+        let keeper = try ShellKeeper(
+            center: a, arguments: ["/bin/sh"], environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
+            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
+        let id = keeper.activityID
+        let run = Task { @MainActor in await keeper.run() }
+        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
+        let entry = try #require(b.nearby.first { $0.id == id })
+        #expect(entry.record.userInfo["command"] == .string("/bin/sh"))
+        #expect(entry.record.continuationPort == 41_001)
+
+        let driver = try await Self.join(b, entry, role: .drive, name: "alice")
+        #expect(await waitUntil { driver.screen != nil && driver.status == nil })
+        // The program took the driving terminal's size.
+        #expect(driver.screen?.rowCount == 6 && driver.screen?.columns == 40)
+        driver.type("echo hi$((40+2))")
+        driver.press(.enter)
+        #expect(await waitUntil { driver.shows("hi42") })
+
+        let follower = try await Self.join(b, entry, role: .follow, name: "carol")
+        #expect(await waitUntil { follower.shows("hi42") })
+        #expect(follower.status?.hasPrefix("Following the session on alice (alice drives)") == true)
+        follower.type("echo nope")
+        follower.press(.enter)
+        driver.type("stty size")
+        driver.press(.enter)
+        #expect(await waitUntil { driver.shows("6 40") && follower.shows("6 40") })
+        #expect(!(driver.screen?.text.contains("nope") ?? true))
+
+        driver.type("exit 7")
+        driver.press(.enter)
+        #expect(await run.value == 7)
+        #expect(await waitUntil { driver.ending == .ended(status: 7) && follower.ending == .ended(status: 7) })
+        await a.shutdown()
+        await b.shutdown()
+    }
+}
