@@ -152,7 +152,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
-        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses"]),
+        // What both terminals on ncurses share: the one lock around ncurses, opening a terminal
+        // with newterm in Baton's modes, the input thread's poll on it and a wake pipe, the
+        // signal handlers that give the terminal back, terminfo, grapheme clusters in cells.
+        .target(name: "NCursesCore", dependencies: ["CNCurses"]),
+        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses", "NCursesCore"]),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -257,7 +261,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
+        .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "NCursesCore", "TerminalUI"]),
         // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
         .testTarget(name: "BatonShellTests", dependencies: ["BatonShell", "ShellHost", "PropertyList"]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.

@@ -234,3 +234,28 @@ static inline bool baton_locale_is_utf8(void) {
     return *p == 0 && n == 4 && normalized[0] == 'u' && normalized[1] == 't'
         && normalized[2] == 'f' && normalized[3] == '8';
 }
+
+/// As `baton_put_cluster`, with a colour pair of any number `init_extended_pair` made (passed
+/// to `setcchar` through its `opts`, as ncurses' extended colours take it).
+static inline int baton_put_cluster_pair(WINDOW *window, int y, int x, const wchar_t *codepoints,
+                                         int count, attr_t attributes, int pair) {
+    cchar_t cell;
+    wchar_t first[2] = { codepoints[0], 0 };
+    if (count < 1 || setcchar(&cell, first, attributes, 0, &pair) == ERR) {
+        return ERR;
+    }
+    for (int i = 1; i < count && i < CCHARW_MAX; i++) {
+        cell.chars[i] = codepoints[i];
+    }
+    return mvwadd_wch(window, y, x, &cell);
+}
+
+/// The terminal's string that turns mouse reports off (terminfo `XM` with 0), or NULL when
+/// the terminal has none. Valid until the next `tiparm`.
+static inline const char *baton_mouse_off_string(void) {
+    const char *xm = tigetstr("XM");
+    if (xm == NULL || xm == (const char *)-1) {
+        return NULL;
+    }
+    return tiparm(xm, 0);
+}
