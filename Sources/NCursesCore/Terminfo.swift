@@ -23,16 +23,17 @@ package enum Terminfo {
         return send(on, to: output)
     }
 
-    /// Terminal types whose Home and End keys (terminfo `khome`, `kend`) a terminal may send
-    /// whatever `TERM` says: tmux and screen send `kend` as tmux's entry has it to a program
-    /// whose `TERM` is xterm's, xterm sends its own, and xterm outside keypad mode sends those
-    /// of cons25's entry.
+    /// Terminal types whose Home, End and arrow keys (terminfo `khome`, `kend`, `kcuu1`, `kcud1`,
+    /// `kcub1`, `kcuf1`) a terminal may send whatever `TERM` says: tmux and screen send `kend`
+    /// as tmux's entry has it to a program whose `TERM` is xterm's, xterm sends its own, and
+    /// xterm outside keypad mode sends Home and End as cons25's entry has them and the arrows as
+    /// linux's does (a program before this one may have left the terminal in that mode).
     package static let otherKeyTypes = ["tmux", "screen", "linux", "xterm", "cons25"]
 
     /// Read once per process. Guarded by `CursesTerminal.lock`.
     nonisolated(unsafe) private static var otherKeysRead: [(String, Int32)]?
 
-    /// The Home and End key strings of `otherKeyTypes`' terminfo entries (those the system
+    /// The Home, End and arrow key strings of `otherKeyTypes`' terminfo entries (those the system
     /// has), with the key codes they stand for. Bound with `define_key` where the terminal's
     /// own entry leaves them unbound, so End from tmux is End and not "[4~" typed. Lock held.
     package static func otherTerminalKeys(fd: Int32) -> [(String, Int32)] {
@@ -40,7 +41,10 @@ package enum Terminfo {
         var keys: [(String, Int32)] = []
         var buffer = [CChar](repeating: 0, count: 64)
         for type in otherKeyTypes {
-            for (name, code) in [("khome", baton_key_home()), ("kend", baton_key_end())] {
+            for (name, code) in [
+                ("khome", baton_key_home()), ("kend", baton_key_end()), ("kcuu1", baton_key_up()),
+                ("kcud1", baton_key_down()), ("kcub1", baton_key_left()), ("kcuf1", baton_key_right()),
+            ] {
                 let length = baton_terminfo_string_of(type, name, fd, &buffer, Int32(buffer.count))
                 guard length > 0 else { continue }
                 let sequence = String(cString: buffer)
