@@ -157,6 +157,9 @@ let package = Package(
         // signal handlers that give the terminal back, terminfo, grapheme clusters in cells.
         .target(name: "NCursesCore", dependencies: ["CNCurses"]),
         .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses", "NCursesCore"]),
+        // `baton shell`'s terminal side: a session's screen (cells, not the program's bytes) drawn
+        // through ncurses, and what the user types decoded into keys as keys, mouse and paste.
+        .target(name: "ShellDisplay", dependencies: ["BatonShell", "CNCurses", "NCursesCore"]),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -262,6 +265,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "NCursesCore", "TerminalUI"]),
+        // The display's decisions headless (colours, keys, the diff, cropping), then the display
+        // itself on a pseudo-terminal the test opens.
+        .testTarget(name: "ShellDisplayTests", dependencies: ["ShellDisplay", "BatonShell", "CNCurses", "CPseudoterminal"]),
         // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
         .testTarget(name: "BatonShellTests", dependencies: ["BatonShell", "ShellHost", "PropertyList"]),
         // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
