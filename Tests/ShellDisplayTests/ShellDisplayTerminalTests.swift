@@ -30,7 +30,7 @@ struct ShellDisplayTerminalTests {
         screen.cursorRow = 2
         screen.cursorColumn = 4
         terminal.display.show(screen, status: "following alice@laptop")
-        #expect(terminal.wait { output, _, _ in output.contains(utf8: "following alice@laptop") && output.contains(utf8: "|end") })
+        #expect(terminal.wait(untilOutput: { output in output.contains(utf8: "following alice@laptop") && output.contains(utf8: "|end") }))
         let first = terminal.output
         // Each run in its own style: the wide grapheme between them, the others after it.
         #expect(first.contains(utf8: "hi"))
@@ -41,7 +41,7 @@ struct ShellDisplayTerminalTests {
         row[5] = ShellCell("E", style: ShellStyle(foreground: .indexed(4), attributes: .underline))
         screen.setRow(2, row)
         terminal.display.show(screen, status: "following alice@laptop")
-        #expect(terminal.wait { output, _, _ in output.count > first.count && Array(output[first.count...]).contains(utf8: "E") })
+        #expect(terminal.wait(untilOutput: { output in output.count > first.count && Array(output[first.count...]).contains(utf8: "E") }))
         let update = Array(terminal.output[first.count...])
         #expect(!update.contains(utf8: "following"))
         #expect(!update.contains(utf8: "中"))
@@ -49,12 +49,12 @@ struct ShellDisplayTerminalTests {
     }
 
     @Test("Keys typed at the terminal arrive as keys: arrows, Ctrl-arrows, a paste, Ctrl-C, text, Alt")
-    func decodesKeys() throws {
+    func decodesKeys() async throws {
         guard let terminal = Self.terminal() else { return }
         defer { terminal.close() }
         // Drawn first: once it is read, the display has set the terminal up.
         terminal.display.show(ShellScreen(rows: 2, columns: 10), status: "ready")
-        #expect(terminal.wait { output, _, _ in output.contains(utf8: "ready") })
+        #expect(terminal.wait(untilOutput: { output in output.contains(utf8: "ready") }))
         let expected: [(String, ShellDisplayEvent)] = [
             ("\u{1b}[A", .input(.key(.up, modifiers: []))),
             ("\u{1b}OA", .input(.key(.up, modifiers: []))),
@@ -69,7 +69,7 @@ struct ShellDisplayTerminalTests {
         for (typed, event) in expected {
             let before = terminal.received.count
             terminal.type(typed)
-            let arrived = terminal.wait { _, events, _ in events.count > before }
+            let arrived = await terminal.wait { events, _ in events.count > before }
             #expect(arrived, "nothing arrived for \(typed.debugDescription)")
             guard arrived else { continue }
             #expect(Array(terminal.received[before...]) == [event], "for \(typed.debugDescription)")
@@ -77,13 +77,13 @@ struct ShellDisplayTerminalTests {
     }
 
     @Test("Shutdown gives the terminal back, is idempotent, and finishes the events")
-    func shutsDown() throws {
+    func shutsDown() async throws {
         guard let terminal = Self.terminal() else { return }
         defer { terminal.close() }
         terminal.display.show(ShellScreen(rows: 2, columns: 10), status: nil)
         terminal.display.shutdown()
         terminal.display.shutdown()
-        #expect(terminal.wait { _, _, finished in finished })
+        #expect(await terminal.wait { _, finished in finished })
         // Drawing after shutdown does nothing, and the size stays the last one seen.
         terminal.display.show(ShellScreen(rows: 2, columns: 10), status: "late")
         #expect(terminal.display.size == (24, 80))

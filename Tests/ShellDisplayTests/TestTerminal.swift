@@ -16,6 +16,8 @@ final class TestTerminal: @unchecked Sendable {
     private var events: [ShellDisplayEvent] = []
     private var finished = false
     private let readerDone = DispatchSemaphore(value: 0)
+    private var waiters: [UInt64: (condition: ([ShellDisplayEvent], Bool) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    private var nextWaiter: UInt64 = 0
 
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -72,8 +74,44 @@ final class TestTerminal: @unchecked Sendable {
     private func update(_ change: (TestTerminal) -> Void) {
         condition.lock()
         change(self)
+        var ready: [CheckedContinuation<Bool, Never>] = []
+        for (id, waiter) in waiters where waiter.condition(events, finished) {
+            waiters[id] = nil
+            ready.append(waiter.continuation)
+        }
         condition.broadcast()
         condition.unlock()
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    /// Waits, without holding a thread (the events arrive through a task, which needs one),
+    /// until `predicate(events, finished)` holds or the deadline passes; returns whether it held.
+    func wait(
+        timeout: Duration = .seconds(5), untilEvents predicate: @escaping ([ShellDisplayEvent], Bool) -> Bool
+    ) async -> Bool {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            if predicate(events, finished) {
+                condition.unlock()
+                continuation.resume(returning: true)
+                return
+            }
+            nextWaiter += 1
+            let id = nextWaiter
+            waiters[id] = (predicate, continuation)
+            condition.unlock()
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)  // wait-ok: the deadline of a wait for events
+                self?.expire(id)
+            }
+        }
+    }
+
+    private func expire(_ id: UInt64) {
+        condition.lock()
+        let waiter = waiters.removeValue(forKey: id)
+        condition.unlock()
+        waiter?.continuation.resume(returning: false)
     }
 
     /// Types `text`'s UTF-8 at the terminal.
@@ -82,14 +120,14 @@ final class TestTerminal: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
-    /// Blocks until `predicate(output, events, finished)` holds or `timeout` seconds pass;
-    /// returns whether it held.
-    func wait(timeout: TimeInterval = 5, until predicate: ([UInt8], [ShellDisplayEvent], Bool) -> Bool) -> Bool {
+    /// Blocks until `predicate(output)` holds or `timeout` seconds pass; returns whether it
+    /// held. The output is read on a thread of its own, so blocking here cannot starve it.
+    func wait(timeout: TimeInterval = 5, untilOutput predicate: ([UInt8]) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
-        while !predicate(collected, events, finished) {
-            if !condition.wait(until: deadline) { return predicate(collected, events, finished) }
+        while !predicate(collected) {
+            if !condition.wait(until: deadline) { return predicate(collected) }
         }
         return true
     }
