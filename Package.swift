@@ -152,7 +152,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
-        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses"]),
+        // What both terminals on ncurses share: the one lock around ncurses, opening a terminal
+        // with newterm in Baton's modes, the input thread's poll on it and a wake pipe, the
+        // signal handlers that give the terminal back, terminfo, grapheme clusters in cells.
+        .target(name: "NCursesCore", dependencies: ["CNCurses"]),
+        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses", "NCursesCore"]),
+        // `baton shell`'s terminal side: a session's screen (cells, not the program's bytes) drawn
+        // through ncurses, and what the user types decoded into keys as keys, mouse and paste.
+        .target(name: "ShellDisplay", dependencies: ["BatonShell", "CNCurses", "NCursesCore"]),
         .executableTarget(
             name: "baton",
             dependencies: [
@@ -257,7 +264,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "TerminalUI"]),
+        .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "NCursesCore", "TerminalUI"]),
+        // The display's decisions headless (colours, keys, the diff, cropping), then the display
+        // itself on a pseudo-terminal the test opens.
+        .testTarget(name: "ShellDisplayTests", dependencies: ["ShellDisplay", "BatonShell", "CNCurses", "CPseudoterminal"]),
         // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
         .testTarget(
             name: "BatonShellTests",

@@ -38,6 +38,9 @@ static inline attr_t baton_attr_dim(void) { return A_DIM; }
 static inline attr_t baton_attr_reverse(void) { return A_REVERSE; }
 static inline attr_t baton_attr_underline(void) { return A_UNDERLINE; }
 
+static inline attr_t baton_attr_italic(void) { return A_ITALIC; }
+static inline attr_t baton_attr_blink(void) { return A_BLINK; }
+
 /// `COLOR_PAIR(n)`.
 static inline int baton_color_pair(int pair) { return COLOR_PAIR(pair); }
 
@@ -233,4 +236,65 @@ static inline bool baton_locale_is_utf8(void) {
     normalized[n] = 0;
     return *p == 0 && n == 4 && normalized[0] == 'u' && normalized[1] == 't'
         && normalized[2] == 'f' && normalized[3] == '8';
+}
+
+/// How many colours and colour pairs the terminal has (the `COLORS` and `COLOR_PAIRS` globals).
+static inline int baton_colors(void) { return COLORS; }
+static inline int baton_color_pairs(void) { return COLOR_PAIRS; }
+
+/// As `baton_put_cluster`, with a colour pair of any number `init_extended_pair` made (passed
+/// to `setcchar` through its `opts`, as ncurses' extended colours take it).
+static inline int baton_put_cluster_pair(WINDOW *window, int y, int x, const wchar_t *codepoints,
+                                         int count, attr_t attributes, int pair) {
+    cchar_t cell;
+    wchar_t first[2] = { codepoints[0], 0 };
+    if (count < 1 || setcchar(&cell, first, attributes, 0, &pair) == ERR) {
+        return ERR;
+    }
+    for (int i = 1; i < count && i < CCHARW_MAX; i++) {
+        cell.chars[i] = codepoints[i];
+    }
+    return mvwadd_wch(window, y, x, &cell);
+}
+
+/// The terminal's string that turns mouse reports off (terminfo `XM` with 0), or NULL when
+/// the terminal has none. Valid until the next `tiparm`.
+static inline const char *baton_mouse_off_string(void) {
+    const char *xm = tigetstr("XM");
+    if (xm == NULL || xm == (const char *)-1) {
+        return NULL;
+    }
+    return tiparm(xm, 0);
+}
+
+/// Mouse support: the key code, the event masks (function-like macros in <ncurses.h>), and
+/// `getmouse` as one result.
+static inline int baton_key_mouse(void) { return KEY_MOUSE; }
+static inline mmask_t baton_button_pressed(int button) { return NCURSES_MOUSE_MASK(button, NCURSES_BUTTON_PRESSED); }
+static inline mmask_t baton_button_released(int button) { return NCURSES_MOUSE_MASK(button, NCURSES_BUTTON_RELEASED); }
+static inline mmask_t baton_button_clicked(int button) { return NCURSES_MOUSE_MASK(button, NCURSES_BUTTON_CLICKED); }
+static inline mmask_t baton_all_mouse_events(void) { return ALL_MOUSE_EVENTS; }
+static inline mmask_t baton_report_mouse_position(void) { return REPORT_MOUSE_POSITION; }
+static inline mmask_t baton_button_shift(void) { return BUTTON_SHIFT; }
+static inline mmask_t baton_button_ctrl(void) { return BUTTON_CTRL; }
+static inline mmask_t baton_button_alt(void) { return BUTTON_ALT; }
+
+typedef struct {
+    int ok;
+    int row;
+    int column;
+    mmask_t state;
+} baton_mouse_event;
+
+/// `getmouse`: the event ncurses decoded for the `KEY_MOUSE` just read; `ok` 0 when none.
+static inline baton_mouse_event baton_get_mouse(void) {
+    MEVENT event;
+    baton_mouse_event result = { 0, 0, 0, 0 };
+    if (getmouse(&event) == OK) {
+        result.ok = 1;
+        result.row = event.y;
+        result.column = event.x;
+        result.state = event.bstate;
+    }
+    return result;
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NCursesCore
 import TerminalUI
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import NCursesCore
+
 /// Why an `NCursesBackend` could not start.
 public enum NCursesBackendError: Error, Equatable, CustomStringConvertible {
     /// `setlocale` refused the named locale (for example "C.UTF-8" on a system without it).
@@ -26,6 +28,19 @@ public enum NCursesBackendError: Error, Equatable, CustomStringConvertible {
         case let .terminalCannotMoveCursor(termType):
             let name = termType.map { "\"\($0)\"" } ?? "named by $TERM"
             return "the terminal type \(name) cannot move the cursor, which Baton's screen needs; run it in a terminal such as xterm or tmux, with TERM set to that terminal's type (for example TERM=xterm-256color)"
+        }
+    }
+}
+
+extension NCursesBackendError {
+    /// The backend's word for why the shared terminal could not open.
+    init(_ failure: CursesTerminal.OpenFailure) {
+        switch failure {
+        case let .localeUnavailable(name): self = .localeUnavailable(name: name)
+        case let .unusableDescriptor(fd, code): self = .unusableDescriptor(fd: fd, errno: code)
+        case let .wakePipeFailed(code): self = .wakePipeFailed(errno: code)
+        case let .setupFailed(termType): self = .terminalSetupFailed(termType: termType)
+        case let .cannotMoveCursor(termType): self = .terminalCannotMoveCursor(termType: termType)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CNCurses
+import NCursesCore
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -7,62 +8,26 @@ import Darwin
 #endif
 
 extension NCursesSession {
-    /// The input thread: sleeps in `poll(2)` until the terminal or the wake pipe
-    /// is readable, then drains keys under the lock. Runs until `shutdown()`.
-    func runInputLoop() {
-        var inputOpen = true
-        var descriptors = [
-            pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            descriptors[0].fd = inputOpen ? inputFD : -1
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+    /// The input thread found input: drained and passed on; true when input has ended.
+    func inputReadable() -> Bool {
+        let (events, ended) = drainInput()
+        deliver(events)
+        if ended { finishInput() }
+        return ended
+    }
 
-            if descriptors[1].revents != 0 {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                let count = read(wakeReadFD, &bytes, bytes.count)
-                for byte in bytes.prefix(max(count, 0)) {
-                    let signal = Int32(byte)
-                    switch signal {
-                    case 0:
-                        return
-                    case SIGWINCH:
-                        deliver(resizeToTerminalSize())
-                    case SIGINT, SIGTERM, SIGHUP:
-                        let handler = Self.lock.withLock {
-                            endCursesLocked()
-                            return terminationHandler
-                        }
-                        guard let handler else {
-                            TerminalSignals.raiseWithDefaultAction(signal)
-                            return
-                        }
-                        // The program finishes in order (its handler re-raises); a second
-                        // signal meanwhile meets the default action, handlers being removed.
-                        handler(signal)
-                        return
-                    default:
-                        break
-                    }
-                }
-            }
+    func windowChanged() {
+        deliver(resizeToTerminalSize())
+    }
 
-            if inputOpen, descriptors[0].revents != 0 {
-                let (events, ended) = drainInput()
-                deliver(events)
-                if ended {
-                    inputOpen = false
-                    finishInput()
-                }
-            }
+    /// The terminal was given back after SIGINT, SIGTERM or SIGHUP: the program's handler runs,
+    /// or the signal is raised again at once.
+    func terminated(by signal: Int32) {
+        guard let handler = Self.lock.withLock({ terminationHandler }) else {
+            TerminalSignals.raiseWithDefaultAction(signal)
+            return
         }
+        handler(signal)
     }
 
     /// Passes a batch on by the route chosen (lock taken here); a receiver is called after the
@@ -134,13 +99,13 @@ extension NCursesSession {
     private func drainInput() -> (events: [TerminalEvent], ended: Bool) {
         Self.lock.withLock {
             guard let screen, !isShutDown else { return ([], false) }
-            let available = baton_bytes_available(inputFD)
-            if available == 0 {
+            let ended = terminal.inputHasEnded()
+            if ended == true {
                 return ([], true)
             }
             set_term(screen)
             let events = readKeysLocked()
-            return (events, available < 0 && events.isEmpty)
+            return (events, ended == nil && events.isEmpty)
         }
     }
 
@@ -187,14 +152,7 @@ extension NCursesSession {
         Self.lock.withLock {
             guard let screen, !isShutDown else { return [] }
             set_term(screen)
-            var rows: Int32 = 0
-            var columns: Int32 = 0
-            guard baton_window_size(outputFD, &rows, &columns) == 0 || baton_window_size(inputFD, &rows, &columns) == 0,
-                  rows > 0, columns > 0 else { return [] }
-            let before = currentSizeLocked()
-            let target = TerminalSize(width: Int(columns), height: Int(rows))
-            guard before != target else { return [] }
-            resizeterm(rows, columns)
+            guard terminal.resizeToWindowLocked() else { return [] }
             var events = readKeysLocked()
             let after = currentSizeLocked()
             // Keep only the final size: one resize event, at the end.

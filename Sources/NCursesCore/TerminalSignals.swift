@@ -4,12 +4,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The process's signal handling while an `NCursesBackend` owns the terminal.
+/// The process's signal handling while a `CursesTerminal` (NCursesBackend's or ShellDisplay's)
+/// owns the terminal.
 ///
 /// - SIGWINCH: the handler writes the signal number to the session's wake pipe;
 ///   the input thread then reads the size with `TIOCGWINSZ` and calls `resizeterm`.
 /// - SIGINT, SIGTERM, SIGHUP: the handler forwards the signal through the wake
-///   pipe; the input thread calls `endwin` under the backend's lock and re-raises
+///   pipe; the input thread calls `endwin` under `CursesTerminal.lock` and re-raises
 ///   the signal with its default action, so the exit status says which signal
 ///   ended the process. If no input thread can take it (none active, or the same
 ///   kind of signal arrives a second time), the handler restores the terminal
@@ -21,9 +22,9 @@ import Darwin
 ///   signal happen again: a fault re-executes its instruction, a sent signal is
 ///   re-raised.
 ///
-/// Handlers are installed when the first session that asks for them starts and
-/// the previous actions are put back when the last one shuts down.
-enum TerminalSignals {
+/// Handlers are installed when the first terminal that asks for them opens and
+/// the previous actions are put back when the last one is given back.
+package enum TerminalSignals {
     static let terminationSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     static let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE]
     static let highestSignal = 65
@@ -42,11 +43,11 @@ enum TerminalSignals {
         return pointer
     }()
 
-    /// How many sessions asked for the handlers; guarded by `NCursesSession.lock`.
+    /// How many sessions asked for the handlers; guarded by `CursesTerminal.lock`.
     nonisolated(unsafe) static var installCount = 0
 
-    /// Makes the handlers restore this terminal. Call with `NCursesSession.lock` held.
-    static func activate(wakeFD: Int32, outputFD: Int32, termiosFD: Int32, termios saved: termios, restoreBytes: [UInt8]) {
+    /// Makes the handlers restore this terminal. Call with `CursesTerminal.lock` held.
+    package static func activate(wakeFD: Int32, outputFD: Int32, termiosFD: Int32, termios saved: termios, restoreBytes: [UInt8]) {
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(restoreBytes.count, 1))
         bytes.initialize(from: restoreBytes, count: restoreBytes.count)
         // Publish the new bytes before anything that points at them; the old
@@ -63,14 +64,14 @@ enum TerminalSignals {
     }
 
     /// The terminal was given back: handlers have nothing to restore. Call with the lock held.
-    static func deactivate(wakeFD: Int32) {
+    package static func deactivate(wakeFD: Int32) {
         guard state.pointee.wakeFD == wakeFD else { return }
         state.pointee.active = 0
         state.pointee.wakeFD = -1
     }
 
     /// Installs the handlers unless already installed. Call with the lock held.
-    static func install() {
+    package static func install() {
         _ = state
         _ = previousActions
         installCount += 1
@@ -85,7 +86,7 @@ enum TerminalSignals {
     }
 
     /// Puts back the previous actions once no session needs the handlers. Call with the lock held.
-    static func uninstall() {
+    package static func uninstall() {
         guard installCount > 0 else { return }
         installCount -= 1
         guard installCount == 0 else { return }
@@ -132,7 +133,7 @@ enum TerminalSignals {
     }
 
     /// Async-signal-safe terminal restore: saved termios, then the terminfo strings.
-    static func restoreTerminalNow() {
+    package static func restoreTerminalNow() {
         let current = state
         guard current.pointee.active != 0 else { return }
         current.pointee.active = 0
@@ -160,7 +161,7 @@ enum TerminalSignals {
 
     /// Sets SIG_DFL for `signal`, unblocks it and raises it: with the default
     /// action for SIGINT, SIGTERM and SIGHUP the process ends here.
-    static func raiseWithDefaultAction(_ signal: Int32) {
+    package static func raiseWithDefaultAction(_ signal: Int32) {
         var action = sigaction()
         sigemptyset(&action.sa_mask)
         #if os(Linux)

@@ -1,0 +1,120 @@
+import BatonShell
+
+/// What the terminal shows for a screen and a status line, cell by cell, and where its cursor
+/// goes. Pure.
+enum ShellDisplayLayout {
+    /// The terminal's `rows` × `columns` cells: the screen from its top left, cropped, or
+    /// padded with blanks where the terminal is larger; with a `status`, the last row is the
+    /// status in reverse video instead of the screen's row there. Every cell is sanitized: no
+    /// control character reaches the terminal, and wide graphemes come with their continuation
+    /// (one cut by the edge, or without its right half, is a blank).
+    static func grid(
+        _ screen: ShellScreen, status: String?, rows: Int, columns: Int,
+        width: (Character) -> Int
+    ) -> [[ShellCell]] {
+        guard rows > 0, columns > 0 else { return [] }
+        let screenRows = status == nil ? rows : rows - 1
+        var grid: [[ShellCell]] = []
+        grid.reserveCapacity(rows)
+        for index in 0..<screenRows {
+            var row = index < screen.rowCount ? Array(screen.rows[index].prefix(columns)) : []
+            row.append(contentsOf: repeatElement(.blank, count: columns - row.count))
+            grid.append(sanitized(row))
+        }
+        if let status { grid.append(statusRow(status, columns: columns, width: width)) }
+        return grid
+    }
+
+    /// Where the cursor goes, or nil to hide it: the screen's cursor when it shows one and it
+    /// falls on a screen cell the terminal shows (not under the status row).
+    static func cursor(of screen: ShellScreen, status: String?, rows: Int, columns: Int) -> (row: Int, column: Int)? {
+        let screenRows = min(screen.rowCount, status == nil ? rows : rows - 1)
+        guard screen.cursorVisible, screen.cursorRow >= 0, screen.cursorColumn >= 0,
+              screen.cursorRow < screenRows, screen.cursorColumn < min(columns, screen.columns) else { return nil }
+        return (screen.cursorRow, screen.cursorColumn)
+    }
+
+    /// `row` with every grapheme stripped of control characters (an empty one a blank), widths
+    /// kept to 0, 1 and 2, and every wide grapheme followed by its continuation and every
+    /// continuation preceded by its wide grapheme; what breaks that becomes a blank.
+    static func sanitized(_ row: [ShellCell]) -> [ShellCell] {
+        var row = row
+        for index in row.indices {
+            var cell = row[index]
+            if cell.width > 2 { cell.width = 1 }
+            if cell.grapheme.unicodeScalars.contains(where: ShellKeyDecoder.isControl) {
+                cell.grapheme = String(String.UnicodeScalarView(cell.grapheme.unicodeScalars.filter { !ShellKeyDecoder.isControl($0) }))
+            }
+            if cell.width > 0, cell.grapheme.isEmpty { cell.grapheme = " " }
+            if cell.width == 0 { cell.grapheme = "" }
+            row[index] = cell
+        }
+        for index in row.indices {
+            switch row[index].width {
+            case 2 where index + 1 >= row.count || !row[index + 1].isContinuation:
+                row[index] = ShellCell(" ", style: row[index].style)
+            case 0 where index == 0 || row[index - 1].width != 2:
+                row[index] = ShellCell(" ", style: row[index].style)
+            default:
+                break
+            }
+        }
+        return row
+    }
+
+    /// The status line as a row of `columns` cells in reverse video: its printable characters,
+    /// each as wide as `width` says (1 or 2; one that takes none is left out), cut where the
+    /// next would not fit, then blanks.
+    static func statusRow(_ status: String, columns: Int, width: (Character) -> Int) -> [ShellCell] {
+        let style = ShellStyle(attributes: .reverse)
+        var row: [ShellCell] = []
+        // A control character is always a grapheme of its own (CR LF the one pair).
+        for character in status where !character.unicodeScalars.contains(where: ShellKeyDecoder.isControl) {
+            let columnsTaken = min(2, width(character))
+            guard columnsTaken > 0 else { continue }
+            guard row.count + columnsTaken <= columns else { break }
+            row.append(ShellCell(String(character), width: UInt8(columnsTaken), style: style))
+            if columnsTaken == 2 { row.append(.continuation(style)) }
+        }
+        row.append(contentsOf: repeatElement(ShellCell(" ", style: style), count: columns - row.count))
+        return row
+    }
+}
+
+/// Consecutive cells of one row to write, from `column`.
+struct ShellDisplayRun: Hashable {
+    var row: Int
+    var column: Int
+    var cells: [ShellCell]
+}
+
+/// What changed between the grid last drawn and the next. Pure.
+enum ShellDisplayDiff {
+    /// The runs of cells to write to turn `old` into `new`: every row whole when there is no
+    /// `old` or its size differs (`full`), otherwise only the cells that differ, a wide
+    /// grapheme and its continuation together.
+    static func runs(from old: [[ShellCell]]?, to new: [[ShellCell]]) -> (full: Bool, runs: [ShellDisplayRun]) {
+        guard let old, old.count == new.count, zip(old, new).allSatisfy({ $0.count == $1.count }) else {
+            return (true, new.enumerated().map { ShellDisplayRun(row: $0.offset, column: 0, cells: $0.element) })
+        }
+        var runs: [ShellDisplayRun] = []
+        for (index, (before, after)) in zip(old, new).enumerated() where before != after {
+            var changed = zip(before, after).map { $0 != $1 }
+            for column in changed.indices where changed[column] {
+                if after[column].isContinuation || before[column].isContinuation, column > 0 { changed[column - 1] = true }
+                if after[column].width == 2 || before[column].width == 2, column + 1 < changed.count { changed[column + 1] = true }
+            }
+            var column = 0
+            while column < changed.count {
+                guard changed[column] else {
+                    column += 1
+                    continue
+                }
+                let start = column
+                while column < changed.count, changed[column] { column += 1 }
+                runs.append(ShellDisplayRun(row: index, column: start, cells: Array(after[start..<column])))
+            }
+        }
+        return (false, runs)
+    }
+}

@@ -1,0 +1,92 @@
+import BatonShell
+import Foundation
+import ShellDisplay
+import Testing
+
+/// ncurses keeps process-wide state, so these run one at a time.
+@Suite("ShellDisplay on a pseudo-terminal", .serialized)
+struct ShellDisplayTerminalTests {
+    /// A terminal, or nil (said why) where this machine cannot give one.
+    static func terminal(rows: Int = 24, columns: Int = 80) -> TestTerminal? {
+        do {
+            return try TestTerminal(rows: rows, columns: columns)
+        } catch {
+            print("skipping: \(error)")
+            return nil
+        }
+    }
+
+    @Test("A screen with colours and a wide grapheme reaches the terminal as its text; then only changes")
+    func showsAScreen() throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        #expect(terminal.display.size == (24, 80))
+        var screen = ShellScreen(rows: 30, columns: 100)
+        let red = ShellStyle(foreground: .indexed(196), background: .rgb(10, 20, 30), attributes: [.bold, .italic])
+        var row = [ShellCell("h", style: red), ShellCell("i", style: red), ShellCell("中", width: 2), .continuation(.plain)]
+        row += "|end".map { ShellCell(String($0), style: ShellStyle(foreground: .indexed(4), attributes: .underline)) }
+        row += Array(repeating: .blank, count: 100 - row.count)
+        screen.setRow(2, row)
+        screen.cursorRow = 2
+        screen.cursorColumn = 4
+        terminal.display.show(screen, status: "following alice@laptop")
+        #expect(terminal.wait(untilOutput: { output in output.contains(utf8: "following alice@laptop") && output.contains(utf8: "|end") }))
+        let first = terminal.output
+        // Each run in its own style: the wide grapheme between them, the others after it.
+        #expect(first.contains(utf8: "hi"))
+        #expect(first.contains(utf8: "中"))
+
+        // The same screen again writes no cell; one changed cell writes that cell.
+        terminal.display.show(screen, status: "following alice@laptop")
+        row[5] = ShellCell("E", style: ShellStyle(foreground: .indexed(4), attributes: .underline))
+        screen.setRow(2, row)
+        terminal.display.show(screen, status: "following alice@laptop")
+        #expect(terminal.wait(untilOutput: { output in output.count > first.count && Array(output[first.count...]).contains(utf8: "E") }))
+        let update = Array(terminal.output[first.count...])
+        #expect(!update.contains(utf8: "following"))
+        #expect(!update.contains(utf8: "中"))
+        #expect(update.count < 40)
+    }
+
+    @Test("Keys typed at the terminal arrive as keys: arrows, Ctrl-arrows, a paste, Ctrl-C, text, Alt")
+    func decodesKeys() async throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        // Drawn first: once it is read, the display has set the terminal up.
+        terminal.display.show(ShellScreen(rows: 2, columns: 10), status: "ready")
+        #expect(terminal.wait(untilOutput: { output in output.contains(utf8: "ready") }))
+        let expected: [(String, ShellDisplayEvent)] = [
+            ("\u{1b}[A", .input(.key(.up, modifiers: []))),
+            ("\u{1b}OA", .input(.key(.up, modifiers: []))),
+            ("\u{1b}[1;5C", .input(.key(.right, modifiers: .control))),
+            ("\u{1b}[200~a\nb\u{1b}[201~", .input(.paste("a\nb"))),
+            ("\u{3}", .input(.text("c", modifiers: .control))),
+            ("hé中", .input(.text("hé中", modifiers: []))),
+            ("\u{1b}x", .input(.text("x", modifiers: .alt))),
+            ("\u{1b}[1;2Q", .input(.key(.function(14), modifiers: []))),
+            ("\r", .input(.key(.enter, modifiers: []))),
+        ]
+        for (typed, event) in expected {
+            let before = terminal.received.count
+            terminal.type(typed)
+            let arrived = await terminal.wait { events, _ in events.count > before }
+            #expect(arrived, "nothing arrived for \(typed.debugDescription)")
+            guard arrived else { continue }
+            #expect(Array(terminal.received[before...]) == [event], "for \(typed.debugDescription)")
+        }
+    }
+
+    @Test("Shutdown gives the terminal back, is idempotent, and finishes the events")
+    func shutsDown() async throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        terminal.display.show(ShellScreen(rows: 2, columns: 10), status: nil)
+        terminal.display.shutdown()
+        terminal.display.shutdown()
+        #expect(await terminal.wait { _, finished in finished })
+        // Drawing after shutdown does nothing, and the size stays the last one seen.
+        terminal.display.show(ShellScreen(rows: 2, columns: 10), status: "late")
+        #expect(terminal.display.size == (24, 80))
+        #expect(!terminal.output.contains(utf8: "late"))
+    }
+}
