@@ -101,13 +101,15 @@ package final class CursesTerminal: @unchecked Sendable {
 
     /// Opens the screen with `newterm` and puts it in the modes Baton needs. Lock held.
     private func start(termType: String?, escapeDelayMilliseconds: Int) throws(OpenFailure) {
-        let inputCopy = dup(inputFD)
+        // Copies closed on exec: a program started while the terminal is open (the shell
+        // session's, above all) must not hold this terminal open.
+        let inputCopy = fcntl(inputFD, F_DUPFD_CLOEXEC, 0)
         guard inputCopy >= 0, let input = fdopen(inputCopy, "r") else {
             if inputCopy >= 0 { close(inputCopy) }
             throw .unusableDescriptor(fd: inputFD, errno: errno)
         }
         inputFile = input
-        let outputCopy = dup(outputFD)
+        let outputCopy = fcntl(outputFD, F_DUPFD_CLOEXEC, 0)
         guard outputCopy >= 0, let output = fdopen(outputCopy, "w") else {
             if outputCopy >= 0 { close(outputCopy) }
             throw .unusableDescriptor(fd: outputFD, errno: errno)
