@@ -165,7 +165,7 @@ let package = Package(
             dependencies: [
                 "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffPairing", "HandoffCLI", "BatonResources",
                 "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList", "BatonMembership", "BatonDoctor",
-                "BatonCommands", "NCursesBackend", "BatonShell", "ShellHost",
+                "BatonCommands", "NCursesBackend", "BatonShell", "ShellHost", "ShellDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

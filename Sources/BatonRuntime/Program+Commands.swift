@@ -22,6 +22,7 @@ extension Program {
                 inbox.yield(.continueFailed("That activity is no longer nearby."))
                 return
             }
+            if let advice = Self.shellAdvice(entry) { return inbox.yield(.continueFailed(advice)) }
             startContinue(entry)
         case .cancelContinue:
             cancelContinue()

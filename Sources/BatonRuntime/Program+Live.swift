@@ -41,10 +41,11 @@ extension Program {
         if let activityID {
             center.takeInHeard()
             source = center.nearby.first { $0.id == activityID }
-            guard source != nil else {
+            guard let source else {
                 inbox.yield(.liveOpenFailed("That activity is no longer nearby."))
                 return
             }
+            if let advice = Self.shellAdvice(source) { return inbox.yield(.liveOpenFailed(advice)) }
         } else {
             source = nil
             guard lastContinued != nil else {
@@ -78,6 +79,14 @@ extension Program {
             }
         }
         tasks.append(task)
+    }
+
+    /// What to say of a shell session chosen in the nearby list, which this app does not show:
+    /// the command that does. Nil for any other activity.
+    static func shellAdvice(_ entry: NearbyActivity) -> String? {
+        guard entry.record.activityType == "dev.baton.shell" else { return nil }
+        let from = PeerText.visible(entry.record.peer.name)
+        return "A shell session shows in a terminal of its own: quit, then run baton --continue-activity dev.baton.shell --from \(from) (or baton follow dev.baton.shell --from \(from))."
     }
 
     /// Whether opening may work in a moment: no connection yet, or the source busy.

@@ -16,7 +16,7 @@ public struct ShellKeeperCore: Sendable {
         case close(TerminalID)
         /// Type this into the program, encoded as the program asked (libvterm does).
         case type(ShellInput)
-        /// Give the program this size.
+        /// Give the program this size; then tell the core its new screen (`screenChanged`).
         case resize(rows: Int, columns: Int)
     }
 
@@ -206,9 +206,9 @@ public struct ShellKeeperCore: Sendable {
             actions.append(.send(other, .role(drives: false, driver: terminal.name)))
         }
         actions.append(.send(id, .role(drives: true, driver: terminal.name)))
-        actions += resizeProgram(rows: terminal.rows, columns: terminal.columns)
-        actions += sendScreen(to: id)
-        return actions
+        // A program that takes a new size gets a new screen, which `screenChanged` sends.
+        let resize = resizeProgram(rows: terminal.rows, columns: terminal.columns)
+        return actions + (resize.isEmpty ? sendScreen(to: id) : resize)
     }
 
     private mutating func refuse(_ id: TerminalID, _ reason: String) -> [Action] {

@@ -42,6 +42,10 @@ public struct ShellViewerCore: Sendable {
     private(set) var notice: String?
     /// Whether it has driven since it joined.
     private(set) var drivenOnce = false
+    /// Input typed before the keeper first let this terminal drive; sent when it does.
+    private(set) var held: [ShellInput] = []
+    /// The most inputs held: a burst of typing, not a flood.
+    static let heldLimit = 4096
 
     /// The key that starts a command while driving: Ctrl-].
     public static let commandKey = ShellInput.text("]", modifiers: .control)
@@ -83,12 +87,16 @@ public struct ShellViewerCore: Sendable {
             let wasDriving = self.drives
             self.drives = drives
             self.driver = driver
+            let first = drives && !drivenOnce
             if drives { drivenOnce = true }
             if !drives { asker = nil }
-            if wasDriving, !drives { notice = nil }
+            if wasDriving != drives { notice = nil }
             var actions: [Action] = []
             // The program takes this terminal's size when it starts to drive.
             if drives, !wasDriving { actions.append(.send(.resize(rows: rows, columns: columns))) }
+            // Keys typed while the first answer was on its way are the program's.
+            if first { actions += held.map { .send(.input($0)) } }
+            held = []
             return actions + (screen == nil ? [] : [show])
         case .ask(let peerName):
             guard drives else { return [.send(.answer(allow: false))] }
@@ -98,6 +106,7 @@ public struct ShellViewerCore: Sendable {
             asker = nil
             return screen == nil ? [] : [show]
         case .refused(let reason):
+            held = []
             // One that asked to drive at hello and never did leaves; one that follows, or drove
             // before, stays and says why.
             guard role == .follow || drivenOnce else { return [.leave(.refused(reason))] }
@@ -117,6 +126,11 @@ public struct ShellViewerCore: Sendable {
         if asker != nil { return answer(input) }
         let hadNotice = notice != nil
         notice = nil
+        // Asked to drive and not answered yet: what is typed waits for the answer.
+        if role == .drive, !drivenOnce, !drives, input != Self.commandKey {
+            if held.count < Self.heldLimit { held.append(input) }
+            return []
+        }
         if drives {
             if commandPending {
                 commandPending = false

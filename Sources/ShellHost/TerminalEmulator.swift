@@ -88,7 +88,16 @@ public final class TerminalEmulator {
     public func type(_ input: ShellInput) {
         switch input {
         case .text(let text, let modifiers):
-            for scalar in text.unicodeScalars { vterm_keyboard_unichar(vterm, scalar.value, Self.modifier(modifiers)) }
+            for scalar in text.unicodeScalars {
+                // Ctrl with a letter (or @ [ \ ] ^ _) is its C0 byte, as every terminal sends it:
+                // libvterm would send Ctrl-I, J, M and [ in a form (CSI u) shells do not read.
+                if modifiers.contains(.control), !modifiers.contains(.shift), let byte = Self.controlByte(scalar) {
+                    if modifiers.contains(.alt) { output.append(0x1B) }
+                    output.append(byte)
+                } else {
+                    vterm_keyboard_unichar(vterm, scalar.value, Self.modifier(modifiers))
+                }
+            }
         case .key(let key, let modifiers):
             vterm_keyboard_key(vterm, Self.vtermKey(key), Self.modifier(modifiers))
         case .paste(let text):
@@ -100,6 +109,17 @@ public final class TerminalEmulator {
             let row = min(row, screen.rowCount - 1), column = min(column, screen.columns - 1)
             vterm_mouse_move(vterm, Int32(row), Int32(column), Self.modifier(modifiers))
             if button > 0 { vterm_mouse_button(vterm, Int32(button), pressed, Self.modifier(modifiers)) }
+        }
+    }
+
+    /// The C0 byte Ctrl makes of `scalar`, or nil when it makes none.
+    static func controlByte(_ scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar {
+        case "a"..."z": UInt8(scalar.value - 0x60)
+        case "@", "[", "\\", "]", "^", "_": UInt8(scalar.value & 0x1F)
+        case " ": 0
+        case "?": 0x7F
+        default: nil
         }
     }
 

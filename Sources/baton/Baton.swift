@@ -13,7 +13,7 @@ struct Baton: AsyncParsableCommand {
         discussion: BatonHelp.overview,
         version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: true), runtime: .current()),
         subcommands: [
-            CounterCommand.self, EditCommand.self, FollowCommand.self, MonitorCommand.self, PairCommand.self, IdCommand.self, DevicesCommand.self,
+            CounterCommand.self, EditCommand.self, ShellCommand.self, FollowCommand.self, MonitorCommand.self, PairCommand.self, IdCommand.self, DevicesCommand.self,
             KeyCommand.self, DoctorCommand.self,
             ConfigCommand.self, KvCommand.self,
         ],

@@ -76,9 +76,8 @@ struct ShellKeeperTests {
         #expect(entry.record.continuationPort == 41_001)
 
         let driver = try await Self.join(b, entry, role: .drive, name: "alice")
-        #expect(await waitUntil { driver.screen != nil && driver.status == nil })
-        // The program took the driving terminal's size.
-        #expect(driver.screen?.rowCount == 6 && driver.screen?.columns == 40)
+        // The program takes the driving terminal's size.
+        #expect(await waitUntil { driver.screen?.rowCount == 6 && driver.screen?.columns == 40 && driver.status == nil })
         driver.type("echo hi$((40+2))")
         driver.press(.enter)
         #expect(await waitUntil { driver.shows("hi42") })

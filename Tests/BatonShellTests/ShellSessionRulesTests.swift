@@ -205,3 +205,20 @@ struct ShellSessionRulesTests {
         #expect(h.typed.count == 1)
     }
 }
+
+@Suite("A terminal that asked to drive")
+struct ShellViewerHoldTests {
+    @Test("Keys typed before the keeper's answer are held and sent once it drives; dropped when refused")
+    func heldUntilAnswered() {
+        var core = ShellViewerCore(role: .drive, name: "alice@laptop", keeperName: "alice@laptop", rows: 5, columns: 20)
+        #expect(core.input(.text("echo hi", modifiers: [])).isEmpty)
+        #expect(core.input(.key(.enter, modifiers: [])).isEmpty)
+        let actions = core.receive(.role(drives: true, driver: "alice@laptop"))
+        #expect(actions == [
+            .send(.resize(rows: 5, columns: 20)), .send(.input(.text("echo hi", modifiers: []))), .send(.input(.key(.enter, modifiers: []))),
+        ])
+        var refused = ShellViewerCore(role: .drive, name: "bob@desk", keeperName: "alice@laptop", rows: 5, columns: 20)
+        #expect(refused.input(.text("rm", modifiers: [])).isEmpty)
+        #expect(refused.receive(.refused(reason: "alice@laptop said no")) == [.leave(.refused("alice@laptop said no"))])
+    }
+}

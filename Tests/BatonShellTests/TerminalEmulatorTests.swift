@@ -43,6 +43,11 @@ struct TerminalEmulatorTests {
         #expect(emulator.takeOutput() == Array("\u{1b}OA".utf8))
         emulator.type(.text("c", modifiers: .control))
         #expect(emulator.takeOutput() == [3])
+        // Ctrl-J, Ctrl-M, Ctrl-I and Ctrl-[ as the C0 bytes terminals send, not libvterm's CSI u.
+        emulator.type(.text("jmi[", modifiers: .control))
+        #expect(emulator.takeOutput() == [0x0A, 0x0D, 0x09, 0x1B])
+        emulator.type(.text("x", modifiers: [.control, .alt]))
+        #expect(emulator.takeOutput() == [0x1B, 0x18])
         emulator.type(.text("é", modifiers: []))
         #expect(emulator.takeOutput() == Array("é".utf8))
         emulator.write(Array("\u{1b}[?2004h".utf8))

@@ -12,6 +12,7 @@ import Logging
 import NCursesBackend
 import HandoffWire
 import BatonFiles
+import ShellHost
 
 /// Wires the real network to the real terminal for one session.
 @MainActor
@@ -62,68 +63,21 @@ struct Launch {
     /// status 1, leaving the terminal untouched.
     func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         try Self.requireTerminal()
-        let logger = try makeLogger()
+        let logger = try options.log.makeLogger()
         let registry = try network.loadRegistry()
         // A type this baton could never continue fails now, not after --wait seconds of asking;
         // a type's last label alone (counter) stands for the one declared type it ends.
         let continueType = options.continueActivity ? try registry.continuableType(continueType, program: "baton") : continueType
-        let peer = PeerInfo.local(app: "baton", appVersion: Baton.version, name: network.name)
-        let membershipStore = network.membershipStore(peer: peer)
-        let loaded = try membershipStore.load()
-        for notice in loaded.notices { logger.notice("\(notice)") }
-        let keySource = loaded.keySource
-        let membership = loaded.membership
-        // A peer name that does not resolve (away from its network) is skipped and tried again: said, not fatal.
-        let multicast = try network.multicastConfiguration(warn: { warning in
-            Console.note(warning)
-            logger.warning("\(warning)")
-        })
-        logger.info("key from \(keySource)")
-
-        let transport: any ActivityTransport
-        var state = NetworkState.online
-        do {
-            transport = try await MulticastTransport.start(multicast)
-        } catch {
-            switch error {
-            case .interfaceNotFound, .invalidConfiguration:
-                // A mistyped --interface is the person's to fix now, not a session to run offline.
-                throw CommandFailure(error.description)
-            default:
-                if options.continueActivity { throw CommandFailure(error.description) }
-            }
-            // One failed join must not stop the session: run it here, unpublished, and say why.
-            logger.error("network unavailable: \(error)")
-            transport = OfflineTransport(reason: error.description)
-            state = .offline(error.description)
-        }
-        let online = state == .online
-        var configuration = try network.centerConfiguration(peer: peer, membership: membership)
         // The nearby list is redrawn at most every 250 ms (`Program`'s nearbyRefreshInterval):
         // news of the directory is taken no more often, however many peers change.
-        configuration.newsFrame = .milliseconds(250)
-        let senderID = configuration.senderID
-        // The state stream serves and fetches records too large for a datagram; it lives as
-        // long as the process. Offline, nothing is published, so it is not started.
-        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID).setup : nil
-        // The relay beside the LAN, when one is named: it connects in the background, and its
-        // state (connecting, up, reconnecting) shows in the status bar.
-        let relay = online
-            ? try network.startRelay(
-                membership: membership, senderID: senderID, shelf: stream!.shelf, logger: logger)
-            : nil
-        let combined = NetworkOptions.combine(lan: transport, relay: relay, stream: stream)
-        // Multicast may be unavailable (no MULTICAST flag, no route, a firewall): unicast still runs.
-        if online { state = Program.networkState(combined.transport.status) }
-        // A machine removed from the group before this start says so from the first screen.
-        if let removed = Program.removedState(membership.roster) { state = removed }
-        let endpoint = online ? combined.transport.endpointDescription : "\(multicast.group):\(multicast.port)"
-        logger.info("network \(endpoint)")
-
-        let center = ActivityCenter(
-            registry: registry, membership: membership, transport: combined.transport,
-            configuration: configuration, stateStream: combined.stream)
-        center.start()
+        let joined = try await JoinedNetwork.join(
+            network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: options.continueActivity,
+            configure: { $0.newsFrame = .milliseconds(250) })
+        let center = joined.center
+        let keySource = joined.keySource
+        let peer = joined.peer
+        let state = joined.state
+        let endpoint = joined.endpoint
         // Every running Baton holds this machine's key-value stores and answers peers about them.
         let stores = StoreSync(center: center, folder: StoreFile.defaultFolder(), logger: logger)
         stores.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
@@ -131,30 +85,44 @@ struct Launch {
         let clipboard = (try? stores.store(named: StoreText.defaultStore)).map(StoreClipboard.init(store:))
         stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
         stores.start()
-        // Statements and keys the center takes are stored; what `baton devices remove` or
-        // `baton key --new` change in the files is put in place and sent on.
-        let keeper = membershipStore.keep(
-            membership, reloaded: { Task { @MainActor in center.membershipReplaced() } },
-            notice: { logger.warning("\($0)") }, failed: { logger.warning("devices: \($0)") })
         // At the end, what was taken since the keeper's last round is stored too.
-        defer { membershipStore.stopKeeping(keeper, membership) }
+        defer { joined.stopKeeping() }
 
         var session = start
         var opening = startOpening
         var continued: UserActivity?
         if follow {
+            let found: FollowAtLaunch.Found
             do {
-                (session, opening) = try await FollowAtLaunch.find(
+                found = try await FollowAtLaunch.find(
                     center: center, type: continueType, from: options.from, timeout: options.wait.duration, keySource: keySource)
             } catch {
                 stores.stop()
                 await center.shutdown()
                 throw error
             }
+            switch found {
+            case .session(let followed, let messages):
+                (session, opening) = (followed, messages)
+            case .shell(let entry):
+                // A shell session is watched in a terminal of its own, not in the app.
+                defer { stores.stop() }
+                let status = try await ShellTerminal.join(
+                    entry, center: center, name: peer.name, role: .follow, logger: logger)
+                await center.shutdown()
+                throw ExitCode(Int32(status))
+            }
         } else if options.continueActivity {
             let outcome = await ContinueAtLaunch.run(
                 center: center, type: continueType, from: options.from, timeout: options.wait.duration)
             switch outcome {
+            case .continued(let activity) where activity.activityType == ShellKeeper.activityType:
+                // A shell session is continued live: this terminal asks to drive it.
+                defer { stores.stop() }
+                let status = try await ShellTerminal.join(
+                    activity, center: center, name: peer.name, role: .drive, logger: logger)
+                await center.shutdown()
+                throw ExitCode(Int32(status))
             case .continued(let activity):
                 let peerName = activity.peer.map { PeerText.visible($0.name) }
                 guard let restored = Session(activityType: activity.activityType, userInfo: activity.userInfo, from: peerName)
@@ -208,7 +176,7 @@ struct Launch {
             }
             Task { @MainActor in
                 program.writeRecoveryNow()
-                membershipStore.stopKeeping(keeper, membership)
+                joined.stopKeeping()
                 logger.info("signal \(signo): withdrawing and exiting")
                 stores.stop()
                 await center.shutdown()
@@ -232,27 +200,5 @@ struct Launch {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("baton needs a terminal; for scripts use baton-peer (see baton-peer --help), or baton monitor to watch peers.")
         }
-    }
-
-    /// The logger of `--log-file` (or `BATON_LOG`) at `--log-level`; a level that does not exist
-    /// or a file that cannot be written is refused here, before anything else starts.
-    private func makeLogger() throws -> Logger {
-        let settings: LogSettings
-        do {
-            settings = try LogSettings(logFile: options.log.logFile, logLevel: options.log.logLevel)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-        let path = settings.path
-        let level = settings.level
-        LoggingSystem.bootstrap { label in
-            guard let path, let handler = FileLogHandler(label: label, path: path) else {
-                return SwiftLogNoOpLogHandler()
-            }
-            var h = handler
-            h.logLevel = level
-            return h
-        }
-        return Logger(label: "baton")
     }
 }

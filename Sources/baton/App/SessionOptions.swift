@@ -1,6 +1,9 @@
 import ArgumentParser
 import BatonCommands
+import BatonRuntime
 import Foundation
+import HandoffCLI
+import Logging
 
 /// Options of the commands that show a session: continuing and logging.
 struct SessionOptions: ParsableArguments {
@@ -47,4 +50,25 @@ struct LaunchOptions {
     var from: String?
     var wait: Seconds
     var log: LogOptions
+}
+
+extension LogOptions {
+    /// The logger of `--log-file` (or `BATON_LOG`) at `--log-level`; a level that does not exist
+    /// or a file that cannot be written is refused here, before anything else starts.
+    func makeLogger() throws -> Logger {
+        let settings: LogSettings
+        do {
+            settings = try LogSettings(logFile: logFile, logLevel: logLevel)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let path = settings.path
+        let level = settings.level
+        LoggingSystem.bootstrap { label in
+            guard let path, var handler = FileLogHandler(label: label, path: path) else { return SwiftLogNoOpLogHandler() }
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "baton")
+    }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import HandoffCLI
+import Logging
+import ShellHost
+
+/// `baton shell --keep`: the keeper process `baton shell` starts. It joins the network, runs the
+/// program on its pseudo-terminal, offers the session and serves the terminals that join it,
+/// until the program ends. It has no terminal: what it has to say goes on its pipe, then to
+/// its log.
+@MainActor
+struct ShellKeeping {
+    let network: NetworkOptions
+    let log: LogOptions
+    let program: [String]
+    let allowListed: Bool
+    let rows: Int
+    let columns: Int
+
+    /// The program's exit status, or 1 when the session could not be started.
+    func run() async -> Int {
+        // The keeper outlives the terminal that started it: a hang-up is not its end.
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let logger: Logger
+        let joined: JoinedNetwork
+        let keeper: ShellKeeper
+        do {
+            logger = try log.makeLogger()
+            joined = try await JoinedNetwork.join(network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true)
+        } catch {
+            KeeperProcess.say("error \(Self.text(of: error))")
+            return 1
+        }
+        var environment = ProcessInfo.processInfo.environment
+        // The program's terminal is libvterm, which speaks xterm's language.
+        environment["TERM"] = "xterm-256color"
+        environment["BATON_SHELL"] = "1"
+        do {
+            keeper = try ShellKeeper(
+                center: joined.center, arguments: program, environment: environment,
+                folder: FileManager.default.currentDirectoryPath, rows: rows, columns: columns,
+                allowsListedDevices: allowListed, logger: logger)
+        } catch {
+            KeeperProcess.say("error \(error.description)")
+            await joined.leave()
+            return 1
+        }
+        // SIGTERM or SIGINT to the keeper hangs up the program, as closing a terminal would;
+        // the keeper ends with it.
+        let stop = [SIGTERM, SIGINT].map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+            source.setEventHandler { keeper.hangUp() }
+            source.resume()
+            return source
+        }
+        KeeperProcess.say("ok \(keeper.activityID)")
+        logger.info("shell session \(keeper.activityID): \(program.joined(separator: " "))")
+        let status = await keeper.run()
+        stop.forEach { $0.cancel() }
+        await joined.leave()
+        return status
+    }
+
+    static func text(of error: any Error) -> String {
+        (error as? CommandFailure)?.description ?? "\(error)"
+    }
+}

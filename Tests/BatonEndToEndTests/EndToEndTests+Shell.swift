@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+extension EndToEndTests {
+    @Test("baton shell: another host asks, is let in, drives the shell; the first host follows, cannot type, takes it back; the exit status ends both")
+    func shellContinuedAndTakenBack() throws {
+        try Stage.run(hosts: 3) { stage in
+            let (ma, mb) = try Self.pairedMachines(stage)
+            let a = try DeviceLabTests.baton(stage, "a", as: ma, ["shell", "--name", "e2e-a", "--", "/bin/sh"])
+            try a.type("echo started$((1+1))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "started2")
+
+            let b = try DeviceLabTests.baton(stage, "b", as: mb, [
+                "--continue-activity", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
+            ])
+            try a.waitForScreen(containing: "e2e-b asks to take this session: y/N")
+            try a.type("y")
+            try a.waitForScreen(containing: "Following the session on e2e-a (e2e-b drives)")
+            try b.waitForScreen(containing: "started2")
+            try b.type("echo from$((2+3))b")
+            try b.press("Enter")
+            try b.waitForScreen(containing: "from5b")
+            try a.waitForScreen(containing: "from5b")
+            // What is typed on the following host reaches nothing.
+            try a.type("echo x")
+            try a.waitForScreen(containing: "This terminal follows")
+            #expect(!(try b.capture().joined().contains("echo x")))
+
+            // t on a takes the session back at once; b follows.
+            try a.type("t")
+            try b.waitForScreen(containing: "Following the session on e2e-a (e2e-a drives)")
+            try a.type("echo back$((3+4))")
+            try a.press("Enter")
+            try b.waitForScreen(containing: "back7")
+
+            try a.type("exit 3")
+            try a.press("Enter")
+            #expect(try a.waitForExit() == 3)
+            #expect(try b.waitForExit() == 3)
+        }
+    }
+
+    @Test("baton shell: a host nobody lets in is refused with the reason; baton follow watches; Ctrl-] d leaves the program running and --attach brings it back")
+    func shellRefusedFollowedDetachedAttached() throws {
+        try Stage.run(hosts: 3) { stage in
+            let (ma, mb) = try Self.pairedMachines(stage)
+            let a = try DeviceLabTests.baton(stage, "a", as: ma, ["shell", "--name", "e2e-a", "--", "/bin/sh"])
+            try a.type("echo one$((0+1))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "one1")
+            let b = try DeviceLabTests.baton(stage, "b", as: mb, [
+                "--continue-activity", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
+            ])
+            try a.waitForScreen(containing: "e2e-b asks to take this session: y/N")
+            try a.type("n")
+            #expect(try b.waitForExit() == 1)
+            #expect(try b.capture().joined(separator: " ").contains("e2e-a did not let this terminal take the session: e2e-a said no"))
+
+            let c = try DeviceLabTests.baton(stage, "c", as: mb, ["follow", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b"])
+            try c.waitForScreen(containing: "one1")
+            try c.waitForScreen(containing: "Following the session on e2e-a (e2e-a drives)")
+
+            // Ctrl-] d: a's terminal leaves, the shell goes on (c still sees it), and --attach brings it back.
+            try a.press("C-]")
+            try a.type("d")
+            #expect(try a.waitForExit() == 0)
+            try c.waitForScreen(containing: "nobody drives it now")
+            let again = try DeviceLabTests.baton(stage, "a2", as: ma, ["shell", "--attach", "--name", "e2e-a"])
+            try again.waitForScreen(containing: "one1")
+            try again.type("echo two$((1+1))")
+            try again.press("Enter")
+            try c.waitForScreen(containing: "two2")
+            try c.type("q")
+            #expect(try c.waitForExit() == 0)
+            try again.type("exit")
+            try again.press("Enter")
+            #expect(try again.waitForExit() == 0)
+        }
+    }
+
+    /// Two machines of their own (hosts 1 and 2), paired: each a listed device of the other's,
+    /// so the second is asked for, not let in as the same device.
+    static func pairedMachines(_ stage: Stage) throws -> (DeviceLabTests.Machine, DeviceLabTests.Machine) {
+        let a = try DeviceLabTests.machine(stage, "e2e-a", on: 1)
+        let b = try DeviceLabTests.machine(stage, "e2e-b", on: 2)
+        try DeviceLabTests.pair(stage, a, b)
+        return (a, b)
+    }
+}
