@@ -79,6 +79,29 @@ extension EndToEndTests {
         }
     }
 
+    @Test("baton shell: a machine removed with baton devices remove loses its terminal on the session at once")
+    func shellRemovedDeviceCutOff() throws {
+        try Stage.run(hosts: 3) { stage in
+            let (ma, mb) = try Self.pairedMachines(stage)
+            let a = try DeviceLabTests.baton(stage, "a", as: ma, ["shell", "--name", "e2e-a", "--", "/bin/sh"])
+            try a.type("echo here$((0+1))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "here1")
+            let b = try DeviceLabTests.baton(stage, "b", as: mb, ["follow", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b"])
+            try b.waitForScreen(containing: "here1")
+            try DeviceLabTests.run(stage, as: ma, [stage.baton, "devices", "remove", "e2e-b"])
+            #expect(try b.waitForExit() == 1)
+            #expect(try b.capture().joined(separator: " ").contains("the session on e2e-a was lost"))
+            // The session goes on for its own machine.
+            try a.type("echo still$((1+1))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "still2")
+            try a.type("exit")
+            try a.press("Enter")
+            #expect(try a.waitForExit() == 0)
+        }
+    }
+
     /// Two machines of their own (hosts 1 and 2), paired: each a listed device of the other's,
     /// so the second is asked for, not let in as the same device.
     static func pairedMachines(_ stage: Stage) throws -> (DeviceLabTests.Machine, DeviceLabTests.Machine) {

@@ -42,6 +42,18 @@ final class TmuxSession {
         return lines
     }
 
+    /// The visible screen with its colours and attributes, as tmux writes them (`capture-pane -p -e`).
+    func captureStyled() throws -> [String] {
+        var lines = try host.tmux(["capture-pane", "-p", "-e", "-t", target]).output.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// Sets the pane's size, as a terminal window resized by its user.
+    func resize(width: Int, height: Int) throws {
+        try host.tmux(["resize-window", "-t", target, "-x", String(width), "-y", String(height)])
+    }
+
     /// The screen as one text for messages, rows numbered.
     func screenDump() -> String {
         guard let lines = try? capture() else { return "(no screen: the session is gone)" }
