@@ -42,7 +42,9 @@ public struct ShellViewerCore: Sendable {
     private(set) var notice: String?
     /// Whether it has driven since it joined.
     private(set) var drivenOnce = false
-    /// Input typed before the keeper first let this terminal drive; sent when it does.
+    /// `take` was sent and not answered yet.
+    private(set) var taking = false
+    /// Input typed before the keeper let this terminal drive (at hello, or after `take`); sent when it does.
     private(set) var held: [ShellInput] = []
     /// The most inputs held: a burst of typing, not a flood.
     static let heldLimit = 4096
@@ -68,6 +70,9 @@ public struct ShellViewerCore: Sendable {
         if commandPending { return "Ctrl-] then: d leaves the session running, Ctrl-] types Ctrl-]" }
         if let notice { return notice }
         guard !drives else { return nil }
+        if isWaiting {
+            return driver.isEmpty ? "Asking for the session…  Ctrl-] d leaves" : "Asking \(driver) for the session…  Ctrl-] d leaves"
+        }
         let who = driver.isEmpty ? "nobody drives it now" : "\(driver) drives"
         return "Following the session on \(keeperName) (\(who)): t takes it, q leaves"
     }
@@ -87,15 +92,16 @@ public struct ShellViewerCore: Sendable {
             let wasDriving = self.drives
             self.drives = drives
             self.driver = driver
-            let first = drives && !drivenOnce
+            let flush = drives && (!drivenOnce || taking)
+            if drives { taking = false }
             if drives { drivenOnce = true }
             if !drives { asker = nil }
             if wasDriving != drives { notice = nil }
             var actions: [Action] = []
             // The program takes this terminal's size when it starts to drive.
             if drives, !wasDriving { actions.append(.send(.resize(rows: rows, columns: columns))) }
-            // Keys typed while the first answer was on its way are the program's.
-            if first { actions += held.map { .send(.input($0)) } }
+            // Keys typed while the answer was on its way are the program's.
+            if flush { actions += held.map { .send(.input($0)) } }
             held = []
             return actions + (screen == nil ? [] : [show])
         case .ask(let peerName):
@@ -107,6 +113,7 @@ public struct ShellViewerCore: Sendable {
             return screen == nil ? [] : [show]
         case .refused(let reason):
             held = []
+            taking = false
             // One that asked to drive at hello and never did leaves; one that follows, or drove
             // before, stays and says why.
             guard role == .follow || drivenOnce else { return [.leave(.refused(reason))] }
@@ -126,26 +133,27 @@ public struct ShellViewerCore: Sendable {
         if asker != nil { return answer(input) }
         let hadNotice = notice != nil
         notice = nil
+        let waiting = isWaiting
+        if commandPending {
+            commandPending = false
+            if input == Self.commandKey, drives { return [.send(.input(input)), show] }
+            if case .text("d", []) = input { return [.leave(.detached)] }
+            return [show]
+        }
+        if input == Self.commandKey, drives || waiting {
+            commandPending = true
+            return [show]
+        }
         // Asked to drive and not answered yet: what is typed waits for the answer.
-        if role == .drive, !drivenOnce, !drives, input != Self.commandKey {
+        if waiting {
             if held.count < Self.heldLimit { held.append(input) }
-            return []
+            return hadNotice ? [show] : []
         }
-        if drives {
-            if commandPending {
-                commandPending = false
-                if input == Self.commandKey { return [.send(.input(input)), show] }
-                if case .text("d", []) = input { return [.leave(.detached)] }
-                return [show]
-            }
-            if input == Self.commandKey {
-                commandPending = true
-                return [show]
-            }
-            return [.send(.input(input))] + (hadNotice ? [show] : [])
-        }
+        if drives { return [.send(.input(input))] + (hadNotice ? [show] : []) }
         switch input {
-        case .text("t", []), .text("T", []): return [.send(.take)] + (hadNotice ? [show] : [])
+        case .text("t", []), .text("T", []):
+            taking = true
+            return [.send(.take), show]
         case .text("q", []), .text("Q", []): return [.leave(.detached)]
         default:
             // Nothing typed here reaches the program.
@@ -153,6 +161,9 @@ public struct ShellViewerCore: Sendable {
             return screen == nil ? [] : [show]
         }
     }
+
+    /// Whether it asked to drive (at hello, or with `take`) and has no answer yet.
+    private var isWaiting: Bool { !drives && (role == .drive && !drivenOnce || taking) }
 
     /// The terminal's size changed.
     public mutating func resized(rows: Int, columns: Int) -> [Action] {

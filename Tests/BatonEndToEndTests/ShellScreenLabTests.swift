@@ -46,9 +46,11 @@ struct ShellScreenLabTests {
             try (1...80).map { "line \($0) of the notes" }.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
             try shell.waitForScreen(containing: "e2e@box")
             try Self.both(direct, shell, type: "cd \(stage.tmux.directory.path); clear", press: ["Enter"])
+            try direct.waitForScreen("a cleared screen") { $0.count >= 1 && $0[0].hasPrefix("e2e@box") && $0.dropFirst().allSatisfy(\.isEmpty) }
             try Self.same(direct, shell, "the prompt")
 
             try Self.both(direct, shell, type: "printf '\\e[31mred\\e[0m \\e[38;5;208morange\\e[0m \\e[7mrev\\e[0m 中文 नमस्ते 👍🏽\\n'", press: ["Enter"])
+            try direct.waitForScreen("the colours printed") { $0.contains { $0.hasPrefix("red orange") } }
             try Self.same(direct, shell, "colours and wide graphemes")
 
             try Self.both(direct, shell, type: "vim -u NONE -N -n notes.txt", press: ["Enter"])
@@ -71,6 +73,7 @@ struct ShellScreenLabTests {
             try direct.waitForScreen(containing: "line 40 of the notes")
             try Self.same(direct, shell, "less, a page on")
             try Self.both(direct, shell, press: ["q"])
+            try direct.waitForScreen("the shell after less") { _ in (try? direct.isOnAlternateScreen()) == false }
             try Self.same(direct, shell, "the shell after less")
 
             try direct.resize(width: 100, height: 30)

@@ -217,6 +217,12 @@ struct ShellViewerHoldTests {
         #expect(actions == [
             .send(.resize(rows: 5, columns: 20)), .send(.input(.text("echo hi", modifiers: []))), .send(.input(.key(.enter, modifiers: []))),
         ])
+        // After t, too: what is typed before the answer waits for it.
+        var follower = ShellViewerCore(role: .follow, name: "carol@host3", keeperName: "alice@laptop", rows: 5, columns: 20)
+        _ = follower.receive(.role(drives: false, driver: "alice@laptop"))
+        #expect(follower.input(.text("t", modifiers: [])).first == .send(.take))
+        #expect(follower.input(.text("ls", modifiers: [])).isEmpty)
+        #expect(follower.receive(.role(drives: true, driver: "carol@host3")).contains(.send(.input(.text("ls", modifiers: [])))))
         var refused = ShellViewerCore(role: .drive, name: "bob@desk", keeperName: "alice@laptop", rows: 5, columns: 20)
         #expect(refused.input(.text("rm", modifiers: [])).isEmpty)
         #expect(refused.receive(.refused(reason: "alice@laptop said no")) == [.leave(.refused("alice@laptop said no"))])

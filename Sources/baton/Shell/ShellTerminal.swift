@@ -54,7 +54,7 @@ struct ShellTerminal {
     static func join(_ entry: NearbyActivity, center: ActivityCenter, name: String, role: ShellMessage.Role, logger: Logger) async throws -> Int {
         let stream: ContinuationStream
         do {
-            stream = try await center.openContinuationStream(to: entry)
+            stream = try await Self.opening { () async throws(HandoffError) in try await center.openContinuationStream(to: entry) }
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(entry.record.peer.name)): \(error.description)")
         }
@@ -66,11 +66,29 @@ struct ShellTerminal {
         let keeper = activity.peer?.name ?? "its machine"
         let stream: ContinuationStream
         do {
-            stream = try await activity.continuationStream()
+            stream = try await Self.opening { () async throws(HandoffError) in try await activity.continuationStream() }
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(keeper)): \(error.description)")
         }
         return try await show(stream: stream, keeperName: keeper, name: name, role: role, logger: logger)
+    }
+
+    /// Opens a stream with `open`, again after 1, 2 and 4 s while the keeper cannot be reached
+    /// yet or is busy (a relay still connecting), never after a refusal (docs/PROTOCOL.md section 20).
+    static func opening(_ open: () async throws(HandoffError) -> ContinuationStream) async throws(HandoffError) -> ContinuationStream {
+        for pause in [1, 2, 4] {
+            do {
+                return try await open()
+            } catch {
+                guard case .continuationStream(_, let failure) = error else { throw error }
+                switch failure {
+                case .unreachable, .busy, .lost: break
+                default: throw error
+                }
+            }
+            do { try await Task.sleep(for: .seconds(pause)) } catch { throw .cancelled }
+        }
+        return try await open()
     }
 
     /// Shows the session on `stream` until this terminal leaves; returns the status to exit
