@@ -74,7 +74,14 @@ public struct ShellViewerCore: Sendable {
             return driver.isEmpty ? "Asking for the session…  Ctrl-] d leaves" : "Asking \(driver) for the session…  Ctrl-] d leaves"
         }
         let who = driver.isEmpty ? "nobody drives it now" : "\(driver) drives"
-        return "Following the session on \(keeperName) (\(who)): t takes it, q leaves"
+        return "Following the session on \(keeperName) (\(who)): t takes it, q leaves" + cropping
+    }
+
+    /// What a follower says when its terminal is smaller than the session: the screen is shown
+    /// from its top left, the status line taking the last row.
+    private var cropping: String {
+        guard let screen, screen.rowCount > rows - 1 || screen.columns > columns else { return "" }
+        return " · cropped: \(min(columns, screen.columns))×\(min(rows - 1, screen.rowCount)) of \(screen.columns)×\(screen.rowCount)"
     }
 
     // MARK: - From the keeper

@@ -99,4 +99,42 @@ struct ShellKeeperTests {
         await a.shutdown()
         await b.shutdown()
     }
+
+    @Test("Hostile terminals: bytes that are not a message, and a screen sent to the keeper, close that terminal only")
+    func hostileTerminals() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_011)
+        let b = Self.center(network, streams, name: "bob", port: 41_012)
+        let keeper = try ShellKeeper(
+            center: a, arguments: ["/bin/sh"], environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
+            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
+        let id = keeper.activityID
+        let run = Task { @MainActor in await keeper.run() }
+        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
+        let entry = try #require(b.nearby.first { $0.id == id })
+
+        let garbage = try await b.openContinuationStream(to: entry)
+        try await garbage.send([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0xFF, 0x00])
+        let garbageReader = MessageReader(garbage)
+        #expect(await waitUntil { garbageReader.end != nil })
+
+        let impostor = try await b.openContinuationStream(to: entry)
+        try await impostor.send(ShellMessage.hello(role: .follow, peerName: "mallory", rows: 5, columns: 20).bytes)
+        let update = ShellScreenUpdate(from: nil, to: ShellScreen(rows: 5, columns: 20), revision: 1)
+        try await impostor.send(ShellMessage.screen(update).bytes)
+        let impostorReader = MessageReader(impostor)
+        #expect(await waitUntil { impostorReader.end != nil })
+
+        // The session is unharmed: a terminal joins, drives, and the shell answers.
+        let driver = try await Self.join(b, entry, role: .drive, name: "alice")
+        driver.type("echo ok$((2*3))")
+        driver.press(.enter)
+        #expect(await waitUntil { driver.shows("ok6") })
+        driver.type("exit")
+        driver.press(.enter)
+        #expect(await run.value == 0)
+        await a.shutdown()
+        await b.shutdown()
+    }
 }

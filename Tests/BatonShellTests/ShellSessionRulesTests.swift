@@ -149,6 +149,9 @@ struct ShellSessionRulesTests {
         h.join(3, .follow, origin: .listedDevice, name: "carol@host3")
         #expect(h.viewers[3]!.drives == false)
         #expect(h.shown[3] != nil)
+        // carol's terminal (30 × 100) is smaller than the session, which takes bob's 30 × 100 less
+        // its status row: it says it shows the top left.
+        #expect(h.status(3)?.hasSuffix(" · cropped: 100×29 of 100×30") == true)
         h.key(3, .key(.up, modifiers: []))
         #expect(h.typed.isEmpty)
         // A follower's input that reaches the keeper anyway (a hostile one) is dropped.
