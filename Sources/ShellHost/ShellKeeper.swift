@@ -27,8 +27,10 @@ public final class ShellKeeper: UserActivityDelegate {
     var running: RunningProgram
     var terminals: [Int: Joined] = [:]
     var nextID = 1
+    /// Terminals that said hello.
+    var greeted: Set<Int> = []
     var timer: Task<Void, Never>?
-    var lastLook = ContinuousClock.now
+    var lastLook: ContinuousClock.Instant
 
     /// A terminal's stream and the queue of what it is sent, in order.
     struct Joined {
@@ -54,6 +56,7 @@ public final class ShellKeeper: UserActivityDelegate {
     ) throws(Pseudoterminal.StartError) {
         self.center = center
         self.logger = logger
+        lastLook = center.clock.now
         pty = try Pseudoterminal(arguments: arguments, environment: environment, folder: folder, rows: rows, columns: columns)
         emulator = TerminalEmulator(rows: rows, columns: columns)
         core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
@@ -141,7 +144,8 @@ public final class ShellKeeper: UserActivityDelegate {
                         self.logger.notice("terminal \(id): a message that does not read (\(error)); closing it")
                         break
                     }
-                    let now = ContinuousClock.now
+                    let now = self.center.clock.now
+                    if first { self.greeted.insert(id) }
                     self.perform(first ? self.core.join(id, origin: origin, hello: message, now: now) : self.core.receive(id, message, now: now))
                     first = false
                 }
@@ -150,7 +154,19 @@ public final class ShellKeeper: UserActivityDelegate {
             }
             self?.ended(id)
         }
+        // A stream that says nothing holds one of the few a keeper serves: 5 s for its hello.
+        let clock = center.clock
+        let deadline = clock.now + Self.helloTime
+        Task { @MainActor [weak self] in
+            try? await clock.sleep(until: deadline)
+            guard let self, self.terminals[id] != nil, !self.greeted.contains(id) else { return }
+            self.logger.notice("terminal \(id) sent no hello within \(Self.helloTime); closing it")
+            self.ended(id)
+        }
     }
+
+    /// How long a terminal has for its first message.
+    static let helloTime = Duration.seconds(5)
 
     /// A terminal's stream ended: it leaves, and its queue is closed.
     func ended(_ id: Int) {
@@ -158,6 +174,7 @@ public final class ShellKeeper: UserActivityDelegate {
         terminals[id]?.outbox.yield(.close)
         terminals[id]?.outbox.finish()
         terminals[id] = nil
+        greeted.remove(id)
     }
 
     /// A device removed from the list loses its terminals at once.
@@ -198,9 +215,10 @@ public final class ShellKeeper: UserActivityDelegate {
         timer?.cancel()
         guard let deadline = core.nextDeadline else { return }
         timer = Task { @MainActor [weak self] in
-            try? await Task.sleep(until: deadline)
+            guard let clock = self?.center.clock else { return }
+            try? await clock.sleep(until: deadline)
             guard !Task.isCancelled, let self else { return }
-            self.perform(self.core.tick(now: ContinuousClock.now))
+            self.perform(self.core.tick(now: clock.now))
         }
     }
 
@@ -208,7 +226,7 @@ public final class ShellKeeper: UserActivityDelegate {
 
     /// At most once a second: what runs in front, and in which folder; published when it changed.
     private func lookAtProgram() {
-        let now = ContinuousClock.now
+        let now = center.clock.now
         guard now - lastLook >= .seconds(1) else { return }
         lastLook = now
         guard let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }

@@ -1,9 +1,10 @@
 import BatonShell
+import Foundation
 import Handoff
 import HandoffTesting
 import HandoffWire
 import Logging
-import ShellHost
+@testable import ShellHost
 import Testing
 
 /// A keeper running a real shell on a pseudo-terminal, and terminals joined to it over
@@ -33,12 +34,14 @@ struct ShellKeeperTests {
         func shows(_ text: String) -> Bool { screen?.text.contains(text) == true }
     }
 
-    static func center(_ network: InMemoryNetwork, _ streams: InMemoryStreams, name: String, port: Int) -> ActivityCenter {
+    static func center(
+        _ network: InMemoryNetwork, _ streams: InMemoryStreams, name: String, port: Int, clock: any HandoffClock = SystemClock()
+    ) -> ActivityCenter {
         let shelf = StateShelf()
         let center = ActivityCenter(
             registry: registry, membership: .sharedDevice(of: key, name: name), transport: network.makeTransport(name: "\(name).test"),
             configuration: ActivityCenter.Configuration(peer: PeerInfo(name: name, host: "\(name).test", app: "baton-tests", appVersion: "0")),
-            stateStream: StateStreamSetup(shelf: shelf, port: port, dialer: streams))
+            clock: clock, stateStream: StateStreamSetup(shelf: shelf, port: port, dialer: streams))
         center.start()
         _ = streams.serve(
             host: "\(name).test", port: port, identity: center.membership.streamIdentity(senderID: center.senderID),
@@ -134,6 +137,37 @@ struct ShellKeeperTests {
         driver.type("exit")
         driver.press(.enter)
         #expect(await run.value == 0)
+        await a.shutdown()
+        await b.shutdown()
+    }
+
+    @Test("A terminal that says nothing is closed once 5 s of the keeper's clock passed, not before")
+    func silentTerminal() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let clock = ManualClock(start: Date())  // near bob's clock: datagrams from far off are refused
+        let a = Self.center(network, streams, name: "alice", port: 41_021, clock: clock)
+        let b = Self.center(network, streams, name: "bob", port: 41_022)
+        let keeper = try ShellKeeper(
+            center: a, arguments: ["/bin/sh"], environment: ["PATH": "/usr/bin:/bin"],
+            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
+        let id = keeper.activityID
+        let run = Task { @MainActor in await keeper.run() }
+        // The keeper's saves wait on its clock: it is moved until the session is heard.
+        #expect(await waitUntil {
+            clock.advance(by: .milliseconds(50))
+            return b.nearby.contains { $0.id == id }
+        })
+        let entry = try #require(b.nearby.first { $0.id == id })
+        let silent = try await b.openContinuationStream(to: entry)
+        let reader = MessageReader(silent)
+        #expect(await waitUntil { keeper.terminals.count == 1 })
+        clock.advance(by: .milliseconds(4_999))
+        #expect(keeper.terminals.count == 1 && reader.end == nil)
+        clock.advance(by: .milliseconds(1))
+        #expect(await waitUntil { reader.end != nil && keeper.terminals.isEmpty })
+        keeper.hangUp()
+        #expect(await run.value == 129)
         await a.shutdown()
         await b.shutdown()
     }
