@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "HandoffRelay",
             dependencies: [
-                "Handoff", "HandoffWire", "CMosquitto",
+                "Handoff", "HandoffWire", "CMosquitto", "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -204,7 +204,10 @@ let package = Package(
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
         .testTarget(
             name: "HandoffRelayTests",
-            dependencies: ["HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         // The registry compiled into the programs.
