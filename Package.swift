@@ -228,7 +228,9 @@ let package = Package(
             name: "BatonMembershipTests",
             dependencies: ["BatonMembership", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting"]),
         // The doctor's checks on given interfaces, rules and key files, and its report.
-        .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast"]),
+        .testTarget(
+            name: "BatonDoctorTests",
+            dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffRelay"]),
         // `baton kv`'s work: its arguments, its text, and the commands over an in-memory LAN.
         .testTarget(
             name: "BatonCommandsTests",
