@@ -75,7 +75,6 @@ extension MQTTClient {
     func lost(_ rc: Int32, errno saved: Int32) {
         let (already, attempt) = shared.withLock { shared -> (Bool, Attempt) in
             shared.awaitedSubscription = nil
-            defer { shared.attempt.errors = [] }
             if case .lost = shared.state { return (true, shared.attempt) }
             return (false, shared.attempt)
         }
@@ -86,6 +85,8 @@ extension MQTTClient {
             }
             return changeState(.lost(reason: refusal.description))
         }
+        // Not refused this time (the broker is away, say): an earlier refusal is no longer the news.
+        shared.withLock { $0.refusal = nil }
         if already, rc == Int32(MOSQ_ERR_NO_CONN.rawValue) { return }
         var reason = rc == 0 ? "disconnected" : Self.reason(rc, errno: saved)
         // OpenSSL's words: "… SSL routines::certificate verify failed".
