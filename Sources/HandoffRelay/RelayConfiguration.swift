@@ -37,6 +37,9 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
     ) throws(RelayConfigurationError) {
         let text = address.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw .empty }
+        // No address has an @ but one that holds a user name or password: refused before any
+        // other error could quote the password back.
+        guard !text.contains("@") else { throw .credentials(Self.hidingUserInfo(text)) }
         guard let separator = text.range(of: "://") else { throw .noScheme(text) }
         guard let scheme = Scheme(rawValue: text[..<separator.lowerBound].lowercased()) else {
             throw .unknownScheme(text, String(text[..<separator.lowerBound]))
@@ -48,7 +51,6 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
             throw .extraParts(text)
         }
         let hostPort = authority.hasSuffix("/") ? authority.dropLast() : authority
-        guard !hostPort.contains("@") else { throw .credentials(Self.hidingUserInfo(text)) }
         let (host, portText) = try Self.split(hostPort, in: text)
         guard !host.isEmpty else { throw .noHost(text) }
         var port = scheme.defaultPort
@@ -73,11 +75,12 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
         self.clientCertificate = clientCertificate
     }
 
-    /// `text` with whatever stands between `://` and `@` replaced by `…`: an address that holds
-    /// a password is quoted in an error without it.
+    /// `text` with whatever stands between `://` (or the start) and the last `@` replaced by
+    /// `…`: an address that holds a password is quoted in an error without it.
     static func hidingUserInfo(_ text: String) -> String {
-        guard let separator = text.range(of: "://"), let at = text[separator.upperBound...].lastIndex(of: "@") else { return text }
-        return String(text[..<separator.upperBound]) + "…" + String(text[at...])
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        guard let at = text[start...].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "…" + String(text[at...])
     }
 
     /// `mqtt://broker.example:1883`, with brackets around an IPv6 address.

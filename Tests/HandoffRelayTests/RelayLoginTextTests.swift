@@ -52,6 +52,13 @@ struct RelayLoginTextTests {
     func addressHidesUserInfo() {
         #expect(RelayConfiguration.hidingUserInfo("mqtts://alice:s3cret@b:8883") == "mqtts://…@b:8883")
         #expect(RelayConfiguration.hidingUserInfo("mqtt://b") == "mqtt://b")
+        #expect(RelayConfiguration.hidingUserInfo("alice:s3cret@b") == "…@b")
+        // Whatever else is wrong with the address, the password is not quoted back.
+        for text in ["alice:\(Self.secret)@b", "mqtt://alice:\(Self.secret)@b/topic", "http://alice:\(Self.secret)@b",
+                     "mqtt://alice:\(Self.secret)@b:x"] {
+            let error = #expect(throws: RelayConfigurationError.self) { try RelayConfiguration(text) }
+            #expect(error?.description.contains(Self.secret) == false, "\(error?.description ?? "")")
+        }
         let error = #expect(throws: RelayConfigurationError.self) { try RelayConfiguration("mqtt://alice:\(Self.secret)@b") }
         #expect(error?.description.contains(Self.secret) == false)
         #expect(error?.description.contains("BATON_RELAY_PASSWORD") == true)
