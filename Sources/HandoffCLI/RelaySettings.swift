@@ -134,27 +134,28 @@ extension NetworkOptions {
     /// last. The file must be this user's and private (mode 0600), as the group key's is.
     static func readPassword(_ named: RelaySettings.Value) throws -> RelayPassword {
         let path = named.text
-        let noun = "relay password file (\(named.origin))"
+        let noun = "relay password file"
+        let source = "relay password (\(named.origin)): "
         let bytes: [UInt8]?
         do {
             bytes = try PrivateFile.read(path: path, limit: RelaySettings.passwordFileLimit)
         } catch {
-            throw CommandFailure(error.sentence(noun, path: path))
+            throw CommandFailure(source + error.sentence(noun, path: path))
         }
         guard let bytes else {
             throw CommandFailure(
-                "Cannot read the \(noun) \(path): there is no such file. Write the password alone in it and make it "
+                source + "Cannot read the \(noun) \(path): there is no such file. Write the password alone in it and make it "
                     + "readable only by you (chmod 600 \(path)), or set \(relayPasswordVariable) instead.")
         }
         guard var text = String(validating: bytes, as: UTF8.self) else {
-            throw CommandFailure("The \(noun) \(path) is not UTF-8 text: write the password in it as text.")
+            throw CommandFailure(source + "The \(noun) \(path) is not UTF-8 text: write the password in it as text.")
         }
         if text.last?.isNewline == true { text.removeLast() }  // one "\n" or "\r\n", as an editor leaves it
         guard !text.contains(where: \.isNewline) else {
-            throw CommandFailure("The \(noun) \(path) holds more than one line: write the password alone, on one line.")
+            throw CommandFailure(source + "The \(noun) \(path) holds more than one line: write the password alone, on one line.")
         }
         guard !text.isEmpty else {
-            throw CommandFailure("The \(noun) \(path) is empty: write the password in it, alone on one line.")
+            throw CommandFailure(source + "The \(noun) \(path) is empty: write the password in it, alone on one line.")
         }
         return RelayPassword(text)
     }
