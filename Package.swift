@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "HandoffRelay",
             dependencies: [
-                "Handoff", "HandoffWire", "CMosquitto",
+                "Handoff", "HandoffWire", "CMosquitto", "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -226,7 +226,10 @@ let package = Package(
         // Starts a private mosquitto on 127.0.0.1 (skipped, saying why, when the binary is missing).
         .testTarget(
             name: "HandoffRelayTests",
-            dependencies: ["HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "HandoffRelay", "Handoff", "HandoffTesting", "HandoffWire", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         // The registry compiled into the programs.
@@ -247,7 +250,9 @@ let package = Package(
             name: "BatonMembershipTests",
             dependencies: ["BatonMembership", "Handoff", "HandoffWire", "BatonFiles", "HandoffTesting"]),
         // The doctor's checks on given interfaces, rules and key files, and its report.
-        .testTarget(name: "BatonDoctorTests", dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast"]),
+        .testTarget(
+            name: "BatonDoctorTests",
+            dependencies: ["BatonDoctor", "Handoff", "HandoffWire", "BatonFiles", "HandoffMulticast", "HandoffRelay"]),
         // `baton kv`'s work: its arguments, its text, and the commands over an in-memory LAN.
         .testTarget(
             name: "BatonCommandsTests",

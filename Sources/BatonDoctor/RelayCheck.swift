@@ -5,7 +5,8 @@ import HandoffWire
 
 /// `baton doctor`'s relay check: connect to the broker as Baton does, send one datagram
 /// through it from one connection to another, and say how long each took (and whether TLS was
-/// used); or say what failed and what to try.
+/// used); or say what failed and what to try. A broker that refused the login or the client
+/// certificate is told apart from one that could not be reached (RelayCheck+Finding.swift).
 package enum RelayCheck {
     package static let name = "relay"
 
@@ -17,6 +18,9 @@ package enum RelayCheck {
         case lost(connect: Double, seconds: Double)
         /// Never connected within `seconds`; the client's last words on why, when it said any.
         case unreachable(reason: String?, seconds: Double)
+        /// The broker was reached but refused the login or the certificate, or TLS refused a
+        /// certificate on either side: no use waiting.
+        case refused(RelayRefusal)
         /// The relay could not even start (a TLS file, the library): the error.
         case failed(String)
     }
@@ -62,6 +66,10 @@ package enum RelayCheck {
                 for path in [a.status, b.status].compactMap({ $0.path(.relay) }) {
                     if case .down(let reason) = path.state { lastReason = reason }
                 }
+                if let refusal = a.refusal ?? b.refusal {
+                    outcome = .refused(refusal)
+                    break
+                }
                 if connected == nil, a.status.path(.relay)?.isUp == true, b.status.path(.relay)?.isUp == true {
                     connected = ContinuousClock.now - started
                     sentAt = ContinuousClock.now
@@ -84,51 +92,8 @@ package enum RelayCheck {
         return outcome ?? .unreachable(reason: lastReason, seconds: timeout)
     }
 
-    /// The finding for `outcome` against `configuration`.
-    package static func finding(_ outcome: Outcome, configuration: RelayConfiguration) -> DoctorFinding {
-        let url = configuration.url
-        let tls = configuration.scheme == .mqtts
-            ? " over TLS" + (configuration.caFile.map { " (CA \($0))" } ?? " (the system's CAs)") : ""
-        switch outcome {
-        case .passed(let connect, let roundTrip):
-            return DoctorFinding(
-                name: name, status: .ok,
-                detail: "\(url) connected\(tls) in \(milliseconds(connect)) ms; a datagram went through it in \(milliseconds(roundTrip)) ms")
-        case .lost(let connect, let seconds):
-            return DoctorFinding(
-                name: name, status: .problem,
-                detail: "\(url) connected\(tls) in \(milliseconds(connect)) ms, but a datagram sent through it did not come back within \(trimmed(seconds)) s",
-                fix: "the broker refuses Baton's topics or drops its messages: allow publishing and subscribing under `baton/#` (mosquitto: an `acl_file`)")
-        case .unreachable(let reason, let seconds):
-            let why = reason.map { ": \($0)" } ?? ""
-            let fix: String
-            if let reason, reason.contains("TLS") || reason.contains("certificate") {
-                fix = "the broker's certificate is not trusted: give its CA with `--relay-ca FILE`, or check the host name in \(url)"
-            } else if configuration.scheme == .mqtt {
-                fix = "check that the broker runs and listens beyond localhost (mosquitto 2: `listener \(configuration.port) 0.0.0.0` "
-                    + "and `allow_anonymous true`, or a password), and that TCP \(configuration.port) is open on the way"
-            } else {
-                fix = "check that the broker runs with TLS on port \(configuration.port) and that TCP \(configuration.port) is open on the way"
-            }
-            return DoctorFinding(
-                name: name, status: .problem, detail: "could not connect to \(url) within \(trimmed(seconds)) s\(why)", fix: fix)
-        case .failed(let message):
-            return DoctorFinding(name: name, status: .problem, detail: message, fix: "check --relay and --relay-ca")
-        }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
+    static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    /// `12` ms, or `0.4` ms below 10 ms.
-    private static func milliseconds(_ seconds: Double) -> String {
-        let ms = seconds * 1000
-        return ms < 10 ? String(format: "%.1f", ms) : String(Int(ms.rounded()))
-    }
-
-    private static func trimmed(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
 

@@ -36,5 +36,7 @@ public enum BatonHelp {
         No multicast between two machines (Wi-Fi isolation, VPN)? Name the other one
         on one side: --peer HOST.
         On another subnet, VLAN or site? Meet at an MQTT broker: --relay mqtt://HOST.
+        A broker that wants a login: --relay-user NAME, the password in
+        BATON_RELAY_PASSWORD or --relay-password-file FILE (never on the command line).
         """
 }

@@ -150,19 +150,15 @@ extension NetworkOptions {
             settings.append(.init("peer", value, Self.origin(ofSource: entry.source)))
         }
 
-        // The relay: the same search as the program's, and its origin.
-        if let relay = try relayConfiguration(environment: environment) {
-            let relayOrigin: EffectiveSetting.Origin =
-                self.relay != nil
-                ? .flag("--relay")
-                : environment[Self.relayVariable].map { $0.isEmpty ? nil : $0 } != nil
-                    ? .environment(Self.relayVariable)
-                    : .file((GroupKey.defaultFolder(environment: environment) as NSString)
-                        .appendingPathComponent(Self.relayFileName))
-            settings.append(.init("relay", relay.description, relayOrigin))
-            if let caFile = relay.caFile {
-                settings.append(.init("relay-ca", caFile, origin(flag: relayCA, "--relay-ca", variable: Self.relayCAVariable)))
-            }
+        // The relay: the same search as the program's, each value with its origin; of the
+        // password, only where it comes from.
+        if let relay = try relaySettings(environment: environment) {
+            settings.append(.init("relay", relay.configuration.description, relay.address.origin))
+            let values = [
+                ("relay-ca", relay.ca), ("relay-user", relay.user), ("relay-password", relay.password),
+                ("relay-cert", relay.certificate), ("relay-cert-key", relay.certificateKey),
+            ]
+            for case (let name, let value?) in values { settings.append(.init(name, value.text, value.origin)) }
         } else {
             settings.append(.init("relay", "(none)", .default))
         }

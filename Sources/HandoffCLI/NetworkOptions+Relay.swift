@@ -15,33 +15,12 @@ extension NetworkOptions {
     public static let relayFileName = "relay"
 
     /// The relay of `--relay`, else `BATON_RELAY`, else the `relay` file in Baton's config
-    /// folder, with `--relay-ca` or `BATON_RELAY_CA`; nil when none names one. A bad address is
-    /// an error that says where it came from and what to write instead.
+    /// folder, with its CA file, login and client certificate (`relaySettings`); nil when none
+    /// names one. A bad value is an error that says where it came from and what to write instead.
     public func relayConfiguration(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> RelayConfiguration? {
-        let caFile = relayCA ?? environment[Self.relayCAVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let address: String
-        let source: String
-        if let relay {
-            (address, source) = (relay, "--relay")
-        } else if let text = environment[Self.relayVariable], !text.isEmpty {
-            (address, source) = (text, Self.relayVariable)
-        } else {
-            let path = (GroupKey.defaultFolder(environment: environment) as NSString).appendingPathComponent(Self.relayFileName)
-            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-            do {
-                guard let found = try RelayConfiguration.address(inFile: contents, path: path) else { return nil }
-                (address, source) = (found, path)
-            } catch {
-                throw CommandFailure(error.description)
-            }
-        }
-        do {
-            return try RelayConfiguration(address, caFile: caFile)
-        } catch {
-            throw CommandFailure("relay (\(source)): \(error)")
-        }
+        try relaySettings(environment: environment)?.configuration
     }
 
     /// The relay transport, when one is named: it carries this peer's datagrams (sealed with

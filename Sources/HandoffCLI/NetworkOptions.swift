@@ -39,6 +39,31 @@ public struct NetworkOptions: ParsableArguments {
         valueName: "file"))
     public var relayCA: String?
 
+    @Option(name: .customLong("relay-user"), help: ArgumentHelp(
+        "User name for a relay that refuses anonymous clients; its password is read from BATON_RELAY_PASSWORD or --relay-password-file, never from the command line, where ps would show it (env BATON_RELAY_USER; relay file: user NAME).",
+        valueName: "name"))
+    public var relayUser: String?
+
+    @Option(name: .customLong("relay-password-file"), help: ArgumentHelp(
+        "File holding the relay's password alone, readable only by you (chmod 600); BATON_RELAY_PASSWORD holds the password itself instead (env BATON_RELAY_PASSWORD_FILE; relay file: password-file FILE).",
+        valueName: "file"))
+    public var relayPasswordFile: String?
+
+    @Option(name: .customLong("relay-cert"), help: ArgumentHelp(
+        "PEM client certificate for an mqtts:// relay that asks for one, with its key in --relay-cert-key (env BATON_RELAY_CERT; relay file: cert FILE).",
+        valueName: "file"))
+    public var relayCert: String?
+
+    @Option(name: .customLong("relay-cert-key"), help: ArgumentHelp(
+        "PEM private key of --relay-cert, without a passphrase: Baton never asks for one (env BATON_RELAY_CERT_KEY; relay file: cert-key FILE).",
+        valueName: "file"))
+    public var relayCertKey: String?
+
+    /// Taken only to be refused with what to do instead: a password on the command line is
+    /// seen by every user of the machine.
+    @Option(name: .customLong("relay-password"), help: ArgumentHelp(visibility: .private))
+    public var relayPassword: String?
+
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "File with the group key (base64), which pairing gives; paired machines with the same key see each other (env BATON_KEY holds the key itself and takes the place of the file).",
         valueName: "path"))

@@ -22,7 +22,10 @@ extension MQTTClient {
         mosquitto_log_callback_set(handle) { _, object, level, text in
             guard level == MOSQ_LOG_ERR, let text, let client = MQTTClient.from(object) else { return }
             let line = String(cString: text)
-            client.shared.withLock { $0.lastError = line }
+            client.shared.withLock { shared in
+                if shared.attempt.errors.count == 8 { shared.attempt.errors.removeFirst() }
+                shared.attempt.errors.append(line)
+            }
         }
     }
 
@@ -31,8 +34,14 @@ extension MQTTClient {
     }
 
     func connected(_ rc: Int32) {
+        let refusal = RelayRefusal.connack(rc, login: configuration.login)
+        shared.withLock { shared in
+            shared.attempt.answered = true
+            shared.attempt.refusal = refusal
+            shared.refusal = refusal
+        }
         guard rc == 0 else {
-            return changeState(.lost(reason: Self.words(String(cString: mosquitto_connack_string(rc)))))
+            return changeState(.lost(reason: refusal?.description ?? Self.words(String(cString: mosquitto_connack_string(rc)))))
         }
         // Called on libmosquitto's thread, so no SUBACK can be handled before `awaitedSubscription` is set.
         var last: Int32?
@@ -61,21 +70,39 @@ extension MQTTClient {
     }
 
     /// The connection ended or could not be made: why, in words. A "not connected" after the
-    /// loss was already reported adds nothing.
+    /// loss was already reported adds nothing. Before the broker answered, libmosquitto's error
+    /// lines may tell a refused login or certificate from a broker that was not reached.
     func lost(_ rc: Int32, errno saved: Int32) {
-        let (already, detail) = shared.withLock { shared -> (Bool, String?) in
+        let (already, attempt) = shared.withLock { shared -> (Bool, Attempt) in
             shared.awaitedSubscription = nil
-            defer { shared.lastError = nil }
-            if case .lost = shared.state { return (true, shared.lastError) }
-            return (false, shared.lastError)
+            if case .lost = shared.state { return (true, shared.attempt) }
+            return (false, shared.attempt)
         }
+        if let refusal = attempt.refusal ?? (attempt.answered ? nil : classify(rc, errno: saved, errors: attempt.errors)) {
+            shared.withLock { shared in
+                shared.attempt.refusal = refusal
+                shared.refusal = refusal
+            }
+            return changeState(.lost(reason: refusal.description))
+        }
+        // Not refused this time (the broker is away, say): an earlier refusal is no longer the news.
+        shared.withLock { $0.refusal = nil }
         if already, rc == Int32(MOSQ_ERR_NO_CONN.rawValue) { return }
         var reason = rc == 0 ? "disconnected" : Self.reason(rc, errno: saved)
         // OpenSSL's words: "… SSL routines::certificate verify failed".
-        if rc == Int32(MOSQ_ERR_TLS.rawValue), let detail, let words = detail.components(separatedBy: "::").last, !words.isEmpty {
+        if rc == Int32(MOSQ_ERR_TLS.rawValue) || rc == Int32(MOSQ_ERR_ERRNO.rawValue),
+            let words = attempt.errors.compactMap(RelayRefusal.openSSLWords).last
+        {
             reason += " (\(words))"
         }
         changeState(.lost(reason: reason))
+    }
+
+    /// A refusal in what a loss before CONNACK left behind, or nil.
+    private func classify(_ rc: Int32, errno saved: Int32, errors: [String]) -> RelayRefusal? {
+        RelayRefusal.classify(
+            errors: errors, tls: configuration.scheme == .mqtts, certificate: configuration.clientCertificate != nil,
+            protocolError: rc == Int32(MOSQ_ERR_ERRNO.rawValue) && saved == EPROTO)
     }
 
     func received(_ message: Message) {

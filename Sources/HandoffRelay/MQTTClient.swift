@@ -77,16 +77,31 @@ public final class MQTTClient: Sendable {
         /// The message id of the last subscription made on connecting: its SUBACK means the
         /// client hears what it subscribed to, and only then is it `connected`.
         var awaitedSubscription: Int32?
-        /// libmosquitto's last error line (OpenSSL's reason for a TLS failure), for the next loss.
-        var lastError: String?
+        /// What the current connection attempt has met so far.
+        var attempt = Attempt()
+        /// Why the broker or TLS refused the last attempt; nil once a connection is made.
+        var refusal: RelayRefusal?
         var started = false
         var stopping = false
         /// The wait before the next reconnect; back to the first after a connection is made.
         var backoff = MQTTClient.firstBackoff
     }
 
+    /// One connection attempt, from CONNECT until it is lost.
+    struct Attempt {
+        /// The broker answered CONNECT (CONNACK), whatever it said.
+        var answered = false
+        /// Why this attempt was refused, once known: kept for every later report of its loss.
+        var refusal: RelayRefusal?
+        /// libmosquitto's error lines (OpenSSL's reasons for a TLS failure), a few at most.
+        var errors: [String] = []
+    }
+
     static let firstBackoff = 0.5
     static let longestBackoff = 4.0
+    /// The wait after a refused login or certificate: trying the same again every few seconds
+    /// would not help, and some hosted brokers shut out a client that keeps failing.
+    static let refusedBackoff = 30.0
 
     static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
 
@@ -100,7 +115,7 @@ public final class MQTTClient: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// A client for the broker in `configuration`, not yet connected. Throws when libmosquitto
-    /// cannot be set up or refuses the TLS settings (a CA file it cannot read).
+    /// cannot be set up or refuses the TLS settings (a CA file, certificate or key it cannot read).
     public init(configuration: RelayConfiguration, will: Will? = nil) throws(RelayError) {
         guard libraryReady else { throw .library("libmosquitto could not be initialised") }
         guard let handle = mosquitto_new(nil, true, nil) else { throw .library("libmosquitto could not create a client") }
@@ -110,18 +125,7 @@ public final class MQTTClient: Sendable {
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         _ = mosquitto_max_inflight_messages_set(handle, 64)
         _ = mosquitto_threaded_set(handle, true)
-        if configuration.scheme == .mqtts {
-            let rc: Int32
-            if let caFile = configuration.caFile {
-                rc = mosquitto_tls_set(handle, caFile, nil, nil, nil, nil)
-            } else {
-                rc = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
-            }
-            guard rc == Self.success else {
-                throw .tls(configuration.caFile.map { "cannot use \($0) as the relay's CA file (--relay-ca): \(Self.reason(rc))" }
-                    ?? "cannot use the system's trusted certificates: \(Self.reason(rc))")
-            }
-        }
+        try configureCredentials()
         if let will {
             let rc = will.payload.withUnsafeBytes { bytes in
                 mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos, will.retain)
@@ -141,6 +145,10 @@ public final class MQTTClient: Sendable {
     public var state: State { shared.withLock { $0.state } }
 
     public var isConnected: Bool { state == .connected }
+
+    /// Why the broker, or TLS, refused the last attempt to connect (a login, a certificate);
+    /// nil while connected, and when the broker was not reached at all.
+    public var refusal: RelayRefusal? { shared.withLock { $0.refusal } }
 
     /// Starts connecting in the background and calls `handlers` from now on. Returns at once:
     /// a broker that cannot be reached is reported through `stateChanged`, and retried. The
@@ -162,6 +170,7 @@ public final class MQTTClient: Sendable {
     private func run() {
         defer { finished.signal() }
         let keepalive = Int32(max(5, configuration.keepalive))
+        shared.withLock { $0.attempt = Attempt() }
         var rc = mosquitto_connect_async(handle, configuration.host, Int32(configuration.port), keepalive)
         while true {
             if rc == Self.success {
@@ -173,10 +182,11 @@ public final class MQTTClient: Sendable {
             lost(rc, errno: saved)
             let delay = shared.withLock { shared in
                 defer { shared.backoff = min(shared.backoff * 2, Self.longestBackoff) }
-                return shared.backoff
+                return shared.attempt.refusal == nil ? shared.backoff : Self.refusedBackoff
             }
             _ = wake.wait(timeout: .now() + delay)
             if shared.withLock({ $0.stopping }) { return }
+            shared.withLock { $0.attempt = Attempt() }
             rc = mosquitto_reconnect_async(handle)
         }
     }

@@ -2,7 +2,9 @@ import Foundation
 
 /// Where the relay is: an MQTT broker given as `mqtt://HOST[:PORT]` (port 1883 by default) or
 /// `mqtts://HOST[:PORT]` (TLS, port 8883 by default), with an optional CA file for `mqtts`
-/// (`--relay-ca FILE`; without one the system's trusted certificates are used).
+/// (`--relay-ca FILE`; without one the system's trusted certificates are used), and how Baton
+/// proves who it is to a broker that refuses anonymous clients: a user name and password, a
+/// client certificate (`mqtts` only), or both.
 ///
 /// docs/PROTOCOL.md section 16. Nothing here resolves the host or opens a file: a bad value is
 /// refused with a message that says what to write instead, and an unreachable broker is the
@@ -21,14 +23,23 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
     public var port: Int
     /// PEM file of the certificate authorities to trust for `mqtts`; nil trusts the system's.
     public var caFile: String?
+    /// The user name and password sent in CONNECT; nil connects anonymously.
+    public var login: RelayLogin?
+    /// The certificate and key shown to a broker that asks for one (`mqtts` only).
+    public var clientCertificate: RelayClientCertificate?
     /// Seconds between MQTT keepalive pings, 5 or more (libmosquitto's minimum): a peer cut off
     /// without a word is declared dead by the broker (and its will published) after 1.5 times this.
     public var keepalive: Int = 10
 
-    /// The relay at `address`; `caFile` only with `mqtts://`.
-    public init(_ address: String, caFile: String? = nil) throws(RelayConfigurationError) {
+    /// The relay at `address`; `caFile` and `clientCertificate` only with `mqtts://`.
+    public init(
+        _ address: String, caFile: String? = nil, login: RelayLogin? = nil, clientCertificate: RelayClientCertificate? = nil
+    ) throws(RelayConfigurationError) {
         let text = address.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw .empty }
+        // No address has an @ but one that holds a user name or password: refused before any
+        // other error could quote the password back.
+        guard !text.contains("@") else { throw .credentials(Self.hidingUserInfo(text)) }
         guard let separator = text.range(of: "://") else { throw .noScheme(text) }
         guard let scheme = Scheme(rawValue: text[..<separator.lowerBound].lowercased()) else {
             throw .unknownScheme(text, String(text[..<separator.lowerBound]))
@@ -40,7 +51,6 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
             throw .extraParts(text)
         }
         let hostPort = authority.hasSuffix("/") ? authority.dropLast() : authority
-        guard !hostPort.contains("@") else { throw .credentials(text) }
         let (host, portText) = try Self.split(hostPort, in: text)
         guard !host.isEmpty else { throw .noHost(text) }
         var port = scheme.defaultPort
@@ -52,23 +62,25 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
         }
         if let caFile, scheme != .mqtts { throw .caWithoutTLS(caFile) }
         if let caFile, caFile.isEmpty { throw .emptyCAFile }
+        if let problem = login?.problem { throw problem }
+        if let clientCertificate {
+            guard scheme == .mqtts else { throw .certificateWithoutTLS(clientCertificate.certificateFile) }
+            if clientCertificate.certificateFile.isEmpty || clientCertificate.keyFile.isEmpty { throw .emptyCertificateFile }
+        }
         self.scheme = scheme
         self.host = host
         self.port = port
         self.caFile = caFile
+        self.login = login
+        self.clientCertificate = clientCertificate
     }
 
-    /// The first address in the text of a `relay` file: one `mqtt://` or `mqtts://` address on a
-    /// line, `#` to the end of a line is a comment, blank lines are ignored; nil when it holds none.
-    /// More than one address is an error: a peer uses one relay.
-    public static func address(inFile text: String, path: String) throws(RelayConfigurationError) -> String? {
-        let lines = text.split(whereSeparator: \.isNewline).compactMap { line -> String? in
-            let kept = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = kept.trimmingCharacters(in: .whitespaces)
-            return trimmed.isEmpty ? nil : trimmed
-        }
-        guard lines.count <= 1 else { throw .severalInFile(path) }
-        return lines.first
+    /// `text` with whatever stands between `://` (or the start) and the last `@` replaced by
+    /// `…`: an address that holds a password is quoted in an error without it.
+    static func hidingUserInfo(_ text: String) -> String {
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        guard let at = text[start...].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "…" + String(text[at...])
     }
 
     /// `mqtt://broker.example:1883`, with brackets around an IPv6 address.
@@ -110,7 +122,12 @@ public enum RelayConfigurationError: Error, Equatable, Sendable, CustomStringCon
     case badPort(String, String)
     case caWithoutTLS(String)
     case emptyCAFile
-    case severalInFile(String)
+    case emptyUser
+    case badUser
+    case emptyPassword
+    case badPassword
+    case certificateWithoutTLS(String)
+    case emptyCertificateFile
 
     private static let form = "write mqtt://HOST[:PORT] (port 1883 by default) or mqtts://HOST[:PORT] for TLS (port 8883)"
 
@@ -125,7 +142,9 @@ public enum RelayConfigurationError: Error, Equatable, Sendable, CustomStringCon
         case .extraParts(let text):
             "The relay address \(Self.quoted(text)) has a path, query or fragment, which a broker address does not take: \(Self.form)."
         case .credentials(let text):
-            "The relay address \(Self.quoted(text)) holds a user name or password, which Baton does not send: \(Self.form), for a broker that allows the connection."
+            "The relay address \(Self.quoted(text)) holds a user name or password, which an address would show to anyone who runs ps or reads a log: "
+                + "\(Self.form), give the user name with --relay-user (or BATON_RELAY_USER) and the password in BATON_RELAY_PASSWORD "
+                + "or in a file named by --relay-password-file."
         case .noHost(let text):
             "The relay address \(Self.quoted(text)) names no host: \(Self.form)."
         case .badHost(let text):
@@ -136,8 +155,18 @@ public enum RelayConfigurationError: Error, Equatable, Sendable, CustomStringCon
             "--relay-ca \(Self.quoted(file)) applies only to a TLS relay: write the relay as mqtts://HOST[:PORT], or leave out --relay-ca."
         case .emptyCAFile:
             "--relay-ca was given an empty file name: name the PEM file of the broker's certificate authority."
-        case .severalInFile(let path):
-            "\(path) names more than one relay; a peer uses one: keep one mqtt:// or mqtts:// line and comment out the rest with #."
+        case .emptyUser:
+            "The relay's user name is empty: give the name the broker knows you by with --relay-user NAME (or BATON_RELAY_USER)."
+        case .badUser:
+            "The relay's user name is longer than 65535 bytes or holds a NUL character, which MQTT cannot send: give the name the broker knows you by."
+        case .emptyPassword:
+            "The relay's password is empty: write it in BATON_RELAY_PASSWORD or in the file named by --relay-password-file, or give no password at all."
+        case .badPassword:
+            "The relay's password is longer than 65535 bytes or holds a NUL character, which MQTT cannot send: set a password the broker can check."
+        case .certificateWithoutTLS(let file):
+            "--relay-cert \(Self.quoted(file)) applies only to a TLS relay: a client certificate is shown during the TLS handshake, so write the relay as mqtts://HOST[:PORT]."
+        case .emptyCertificateFile:
+            "--relay-cert or --relay-cert-key was given an empty file name: name the PEM files of the client certificate and of its private key."
         }
     }
 

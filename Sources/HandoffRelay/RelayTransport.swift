@@ -79,6 +79,10 @@ public final class RelayTransport: ActivityTransport {
 
     public var endpointDescription: String { configuration.url }
 
+    /// Why the broker, or TLS, refused the last attempt to connect (the login, a certificate);
+    /// nil while connected and when the broker was not reached.
+    public var refusal: RelayRefusal? { client.refusal }
+
     public var status: TransportStatus {
         TransportStatus(paths: [TransportStatus.Path(kind: .relay, state: shared.withLock { $0.state }, detail: configuration.url)])
     }

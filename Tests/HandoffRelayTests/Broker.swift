@@ -29,20 +29,32 @@ final class Broker: Sendable {
     let folder: URL
     /// Whether it speaks TLS, with a certificate for 127.0.0.1 from the CA in `caFile`.
     let tls: Bool
+    /// The users it lets in, by name, with their passwords; empty lets anyone in.
+    let passwords: [String: String]
+    /// Whether it asks every client for a certificate its CA issued (TLS only).
+    let requireCertificate: Bool
     private let process = Mutex<Process?>(nil)
 
-    private init(port: Int, folder: URL, tls: Bool) {
+    private init(port: Int, folder: URL, tls: Bool, passwords: [String: String], requireCertificate: Bool) {
         self.port = port
         self.folder = folder
         self.tls = tls
+        self.passwords = passwords
+        self.requireCertificate = requireCertificate
     }
 
     /// A broker on a free port of 127.0.0.1; with `tls`, over TLS with a certificate made for it.
-    static func start(tls: Bool = false) async throws -> Broker {
+    /// With `passwords`, it refuses anonymous clients and lets in these users (a `password_file`
+    /// made by mosquitto_passwd); with `requireCertificate`, it asks every client for a
+    /// certificate its CA issued (`clientCertificate` and `clientKey` are one).
+    static func start(tls: Bool = false, passwords: [String: String] = [:], requireCertificate: Bool = false) async throws -> Broker {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baton-relay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let broker = Broker(port: try freePort(), folder: folder, tls: tls)
-        if tls { try broker.makeCertificates() }
+        let broker = Broker(
+            port: try freePort(), folder: folder, tls: tls || requireCertificate, passwords: passwords,
+            requireCertificate: requireCertificate)
+        if broker.tls { try broker.makeCertificates() }
+        if !passwords.isEmpty { try broker.makePasswordFile() }
         try await broker.run()
         return broker
     }
@@ -51,14 +63,24 @@ final class Broker: Sendable {
 
     /// The PEM file of the CA that signed a TLS broker's certificate.
     var caFile: String { folder.appendingPathComponent("ca.pem").path }
+    /// A client certificate the CA issued, and its key.
+    var clientCertificate: String { folder.appendingPathComponent("client.pem").path }
+    var clientKey: String { folder.appendingPathComponent("client.key").path }
+    /// A certificate no CA of the broker's issued (self-signed), and its key.
+    var strangerCertificate: String { folder.appendingPathComponent("stranger.pem").path }
+    var strangerKey: String { folder.appendingPathComponent("stranger.key").path }
 
     /// Starts the broker again on the same port (after `kill`).
     func run() async throws {
         let config = folder.appendingPathComponent("mosquitto.conf")
-        var settings = ["listener \(port) 127.0.0.1", "allow_anonymous true", "persistence false", "log_dest stderr"]
+        var settings = [
+            "listener \(port) 127.0.0.1", "allow_anonymous \(passwords.isEmpty)", "persistence false", "log_dest stderr",
+        ]
+        if !passwords.isEmpty { settings.append("password_file \(folder.path)/passwords") }
         if tls {
             settings += ["cafile \(caFile)", "certfile \(folder.path)/server.pem", "keyfile \(folder.path)/server.key"]
         }
+        if requireCertificate { settings.append("require_certificate true") }
         try settings.joined(separator: "\n").appending("\n").write(to: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -107,7 +129,17 @@ final class Broker: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// A CA and a certificate it signed for 127.0.0.1, made with the openssl command.
+    /// The broker's `password_file`: the users and passwords, hashed by mosquitto_passwd.
+    private func makePasswordFile() throws {
+        let path = folder.appendingPathComponent("passwords").path
+        try passwords.map { "\($0):\($1)\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.run("/usr/bin/mosquitto_passwd", ["-U", path], in: folder)
+        // Read by mosquitto as the user `mosquitto` once started as root; it guards only this test.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+    }
+
+    /// A CA and a certificate it signed for 127.0.0.1, made with the openssl command; with
+    /// `requireCertificate`, also a client certificate it signed and a stranger's self-signed one.
     private func makeCertificates() throws {
         let ext = folder.appendingPathComponent("san.cnf")
         try "subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n".write(to: ext, atomically: true, encoding: .utf8)
@@ -117,19 +149,28 @@ final class Broker: Sendable {
             ["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
             ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem",
              "-days", "1", "-extfile", ext.path],
-        ] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.currentDirectoryURL = folder
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw Failure(description: "openssl \(arguments[0]) failed") }
+        ] + (requireCertificate ? [
+            ["req"] + key + ["-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=baton test client"],
+            ["x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "client.pem", "-days", "1"],
+            ["req", "-x509"] + key + ["-keyout", "stranger.key", "-out", "stranger.pem", "-days", "1", "-subj", "/CN=a stranger"],
+        ] : []) {
+            try Self.run("/usr/bin/openssl", arguments, in: folder)
         }
         // mosquitto started as root reads its files as the user `mosquitto`; this key guards nothing.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.appendingPathComponent("server.key").path)
+    }
+
+    /// Runs `tool` with `arguments` in `folder`, and throws unless it succeeded.
+    private static func run(_ tool: String, _ arguments: [String], in folder: URL) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure(description: "\(tool) \(arguments.first ?? "") failed") }
     }
 
     /// A TCP port of 127.0.0.1 that was free a moment ago.

@@ -1,6 +1,7 @@
 import Foundation
 import Handoff
 import HandoffRelay
+import Logging
 import Synchronization
 import HandoffWire
 
@@ -71,10 +72,15 @@ struct RelayPeer: Sendable {
         try self.init(configuration: configuration, key: key, shelf: shelf)
     }
 
-    init(configuration: RelayConfiguration, key: GroupKey, shelf: StateShelf? = nil) throws {
+    init(configuration: RelayConfiguration, key: GroupKey, shelf: StateShelf? = nil, logger: Logger? = nil) throws {
         device = StreamIdentity.sharedByGroupKey(key).device
-        sender = SenderID.random(device: device.publicIdentity.deviceID)
-        transport = try RelayTransport(configuration: configuration, groupKey: key, senderID: sender, shelf: shelf)
+        let sender = SenderID.random(device: device.publicIdentity.deviceID)
+        self.sender = sender
+        if let logger {
+            transport = try RelayTransport(configuration: configuration, groupKey: key, senderID: sender, shelf: shelf, logger: logger)
+        } else {
+            transport = try RelayTransport(configuration: configuration, groupKey: key, senderID: sender, shelf: shelf)
+        }
         let (heard, statuses) = (heard, statuses)
         transport.start(
             TransportHandler(

@@ -42,6 +42,12 @@ struct DoctorCommand: AsyncParsableCommand {
                                 that does not resolve is a problem); when
                                 multicast fails but one answers, the fix is
                                 --peer
+              relay             with --relay (BATON_RELAY, the relay file):
+                                connects as Baton would and sends a datagram
+                                through the broker; a broker that refused the
+                                user name and password, or asked for or
+                                refused a client certificate, is told apart
+                                from one that cannot be reached
 
             Exits 0 when nothing is wrong (warnings included), 1 otherwise. Run it \
             on both machines with the same --interface, --group, --port and \
