@@ -142,6 +142,7 @@ package final class CursesTerminal: @unchecked Sendable {
         }
         guard let created else { throw .setupFailed(termType: termType) }
         screen = created
+        CursesScreens.opened()
         set_term(created)
         // A terminal that cannot put the cursor at a row and column (TERM=dumb, or an entry
         // without `cup`) would show only the last line drawn, while keys still changed the text
@@ -251,14 +252,15 @@ package final class CursesTerminal: @unchecked Sendable {
         }
     }
 
-    /// Frees the screen and the streams. Lock held; the input thread has stopped.
+    /// Retires the screen (freed once no terminal has one open: `CursesScreens`) and closes the
+    /// streams. Lock held; the input thread has stopped.
     private func releaseLocked() {
         if let screen {
             if !isShutDown {
                 set_term(screen)
                 endwin()
             }
-            delscreen(screen)
+            CursesScreens.retire(screen)
             self.screen = nil
         }
         if let inputFile { fclose(inputFile) }

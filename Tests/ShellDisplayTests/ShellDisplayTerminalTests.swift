@@ -76,6 +76,20 @@ struct ShellDisplayTerminalTests {
         }
     }
 
+    @Test("A terminal given back while another is open leaves the other reading keys and drawing")
+    func secondTerminalShutsDown() async throws {
+        guard let terminal = Self.terminal(), let other = Self.terminal() else { return }
+        defer { terminal.close() }
+        other.display.show(ShellScreen(rows: 2, columns: 10), status: "other")
+        #expect(other.wait(untilOutput: { output in output.contains(utf8: "other") }))
+        other.close()
+
+        terminal.display.show(ShellScreen(rows: 2, columns: 10), status: "still here")
+        #expect(terminal.wait(untilOutput: { output in output.contains(utf8: "still here") }))
+        terminal.type("\u{1b}[A")
+        #expect(await terminal.wait { events, _ in events == [.input(.key(.up, modifiers: []))] })
+    }
+
     @Test("Shutdown gives the terminal back, is idempotent, and finishes the events")
     func shutsDown() async throws {
         guard let terminal = Self.terminal() else { return }
