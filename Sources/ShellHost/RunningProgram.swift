@@ -16,14 +16,21 @@ struct RunningProgram: Equatable, Sendable {
         guard group > 0, let arguments = read("/proc/\(group)/cmdline") else { return nil }
         let words = arguments.split(separator: 0, omittingEmptySubsequences: false).dropLast()
             .map { String(decoding: $0, as: UTF8.self) }
-        guard let first = words.first else { return nil }
+        guard !words.isEmpty else { return nil }
         var folder = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/\(group)/cwd", &folder, folder.count - 1)
         guard length > 0 else { return nil }
         let path = String(decoding: folder.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return RunningProgram(arguments: words, folder: path)
+    }
+
+    /// What runs, said the one way: the program's name without its folder, and up to three of
+    /// its arguments.
+    init(arguments: [String], folder: String) {
+        let first = arguments.first ?? ""
         let name = first.split(separator: "/").last.map(String.init) ?? first
-        let command = ([name] + words.dropFirst().prefix(3)).map(word).joined(separator: " ")
-        return RunningProgram(command: String(command.prefix(120)), folder: path)
+        self.command = String(([name] + arguments.dropFirst().prefix(3)).map(Self.word).joined(separator: " ").prefix(120))
+        self.folder = folder
     }
 
     /// `argument` as a reader would type it: quoted when it has a blank or a quote.

@@ -60,7 +60,7 @@ public final class ShellKeeper: UserActivityDelegate {
         pty = try Pseudoterminal(arguments: arguments, environment: environment, folder: folder, rows: rows, columns: columns)
         emulator = TerminalEmulator(rows: rows, columns: columns)
         core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
-        running = RunningProgram(command: arguments.map(RunningProgram.word).joined(separator: " "), folder: folder)
+        running = RunningProgram(arguments: arguments, folder: folder)
         activity = UserActivity(activityType: Self.activityType, center: center)
         activity.supportsContinuationStreams = true
         activity.delegate = self

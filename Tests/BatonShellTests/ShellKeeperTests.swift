@@ -75,7 +75,7 @@ struct ShellKeeperTests {
         let run = Task { @MainActor in await keeper.run() }
         #expect(await waitUntil { b.nearby.contains { $0.id == id } })
         let entry = try #require(b.nearby.first { $0.id == id })
-        #expect(entry.record.userInfo["command"] == .string("/bin/sh"))
+        #expect(entry.record.userInfo["command"] == .string("sh"))
         #expect(entry.record.continuationPort == 41_001)
 
         let driver = try await Self.join(b, entry, role: .drive, name: "alice")
