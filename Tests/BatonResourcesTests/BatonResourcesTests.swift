@@ -7,16 +7,19 @@ import BatonResources
 /// The registry compiled into the programs: the file under Resources/ as it is, and what it declares.
 @Suite("BatonResources: the compiled-in registry")
 struct BatonResourcesTests {
-    @Test("The compiled-in registry is Resources/Registry/ActivityTypes.plist byte for byte, and declares Baton's two types with their schemas")
+    @Test("The compiled-in registry is Resources/Registry/ActivityTypes.plist byte for byte, and declares Baton's three types with their schemas")
     func compiledIn() throws {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Resources/Registry/ActivityTypes.plist")
         #expect(BatonResources.registryData == (try Data(contentsOf: source)))
         let registry = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
-        #expect(registry.declaredTypes == ["dev.baton.counter", "dev.baton.editing"])
+        #expect(registry.declaredTypes == ["dev.baton.counter", "dev.baton.editing", "dev.baton.shell"])
         #expect(registry.schemas["dev.baton.counter"] == ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]))
         #expect(registry.schemas["dev.baton.editing"]?.keyTypes["cursorColumn"] == .integer)
         #expect(registry.schemas["dev.baton.editing"]?.requiredKeys == ["text", "cursorLine", "cursorColumn"])
+        #expect(registry.schemas["dev.baton.shell"] == ActivitySchema(
+            keyTypes: ["folder": .string, "command": .string, "rows": .integer, "columns": .integer],
+            requiredKeys: ["folder", "command", "rows", "columns"]))
     }
 
     @Test("The optional lineEnding key: checked as a string when present, and a schema without it (an older peer) accepts it")

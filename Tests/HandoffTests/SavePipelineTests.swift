@@ -134,7 +134,7 @@ struct SavePipelineTests {
         let undeclared = UserActivity(activityType: "com.example.other", center: a)
         try undeclared.becomeCurrent()
         let notDeclared = await nextFailure()
-        #expect(notDeclared == .undeclaredType(type: "com.example.other", declared: ["dev.baton.counter", "dev.baton.editing"]))
+        #expect(notDeclared == .undeclaredType(type: "com.example.other", declared: ["dev.baton.counter", "dev.baton.editing", "dev.baton.shell"]))
 
         let big = UserActivity(activityType: "dev.baton.editing", center: a)
         big.userInfo = ["text": .string(String(repeating: "x", count: 70_000)), "cursorLine": 0, "cursorColumn": 0]

@@ -68,7 +68,7 @@ struct TwoPeerTests {
         let undeclared = await #expect(throws: HandoffError.self) {
             try await b.continueActivity(type: "com.example.secret", timeout: .seconds(60))
         }
-        #expect(undeclared == .undeclaredType(type: "com.example.secret", declared: ["dev.baton.counter", "dev.baton.editing"]))
+        #expect(undeclared == .undeclaredType(type: "com.example.secret", declared: ["dev.baton.counter", "dev.baton.editing", "dev.baton.shell"]))
 
         let wrong = UserActivity(activityType: "dev.baton.counter", center: a)
         wrong.userInfo = ["count": 1.5]

@@ -31,13 +31,16 @@ enum Fixtures {
     static let peer = PeerInfo(name: "alice@laptop", host: "laptop.local", app: "baton", appVersion: "1.0.0")
 
     static let registry = ActivityTypeRegistry(
-        declaredTypes: ["dev.baton.counter", "dev.baton.editing"],
+        declaredTypes: ["dev.baton.counter", "dev.baton.editing", "dev.baton.shell"],
         schemas: [
             "dev.baton.counter": ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]),
             "dev.baton.editing": ActivitySchema(
                 keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string,
                     "lineEnding": .string, "undoHistory": .array],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
+            "dev.baton.shell": ActivitySchema(
+                keyTypes: ["folder": .string, "command": .string, "rows": .integer, "columns": .integer],
+                requiredKeys: ["folder", "command", "rows", "columns"]),
         ])
 
     static func counterRecord(count: Int, revision: Int = 1, id: String = "6F1C3B1E-3E0B-4C7A-9E43-2B7D8B1F0A11") -> ActivityRecord {
