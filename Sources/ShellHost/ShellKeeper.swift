@@ -4,6 +4,7 @@ import Handoff
 import HandoffWire
 import Logging
 import PropertyList
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,10 @@ public final class ShellKeeper: UserActivityDelegate {
     var greeted: Set<Int> = []
     var timer: Task<Void, Never>?
     var lastLook: ContinuousClock.Instant
+    /// When the screen was last offered.
+    var lastScreen: ContinuousClock.Instant
+    /// The program's output read and not yet taken by libvterm.
+    let output = OutputGate()
 
     /// A terminal's stream and the queue of what it is sent, in order.
     struct Joined {
@@ -57,6 +62,7 @@ public final class ShellKeeper: UserActivityDelegate {
         self.center = center
         self.logger = logger
         lastLook = center.clock.now
+        lastScreen = center.clock.now
         pty = try Pseudoterminal(arguments: arguments, environment: environment, folder: folder, rows: rows, columns: columns)
         emulator = TerminalEmulator(rows: rows, columns: columns)
         core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
@@ -75,10 +81,16 @@ public final class ShellKeeper: UserActivityDelegate {
         do { try activity.becomeCurrent() } catch { logger.error("the session is not offered: \(error)") }
         let (events, feed) = AsyncStream<ProgramEvent>.makeStream()
         let pty = self.pty
+        let gate = output
         // Blocking reads on a thread of their own (not one of Swift's few cooperative ones):
-        // the program's output, then its status.
+        // the program's output, then its status. At most `OutputGate.limit` chunks wait for
+        // the screen: then the program waits, as it would for a slow terminal, and the keeper's
+        // memory does not grow with what it writes.
         DispatchQueue(label: "baton.shell.pty").async {
-            while let chunk = pty.read() { feed.yield(.output(chunk)) }
+            while let chunk = pty.read() {
+                gate.enter()
+                feed.yield(.output(chunk))
+            }
             feed.yield(.exited(pty.waitForExit()))
             feed.finish()
         }
@@ -94,8 +106,10 @@ public final class ShellKeeper: UserActivityDelegate {
             case .output(let chunk):
                 emulator.write(chunk)
                 writeToProgram(emulator.takeOutput())
-                perform(core.screenChanged(emulator.screen))
-                lookAtProgram()
+                let waiting = output.leave()
+                // A burst is drawn as it ends, and every 20 ms while it lasts.
+                let now = center.clock.now
+                if waiting == 0 || now - lastScreen >= Self.screenInterval { screenChanged(now: now) }
             case .exited(let code):
                 status = code
             }
@@ -185,6 +199,17 @@ public final class ShellKeeper: UserActivityDelegate {
         }
     }
 
+    /// What the program showed is offered to the terminals.
+    func screenChanged(now: ContinuousClock.Instant) {
+        lastScreen = now
+        guard emulator.hasChanges else { return }
+        perform(core.screenChanged(emulator.screen))
+        lookAtProgram()
+    }
+
+    /// How often the terminals are offered the screen while output keeps coming.
+    static let screenInterval = Duration.milliseconds(20)
+
     func perform(_ actions: [ShellKeeperCore.Action]) {
         for action in actions {
             switch action {
@@ -249,5 +274,29 @@ extension ShellKeeper {
     /// Hangs up the program, as closing its terminal would.
     public func hangUp() {
         pty.signal(SIGHUP)
+    }
+}
+
+/// Chunks of the program's output read and not yet taken: the reading thread waits once
+/// `limit` are waiting.
+final class OutputGate: Sendable {
+    static let limit = 8
+    private let slots = DispatchSemaphore(value: OutputGate.limit)
+    private let count = Mutex(0)
+
+    /// The reader has a chunk: waits for room.
+    func enter() {
+        slots.wait()
+        count.withLock { $0 += 1 }
+    }
+
+    /// A chunk was taken; returns how many still wait.
+    func leave() -> Int {
+        let left = count.withLock { count in
+            count -= 1
+            return count
+        }
+        slots.signal()
+        return left
     }
 }

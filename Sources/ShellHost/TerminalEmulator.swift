@@ -5,29 +5,42 @@ internal import CVTerm
 /// out, and keys typed are encoded the way the program asked (application cursor keys, its
 /// mouse protocol, bracketed paste) into bytes for the program.
 ///
-/// Used from one task at a time. Only rows libvterm reports damaged are read again.
+/// Used from one task at a time. Rows libvterm reports damaged are read again only when the
+/// screen is asked for, so a burst of output costs libvterm's parsing, not a screen per chunk.
 public final class TerminalEmulator {
     private let vterm: OpaquePointer
     private let vtermScreen: OpaquePointer
     private var callbacks = VTermScreenCallbacks()
-    /// The screen as last read.
-    public private(set) var screen: ShellScreen
-    private var damagedRows = Set<Int>()
+    /// The screen as last read, less the rows damaged since.
+    private var current: ShellScreen
+    /// Rows damaged since the screen was last read.
+    private var damagedRows: [Bool]
+    /// Whether anything shown changed since the screen was last read.
+    public private(set) var hasChanges = false
     private var output: [UInt8] = []
+
+    /// The screen now.
+    public var screen: ShellScreen {
+        readDamagedRows()
+        hasChanges = false
+        return current
+    }
 
     public init(rows: Int, columns: Int) {
         vterm = vterm_new(Int32(rows), Int32(columns))
         vterm_set_utf8(vterm, 1)
         vtermScreen = vterm_obtain_screen(vterm)
-        screen = ShellScreen(rows: rows, columns: columns)
+        current = ShellScreen(rows: rows, columns: columns)
+        damagedRows = Array(repeating: false, count: current.rowCount)
         callbacks.damage = { rect, user in
             TerminalEmulator.from(user).damaged(Int(rect.start_row)..<Int(rect.end_row))
             return 1
         }
         callbacks.movecursor = { position, _, visible, user in
             let emulator = TerminalEmulator.from(user)
-            emulator.screen.cursorRow = Int(position.row)
-            emulator.screen.cursorColumn = Int(position.col)
+            emulator.current.cursorRow = Int(position.row)
+            emulator.current.cursorColumn = Int(position.col)
+            emulator.hasChanges = true
             _ = visible
             return 1
         }
@@ -38,12 +51,15 @@ public final class TerminalEmulator {
         let user = Unmanaged.passUnretained(self).toOpaque()
         vterm_screen_set_callbacks(vtermScreen, &callbacks, user)
         vterm_screen_enable_altscreen(vtermScreen, 1)
+        // One damage report per flush, not one per cell: rows are read whole anyway.
+        vterm_screen_set_damage_merge(vtermScreen, VTERM_DAMAGE_SCREEN)
         vterm_output_set_callback(vterm, { bytes, count, user in
             guard let bytes else { return }
             TerminalEmulator.from(user).output.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
         }, user)
         vterm_screen_reset(vtermScreen, 1)
         readDamagedRows()
+        hasChanges = false
     }
 
     deinit { vterm_free(vterm) }
@@ -54,25 +70,22 @@ public final class TerminalEmulator {
 
     // MARK: - The program's side
 
-    /// Takes what the program wrote; true when the screen changed.
-    @discardableResult
-    public func write(_ bytes: [UInt8]) -> Bool {
-        let before = screen
+    /// Takes what the program wrote; `hasChanges` says whether the screen changed.
+    public func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { _ = vterm_input_write(vterm, $0.baseAddress, $0.count) }
         }
         vterm_screen_flush_damage(vtermScreen)
-        readDamagedRows()
-        return screen != before
     }
 
     /// The program's terminal is now `rows` × `columns`.
     public func resize(rows: Int, columns: Int) {
-        vterm_set_size(vterm, Int32(rows), Int32(columns))
-        screen.resize(rows: rows, columns: columns)
-        vterm_screen_flush_damage(vtermScreen)
-        damaged(0..<rows)
         readDamagedRows()
+        vterm_set_size(vterm, Int32(rows), Int32(columns))
+        current.resize(rows: rows, columns: columns)
+        damagedRows = Array(repeating: true, count: current.rowCount)
+        vterm_screen_flush_damage(vtermScreen)
+        hasChanges = true
     }
 
     /// Bytes libvterm wrote for the program (keys typed, answers to the program's queries)
@@ -106,7 +119,7 @@ public final class TerminalEmulator {
             for scalar in text.unicodeScalars { vterm_keyboard_unichar(vterm, scalar == "\n" ? 13 : scalar.value, VTERM_MOD_NONE) }
             vterm_keyboard_end_paste(vterm)
         case .mouse(let row, let column, let button, let pressed, let modifiers):
-            let row = min(row, screen.rowCount - 1), column = min(column, screen.columns - 1)
+            let row = min(row, current.rowCount - 1), column = min(column, current.columns - 1)
             vterm_mouse_move(vterm, Int32(row), Int32(column), Self.modifier(modifiers))
             if button > 0 { vterm_mouse_button(vterm, Int32(button), pressed, Self.modifier(modifiers)) }
         }
@@ -150,34 +163,39 @@ public final class TerminalEmulator {
     // MARK: - Reading the screen
 
     private func damaged(_ rows: Range<Int>) {
-        damagedRows.formUnion(rows.clamped(to: 0..<screen.rowCount))
+        for row in rows.clamped(to: 0..<damagedRows.count) { damagedRows[row] = true }
+        hasChanges = true
     }
 
     private func set(_ property: VTermProp, _ value: UnsafeMutablePointer<VTermValue>?) {
         guard let value else { return }
+        hasChanges = true
         switch property {
-        case VTERM_PROP_CURSORVISIBLE: screen.cursorVisible = value.pointee.boolean != 0
-        case VTERM_PROP_ALTSCREEN: screen.alternateScreen = value.pointee.boolean != 0
-        case VTERM_PROP_MOUSE: screen.mouse = ShellScreen.MouseMode(rawValue: Int(value.pointee.number)) ?? .none
+        case VTERM_PROP_CURSORVISIBLE: current.cursorVisible = value.pointee.boolean != 0
+        case VTERM_PROP_ALTSCREEN: current.alternateScreen = value.pointee.boolean != 0
+        case VTERM_PROP_MOUSE: current.mouse = ShellScreen.MouseMode(rawValue: Int(value.pointee.number)) ?? .none
         case VTERM_PROP_TITLE:
             guard let pointer = value.pointee.string else { return }
             let title = String(cString: pointer)
-            screen.title = String(String.UnicodeScalarView(title.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }).prefix(200))
+            current.title = String(String.UnicodeScalarView(title.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }).prefix(200))
         default: break
         }
     }
 
     private func readDamagedRows() {
-        for row in damagedRows where row < screen.rowCount { screen.setRow(row, readRow(row)) }
-        damagedRows.removeAll()
+        for row in damagedRows.indices where damagedRows[row] {
+            current.setRow(row, readRow(row))
+            damagedRows[row] = false
+        }
     }
 
     private func readRow(_ row: Int) -> [ShellCell] {
         var cells: [ShellCell] = []
-        cells.reserveCapacity(screen.columns)
+        let columns = current.columns
+        cells.reserveCapacity(columns)
         var raw = baton_vterm_cell()
         var column = 0
-        while column < screen.columns {
+        while column < columns {
             guard baton_vterm_get_cell(vtermScreen, Int32(row), Int32(column), &raw) != 0 else {
                 cells.append(.blank)
                 column += 1
@@ -188,7 +206,7 @@ public final class TerminalEmulator {
                 background: ShellColor(wireValue: Int(raw.background)) ?? .default,
                 attributes: ShellStyle.Attributes(rawValue: Int(raw.attributes)))
             let grapheme = Self.grapheme(raw)
-            if raw.width == 2, column + 1 < screen.columns {
+            if raw.width == 2, column + 1 < columns {
                 cells.append(ShellCell(grapheme, width: 2, style: style))
                 cells.append(.continuation(style))
                 column += 2
@@ -204,6 +222,8 @@ public final class TerminalEmulator {
     private static func grapheme(_ raw: baton_vterm_cell) -> String {
         let count = Int(raw.count)
         guard count > 0 else { return " " }
+        // Most cells: one printable ASCII character.
+        if count == 1, raw.chars.0 >= 0x20, raw.chars.0 < 0x7F { return String(Character(Unicode.Scalar(UInt8(raw.chars.0)))) }
         var scalars = String.UnicodeScalarView()
         withUnsafeBytes(of: raw.chars) { bytes in
             for value in bytes.bindMemory(to: UInt32.self).prefix(count) {

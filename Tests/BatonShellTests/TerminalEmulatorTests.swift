@@ -7,15 +7,23 @@ struct TerminalEmulatorTests {
     @Test("Colours, attributes, wide graphemes and the cursor come out as cells")
     func cells() {
         let emulator = TerminalEmulator(rows: 4, columns: 12)
-        #expect(emulator.write(Array("\u{1b}[1;31mred\u{1b}[0m 中x\r\n\u{1b}[38;5;200;48;2;1;2;3mz".utf8)))
+        #expect(!emulator.hasChanges)
+        emulator.write(Array("\u{1b}[1;31mred\u{1b}[0m 中x\r\n\u{1b}[38;5;200;48;2;1;2;3mz".utf8))
+        #expect(emulator.hasChanges)
         let screen = emulator.screen
+        #expect(!emulator.hasChanges)
         #expect(screen.text(ofRow: 0).hasPrefix("red 中x"))
         #expect(screen.rows[0][0].style == ShellStyle(foreground: .indexed(1), attributes: [.bold]))
         #expect(screen.rows[0][3].style == .plain)
         #expect(screen.rows[0][4].width == 2 && screen.rows[0][5].isContinuation)
         #expect(screen.rows[1][0].style == ShellStyle(foreground: .indexed(200), background: .rgb(1, 2, 3)))
         #expect(screen.cursorRow == 1 && screen.cursorColumn == 1)
-        #expect(!emulator.write([]))
+        emulator.write([])
+        #expect(!emulator.hasChanges)
+        // A burst of output is read once, when the screen is asked for: the newest rows.
+        for n in 0..<200 { emulator.write(Array("line \(n)\r\n".utf8)) }
+        #expect(emulator.hasChanges)
+        #expect(emulator.screen.text(ofRow: 2) == "line 199    ")
     }
 
     @Test("The alternate screen, the title, the hidden cursor and the mouse mode are followed")
