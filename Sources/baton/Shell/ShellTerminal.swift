@@ -102,22 +102,17 @@ struct ShellTerminal {
             throw CommandFailure("\(error)")
         }
         let size = display.size
-        let (input, feed) = AsyncStream<ShellViewerEvent>.makeStream()
-        let typing = Task {
-            for await event in display.events() {
-                switch event {
-                case .input(let typed): feed.yield(.input(typed))
-                case .resize(let rows, let columns): feed.yield(.resize(rows: rows, columns: columns))
-                }
+        let input = display.events().map { event -> ShellViewerEvent in
+            switch event {
+            case .input(let typed): .input(typed)
+            case .resize(let rows, let columns): .resize(rows: rows, columns: columns)
             }
-            feed.finish()
         }
         let core = ShellViewerCore(role: role, name: name, keeperName: PeerText.visible(keeperName), rows: size.rows, columns: size.columns)
         let ending = await ShellViewer.run(stream: stream, core: core, input: input) { screen, status in
             display.show(screen, status: status)
         }
         display.shutdown()
-        typing.cancel()
         logger.info("left the shell session: \(ending)")
         let keeper = PeerText.visible(keeperName)
         switch ending {
