@@ -21,8 +21,10 @@ public struct ShellViewerCore: Sendable {
         case ended(status: Int)
         /// The keeper would not let it drive.
         case refused(String)
-        /// What came from the keeper did not fit.
+        /// What came from the keeper did not fit, or it closed the connection.
         case broken(String)
+        /// The link dropped (nothing heard for a while, the connection reset): it may come back.
+        case lost(String)
     }
 
     public let role: ShellMessage.Role

@@ -20,7 +20,7 @@ public final class ShellViewer {
     private var ending: ShellViewerCore.Ending?
     private var waiter: CheckedContinuation<Void, Never>?
 
-    private init(stream: ContinuationStream, core: ShellViewerCore, show: @escaping @MainActor (ShellScreen, String?) -> Void) {
+    public init(stream: ContinuationStream, core: ShellViewerCore, show: @escaping @MainActor (ShellScreen, String?) -> Void) {
         self.stream = stream
         self.core = core
         self.show = show
@@ -34,14 +34,28 @@ public final class ShellViewer {
         }
     }
 
-    /// Runs until the terminal leaves or the stream ends; returns why it ended.
+    /// Runs with the user's input from `input` until the terminal leaves or the stream ends.
     public static func run<Input: AsyncSequence & Sendable>(
         stream: ContinuationStream, core: ShellViewerCore, input: Input,
         show: @escaping @MainActor (ShellScreen, String?) -> Void
     ) async -> ShellViewerCore.Ending where Input.Element == ShellViewerEvent, Input.Failure == Never {
         let viewer = ShellViewer(stream: stream, core: core, show: show)
-        viewer.outbox.yield(core.hello)
-        let reading = Task { @MainActor in
+        let typing = Task { @MainActor in
+            for await event in input {
+                viewer.handle(event)
+                if viewer.ending != nil { return }
+            }
+        }
+        defer { typing.cancel() }
+        return await viewer.run()
+    }
+
+    /// Runs until the terminal leaves or the stream ends; returns why it ended. The user's input
+    /// comes through `handle`.
+    public func run() async -> ShellViewerCore.Ending {
+        outbox.yield(core.hello)
+        let stream = self.stream
+        let reading = Task { @MainActor [self] in
             do {
                 for try await bytes in stream.messages {
                     let message: ShellMessage
@@ -50,38 +64,45 @@ public final class ShellViewer {
                     } catch ShellMessage.ReadError.unknownKind {
                         continue
                     } catch {
-                        return viewer.finish(.broken("a message from the session did not read (\(error))"))
+                        return finish(.broken("a message from the session did not read (\(error))"))
                     }
-                    viewer.perform(viewer.core.receive(message))
-                    if viewer.ending != nil { return }
+                    perform(core.receive(message))
+                    if ending != nil { return }
                 }
-                viewer.finish(.broken("the session closed the connection"))
+                finish(.broken("the session closed the connection"))
             } catch {
-                viewer.finish(.broken("\(error)"))
-            }
-        }
-        let typing = Task { @MainActor in
-            for await event in input {
-                switch event {
-                case .input(let typed): viewer.perform(viewer.core.input(typed))
-                case .resize(let rows, let columns): viewer.perform(viewer.core.resized(rows: rows, columns: columns))
+                // A link that dropped (not a refusal, not a broken rule) may come back.
+                if case .continuationStream(_, .lost(let reason))? = error as? HandoffError {
+                    finish(.lost(reason))
+                } else {
+                    finish(.broken("\(error)"))
                 }
-                if viewer.ending != nil { return }
             }
         }
         await withCheckedContinuation { continuation in
-            if viewer.ending != nil { return continuation.resume() }
-            viewer.waiter = continuation
+            if ending != nil { return continuation.resume() }
+            waiter = continuation
         }
         reading.cancel()
-        typing.cancel()
         // What was handed on goes out before CLOSE; a keeper that stopped reading does not hold
         // the terminal: the stream's close ends a send still waiting for its window.
-        viewer.outbox.finish()
+        outbox.finish()
         await stream.close()
-        viewer.sending.cancel()
-        return viewer.ending ?? .broken("the session's connection ended")
+        sending.cancel()
+        return ending ?? .broken("the session's connection ended")
     }
+
+    /// What the user did at the terminal.
+    public func handle(_ event: ShellViewerEvent) {
+        guard ending == nil else { return }
+        switch event {
+        case .input(let typed): perform(core.input(typed))
+        case .resize(let rows, let columns): perform(core.resized(rows: rows, columns: columns))
+        }
+    }
+
+    /// The screen last shown, for a terminal that says what happened over it.
+    public var screen: ShellScreen? { core.screen }
 
     private func perform(_ actions: [ShellViewerCore.Action]) {
         for action in actions where ending == nil {

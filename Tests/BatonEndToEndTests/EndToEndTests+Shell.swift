@@ -102,6 +102,41 @@ extension EndToEndTests {
         }
     }
 
+    @Test("baton shell: a follower whose link is cut says so, keeps the last screen, and once the link is back shows the newest")
+    func shellFollowerLinkCutAndRestored() throws {
+        try Stage.run(hosts: 3) { stage in
+            guard Command.which("nft") != nil else { try skip("nft is not installed (apt-get install -y nftables)") }
+            let a = try stage.baton("a", on: 1, ["shell", "--name", "e2e-a", "--", "/bin/sh"])
+            try a.type("echo before$((1+1))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "before2")
+            let b = try stage.baton("b", on: 2, ["follow", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b"])
+            try b.waitForScreen(containing: "before2")
+            // h1 and h2 stop hearing each other.
+            let h2 = stage.lab.address(host: 2)
+            let nft = { (arguments: [String]) in try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
+            try nft(["add", "table", "inet", "cut"])
+            try nft(["add", "chain", "inet", "cut", "input", "{ type filter hook input priority 0 ; }"])
+            try nft(["add", "chain", "inet", "cut", "output", "{ type filter hook output priority 0 ; }"])
+            try nft(["add", "rule", "inet", "cut", "input", "ip", "saddr", h2, "drop"])
+            try nft(["add", "rule", "inet", "cut", "output", "ip", "daddr", h2, "drop"])
+            try a.type("echo during$((2+2))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "during4", timeout: 2)
+            // The stream's keep-alive notices within 15 s (docs/PROTOCOL.md §10); b says so over the last screen.
+            try b.waitForScreen(containing: "The link to e2e-a was lost; trying again", timeout: 30)
+            #expect(try b.capture().joined().contains("before2"))
+            try nft(["delete", "table", "inet", "cut"])
+            try b.waitForScreen(containing: "during4", timeout: 30)
+            try b.waitForScreen(containing: "Following the session on e2e-a")
+            try b.type("q")
+            #expect(try b.waitForExit() == 0)
+            try a.type("exit")
+            try a.press("Enter")
+            #expect(try a.waitForExit() == 0)
+        }
+    }
+
     /// Two machines of their own (hosts 1 and 2), paired: each a listed device of the other's,
     /// so the second is asked for, not let in as the same device.
     static func pairedMachines(_ stage: Stage) throws -> (DeviceLabTests.Machine, DeviceLabTests.Machine) {

@@ -58,7 +58,9 @@ struct ShellTerminal {
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(entry.record.peer.name)): \(error.description)")
         }
-        return try await show(stream: stream, keeperName: entry.record.peer.name, name: name, role: role, logger: logger)
+        return try await show(
+            stream: stream, reopen: { () async throws(HandoffError) in try await center.openContinuationStream(to: entry) },
+            keeperName: entry.record.peer.name, name: name, role: role, logger: logger)
     }
 
     /// Joins the shell session `activity` was continued from; returns the status to exit with.
@@ -70,7 +72,9 @@ struct ShellTerminal {
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(keeper)): \(error.description)")
         }
-        return try await show(stream: stream, keeperName: keeper, name: name, role: role, logger: logger)
+        return try await show(
+            stream: stream, reopen: { () async throws(HandoffError) in try await activity.continuationStream() },
+            keeperName: keeper, name: name, role: role, logger: logger)
     }
 
     /// Opens a stream with `open`, again after 1, 2 and 4 s while the keeper cannot be reached
@@ -89,45 +93,6 @@ struct ShellTerminal {
             do { try await Task.sleep(for: .seconds(pause)) } catch { throw .cancelled }
         }
         return try await open()
-    }
-
-    /// Shows the session on `stream` until this terminal leaves; returns the status to exit
-    /// with, after saying on standard error why it ended (unless the program just ended).
-    static func show(stream: ContinuationStream, keeperName: String, name: String, role: ShellMessage.Role, logger: Logger) async throws -> Int {
-        let display: ShellDisplay
-        do {
-            display = try ShellDisplay()
-        } catch {
-            await stream.close()
-            throw CommandFailure("\(error)")
-        }
-        let size = display.size
-        let input = display.events().map { event -> ShellViewerEvent in
-            switch event {
-            case .input(let typed): .input(typed)
-            case .resize(let rows, let columns): .resize(rows: rows, columns: columns)
-            }
-        }
-        let core = ShellViewerCore(role: role, name: name, keeperName: PeerText.visible(keeperName), rows: size.rows, columns: size.columns)
-        let ending = await ShellViewer.run(stream: stream, core: core, input: input) { screen, status in
-            display.show(screen, status: status)
-        }
-        display.shutdown()
-        logger.info("left the shell session: \(ending)")
-        let keeper = PeerText.visible(keeperName)
-        switch ending {
-        case .detached:
-            Console.diagnostic("baton: left the session on \(keeper); it goes on there (baton shell --attach on that machine, or baton --continue-activity dev.baton.shell, brings it back).")
-            return 0
-        case .ended(let status):
-            return status
-        case .refused(let reason):
-            Console.diagnostic("baton: \(keeper) did not let this terminal take the session: \(PeerText.visible(reason)).")
-            return 1
-        case .broken(let reason):
-            Console.diagnostic("baton: the session on \(keeper) was lost (\(PeerText.visible(reason))); it may go on there.")
-            return 1
-        }
     }
 
     /// The activity `id` of this machine, once the network has it, or nil after `timeout`.

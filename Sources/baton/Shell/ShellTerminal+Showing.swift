@@ -1,0 +1,123 @@
+import BatonShell
+import Handoff
+import HandoffCLI
+import HandoffWire
+import Logging
+import ShellDisplay
+import ShellHost
+
+extension ShellTerminal {
+    /// Shows the session on `stream` until this terminal leaves; returns the status to exit
+    /// with, after saying on standard error why it ended (unless the program just ended). A link
+    /// that drops is opened again with `reopen` after 1, 2, 4, then every 8 seconds, the last
+    /// screen shown meanwhile with a line that says so, until it opens, is refused, or q.
+    static func show(
+        stream first: ContinuationStream, reopen: @escaping @MainActor () async throws(HandoffError) -> ContinuationStream,
+        keeperName: String, name: String, role: ShellMessage.Role, logger: Logger
+    ) async throws -> Int {
+        let display: ShellDisplay
+        do {
+            display = try ShellDisplay()
+        } catch {
+            await first.close()
+            throw CommandFailure("\(error)")
+        }
+        let keeper = PeerText.visible(keeperName)
+        let showing = Showing()
+        let typing = Task { @MainActor in
+            for await event in display.events() { showing.handle(event) }
+        }
+        defer { typing.cancel() }
+        var stream = first
+        var screen: ShellScreen?
+        var ending = ShellViewerCore.Ending.detached
+        connections: while true {
+            let size = display.size
+            let core = ShellViewerCore(role: role, name: name, keeperName: keeper, rows: size.rows, columns: size.columns)
+            let viewer = ShellViewer(stream: stream, core: core) { screen, status in display.show(screen, status: status) }
+            showing.current = viewer
+            ending = await viewer.run()
+            showing.current = nil
+            screen = viewer.screen ?? screen
+            guard case .lost(let reason) = ending else { break }
+            logger.info("the link to the session was lost (\(reason)); opening it again")
+            var pause = 1
+            while true {
+                let shown = screen ?? ShellScreen(rows: size.rows, columns: size.columns)
+                display.show(shown, status: "The link to \(keeper) was lost; trying again in \(pause) s…  q leaves")
+                if await showing.waitOrLeave(seconds: pause) {
+                    ending = .detached
+                    break connections
+                }
+                do {
+                    stream = try await reopen()
+                    continue connections
+                } catch {
+                    guard case .continuationStream(_, let failure) = error else { ending = .broken(error.description); break connections }
+                    switch failure {
+                    case .unreachable, .busy, .lost: pause = min(pause * 2, 8)
+                    default:
+                        ending = .broken(error.description)
+                        break connections
+                    }
+                }
+            }
+        }
+        display.shutdown()
+        logger.info("left the shell session: \(ending)")
+        switch ending {
+        case .detached:
+            Console.diagnostic("baton: left the session on \(keeper); it goes on there (baton shell --attach on that machine, or baton --continue-activity dev.baton.shell, brings it back).")
+            return 0
+        case .ended(let status):
+            return status
+        case .refused(let reason):
+            Console.diagnostic("baton: \(keeper) did not let this terminal take the session: \(PeerText.visible(reason)).")
+            return 1
+        case .broken(let reason), .lost(let reason):
+            Console.diagnostic("baton: the session on \(keeper) was lost (\(PeerText.visible(reason))); it may go on there.")
+            return 1
+        }
+    }
+
+    /// Where the terminal's input goes: the session's viewer, or, while the link is opened
+    /// again, q to leave.
+    @MainActor
+    final class Showing {
+        var current: ShellViewer?
+        private var waiter: CheckedContinuation<Bool, Never>?
+        private var leaving = false
+
+        func handle(_ event: ShellDisplayEvent) {
+            switch event {
+            case .input(let typed):
+                if let current { return current.handle(.input(typed)) }
+                if typed == .text("q", modifiers: []) || typed == .text("c", modifiers: .control) { leave() }
+            case .resize(let rows, let columns):
+                current?.handle(.resize(rows: rows, columns: columns))
+            }
+        }
+
+        /// Waits `seconds`; true when the user asked to leave meanwhile.
+        func waitOrLeave(seconds: Int) async -> Bool {
+            if leaving { return true }
+            let timer = Task { @MainActor [weak self] in
+                try? await Task.sleep(for: .seconds(seconds))
+                self?.wake(false)
+            }
+            let left = await withCheckedContinuation { waiter = $0 }
+            timer.cancel()
+            return left
+        }
+
+        private func leave() {
+            leaving = true
+            wake(true)
+        }
+
+        private func wake(_ left: Bool) {
+            waiter?.resume(returning: left)
+            waiter = nil
+        }
+    }
+}
