@@ -10,6 +10,15 @@ public protocol StreamPipe: Sendable {
     func read() async throws -> [UInt8]?
     /// Closes the connection; later reads and writes fail. Closing twice does nothing.
     func close() async
+    /// Writes `bytes` behind everything posted before, without waiting for it to go, and says
+    /// whether it could; false: this pipe has no such write, and the caller uses `write`. A pipe
+    /// that posts closes only after what was posted went out.
+    func post(_ bytes: [UInt8]) -> Bool
+}
+
+extension StreamPipe {
+    /// No posting: `write` it is.
+    public func post(_ bytes: [UInt8]) -> Bool { false }
 }
 
 /// Where a stream server hands the connections whose client sent OPEN: the program that

@@ -30,6 +30,8 @@ public final class ContinuationStream: Sendable {
         var senders: [(number: Int, continuation: CheckedContinuation<ContinuationStreamFailure?, Never>)] = []
         var timerTarget: ContinuousClock.Instant?
         var timer: Task<Void, Never>?
+        /// Frames go to `pipe.post` until it says it has none (then to the writer task, for good).
+        var posts = true
     }
 
     let core: Mutex<Core>
@@ -109,6 +111,19 @@ public final class ContinuationStream: Sendable {
 
     /// Whether a message of up to 64 KiB would be sent at once, without waiting.
     public var canSendWithoutWaiting: Bool { core.withLock { $0.machine.canSendWithoutWaiting } }
+
+    /// Sends `message` now if it can go without waiting (the stream open, nothing queued before
+    /// it, the credit enough for all of it) and says whether it went; when not, nothing was
+    /// sent and the caller uses `send`. No task or thread is involved: a small message sent
+    /// from the caller's thread.
+    public func sendAtOnce(_ message: [UInt8]) -> Bool {
+        guard message.count <= ContinuationStreamLimits.maximumMessage else { return false }
+        let now = clock.now
+        return perform { core in
+            guard core.machine.canSendAtOnce(message.count) else { return ([], false) }
+            return (core.machine.send(message, now: now).actions, true)
+        }
+    }
 
     /// Closes this end: CLOSE after every message sent, then the connection once the other end
     /// answers (at most 2 s later).
