@@ -35,6 +35,8 @@ public final class ContinuationStream: Sendable {
     }
 
     let core: Mutex<Core>
+    /// Frames in, as they arrive: one reader at a time (the pipe's delivery, or the reading task).
+    let deframing: Mutex<StreamDeframer>
     let pipe: any StreamPipe
     let clock: any HandoffClock
     private let outgoing: AsyncStream<[UInt8]>.Continuation
@@ -54,15 +56,24 @@ public final class ContinuationStream: Sendable {
             }
             await pipe.close()
         }
-        var deframer = link.deframer
+        deframing = Mutex(link.deframer)
+        // Frames already read past the handshake come first.
+        receive([])
+        // Delivered from the pipe's own thread when it can; else a task reads.
+        let delivered = pipe.deliver { [weak self] event in
+            switch event {
+            case .success(let chunk?): self?.receive(chunk)
+            case .success(nil): self?.perform { $0.machine.linkEnded("the connection ended without CLOSE") }
+            case .failure: self?.perform { $0.machine.linkEnded("the connection failed") }
+            }
+        }
+        guard !delivered else { return }
         Task { [weak self] in
-            // Frames already read past the handshake come first.
-            self?.receive(&deframer, [])
             while let self {
                 let chunk: [UInt8]?
                 do { chunk = try await pipe.read() } catch { self.perform { $0.machine.linkEnded("the connection failed") }; break }
                 guard let chunk else { self.perform { $0.machine.linkEnded("the connection ended without CLOSE") }; break }
-                if !self.receive(&deframer, chunk) { break }
+                if !self.receive(chunk) { break }
             }
         }
     }
@@ -181,18 +192,28 @@ public final class ContinuationStream: Sendable {
 
     /// Opens every whole frame in `chunk` and hands it to the machine; false once the stream ended.
     @discardableResult
-    private func receive(_ deframer: inout StreamDeframer, _ chunk: [UInt8]) -> Bool {
-        deframer.append(chunk)
-        while true {
-            let plaintext: [UInt8]?
-            do { plaintext = try deframer.next() } catch {
-                perform { $0.machine.linkEnded("a frame did not open") }
-                return false
+    private func receive(_ chunk: [UInt8]) -> Bool {
+        var plaintexts: [[UInt8]] = []
+        let opened = deframing.withLock { deframer -> Bool in
+            deframer.append(chunk)
+            while true {
+                do {
+                    guard let plaintext = try deframer.next() else { return true }
+                    plaintexts.append(plaintext)
+                } catch {
+                    return false
+                }
             }
-            guard let plaintext else { return core.withLock { $0.machine.ending == nil } }
+        }
+        for plaintext in plaintexts {
             let now = clock.now
             perform { $0.machine.receive(plaintext, now: now) }
         }
+        guard opened else {
+            perform { $0.machine.linkEnded("a frame did not open") }
+            return false
+        }
+        return core.withLock { $0.machine.ending == nil }
     }
 }
 
