@@ -133,17 +133,22 @@ def main():
         pump(everyone, lambda: False, time.perf_counter() + 3)
         if args.strace:
             for label, editor, follower in running:
-                switches = context_switches(editor.pid)
-                cpu = meters.cpu_ns(editor.pid)
-                how = ["-tt", "-o", f"{args.out}/{label}.calls"] if args.strace_full else ["-c", "-o", f"{args.out}/{label}.strace"]
-                tracer = subprocess.Popen(["strace", "-f", *how, "-p", str(editor.pid)],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                traced = [(label, editor)] + ([(label + "-follower", follower)] if follower else [])
+                before = {name: (context_switches(p.pid), meters.cpu_ns(p.pid)) for name, p in traced}
+                tracers = []
+                for name, p in traced:
+                    how = ["-tt", "-o", f"{args.out}/{name}.calls"] if args.strace_full else ["-c", "-o", f"{args.out}/{name}.strace"]
+                    tracers.append(subprocess.Popen(["ip", "netns", "exec", h1, "strace", "-f", *how, "-p", str(p.pid)],
+                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
                 pump(everyone, lambda: False, time.perf_counter() + 2)  # strace attaches to every thread
                 type_keys(editor, everyone, args.keys, args.gap_ms, [editor] + ([follower] if follower else []))
-                tracer.send_signal(signal.SIGINT)
-                tracer.wait(30)
-                print(f"{label}: {(context_switches(editor.pid) - switches) / args.keys:.1f} context switches per key "
-                      f"(all threads; strace attached); CPU {(meters.cpu_ns(editor.pid) - cpu) / args.keys / 1000:.0f} µs per key")
+                for tracer in tracers:
+                    tracer.send_signal(signal.SIGINT)
+                    tracer.wait(30)
+                for name, p in traced:
+                    switches, cpu = before[name]
+                    print(f"{name}: {(context_switches(p.pid) - switches) / args.keys:.1f} context switches per key "
+                          f"(all threads; strace attached); CPU {(meters.cpu_ns(p.pid) - cpu) / args.keys / 1000:.0f} µs per key")
         else:
             for _, editor, _ in running:
                 callgrind(h1, editor.pid, "-z")
@@ -165,10 +170,11 @@ def main():
     if args.strace and args.strace_full:
         return
     if args.strace:
-        for label, _, _ in editors:
-            print(f"--- {label}: system calls over {args.keys} keys (strace -c -f)")
-            with open(f"{args.out}/{label}.strace") as f:
-                print(f.read())
+        for label, _, followed in editors:
+            for name in [label] + ([label + "-follower"] if followed else []):
+                print(f"--- {name}: system calls over {args.keys} keys (strace -c -f)")
+                with open(f"{args.out}/{name}.strace") as f:
+                    print(f.read())
         return
     for label, _, _ in editors:
         dumps = sorted(f for f in os.listdir(args.out) if f.split(".")[0] == label and f.count(".") >= 2)
