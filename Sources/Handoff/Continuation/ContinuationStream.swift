@@ -5,8 +5,10 @@ import HandoffWire
 /// (docs/PROTOCOL.md section 10, "Continuation streams"). Each `send` arrives whole and in
 /// order at the other end's `messages`; `send` waits while the other end is slow to read.
 ///
-/// The rules are `ContinuationStreamMachine`'s; this is its runner: a task reads the pipe, a
-/// task writes what the machine asked for in order, and a task ticks it at its deadlines.
+/// The rules are `ContinuationStreamMachine`'s; this is its runner. Frames in come from the
+/// pipe's own thread when it delivers (TCP), else from a task that reads it; frames out are
+/// posted to the pipe in the order sealed when it posts (TCP), else written by a task in order;
+/// a task ticks the machine at its deadlines.
 public final class ContinuationStream: Sendable {
     /// Who is at the other end, as the handshake proved it.
     public struct Peer: Equatable, Sendable {
