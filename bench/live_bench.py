@@ -27,9 +27,19 @@ of mixed-script lines, the first starting with BEGIN. Every program runs on a pt
               begins "Following" (it leads), and → h2's line begins "Following bench-a". h2 quits.
   idle        h1's editor with the follower attached, neither typed into for --idle-s: each
               one's CPU (schedstat, all threads) as % of one core, max VmRSS sampled every 250 ms.
+  loss        (live_faults.py) --loss-percent frame loss on both hosts' links (`netlab frameloss`:
+              every IPv4 frame, TCP segments too, dropped before reassembly; TCP retransmits) while
+              --loss-keys keys are typed on h1 --gap-ms apart, --loss-runs times: from the last key
+              to the follower showing the final text, and what TCP did (nstat).
+  stall       (live_faults.py) turns of --stall-s of typing on h1: the follower reading, then the
+              follower's process stopped (SIGSTOP) the whole turn; after SIGCONT, until the
+              follower shows the newest text; the typist's key times in both turns side by side.
+  --before-bin-dir DIR adds DIR's `baton edit` (bench-b4, followed by DIR's `baton follow`) to the
+              keys' turns: a build before a change, measured in the same run.
 
 Targets (issue 34): follower p99 ≤ 5 ms; the typist's p99 ≤ 1.5 × nano's; take back ≤ 50 ms;
-idle ≤ 0.5 % of a core and ≤ 40 MB each side.
+idle ≤ 0.5 % of a core and ≤ 40 MB each side; at 10 % frame loss the final text within 1 s of the
+last key; a follower stopped 10 s: the typist's p99 unchanged, the newest state within 1 s of SIGCONT.
 """
 
 import argparse
@@ -45,6 +55,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the tree
 from batonlab import lab, meters, report  # noqa: E402
 from batonlab.lab import PtyProgram  # noqa: E402
 import editor_bench  # noqa: E402  (its file maker)
+import live_faults  # noqa: E402  (the loss and stall phases)
 
 EDITING = "dev.baton.editing"
 CTRL_T, CTRL_Q = b"\x14", b"\x11"
@@ -185,10 +196,28 @@ def keys_phase(run, args, table, results):
     results["follower_quiet_bytes"] = follower.output_bytes - quiet_before
     results["quiet_s"] = args.quiet_s
 
+    labels = ("typist", "solo", "nano") + (("before",) if run.baton_before else ())
     r = {label: {"keys_ms": [], "first_ms": [], "follower_ms": [], "follower_first_ms": [],
-                 "follower_first_not_change": 0, "cpu_ns": 0, "cpu_keys": 0} for label in ("typist", "solo", "nano")}
+                 "follower_first_not_change": 0, "cpu_ns": 0, "cpu_keys": 0} for label in labels}
     results["keys"] = r
     turns = [("typist", typist, [typist, follower], follower), ("solo", solo, [solo], None), ("nano", nano, [nano], None)]
+    if run.baton_before:
+        # The build before, followed the same way, typed in the same turns: its figures beside these.
+        before = start(h1, [run.baton_before, "edit", "--name", "bench-b4", run.file_before], env, "before")
+        run.programs.append(before)
+        everyone.append(before)
+        if pump(everyone, lambda: shows(before, "BEGIN the"), time.perf_counter() + args.open_timeout) is None:
+            raise RuntimeError("the build before never showed the file: " + before.error_tail())
+        before_f = start(h2, [run.baton_before, "follow", EDITING, "--from", "bench-b4", "--wait", "10", "--name", "bench-fb4"],
+                         env, "before-follower")
+        run.programs.append(before_f)
+        everyone.append(before_f)
+        if pump(everyone, lambda: following(before_f, "bench-b4") and shows(before_f, "BEGIN the"),
+                time.perf_counter() + args.open_timeout) is None:
+            raise RuntimeError("the build before's follower never showed the session: " + before_f.error_tail())
+        settle(everyone, 2.0)
+        turns.insert(1, ("before", before, [before, before_f], before_f))
+        run.before, run.before_follower = before, before_f
     results["load_keys"] = os.getloadavg()
     perf = None
     if args.perf:
@@ -201,15 +230,15 @@ def keys_phase(run, args, table, results):
     while done < args.keys:
         count = min(50, args.keys - done)
         for label, program, watchers, f in turns:
-            before = meters.cpu_ns(program.pid)
-            fbefore = meters.cpu_ns(follower.pid) if f else None
+            cpu_before = meters.cpu_ns(program.pid)
+            fbefore = meters.cpu_ns(f.pid) if f else None
             type_block(program, watchers, everyone, count, args.gap_ms, r[label], f)
-            after = meters.cpu_ns(program.pid)
-            if before is not None and after is not None:
-                r[label]["cpu_ns"] += after - before
+            cpu_after = meters.cpu_ns(program.pid)
+            if cpu_before is not None and cpu_after is not None:
+                r[label]["cpu_ns"] += cpu_after - cpu_before
                 r[label]["cpu_keys"] += count
             if f:
-                fafter = meters.cpu_ns(follower.pid)
+                fafter = meters.cpu_ns(f.pid)
                 r[label]["follower_cpu_ns"] = r[label].get("follower_cpu_ns", 0) + (fafter - fbefore)
             settle(everyone, 1.0)
         done += count
@@ -226,8 +255,8 @@ def keys_phase(run, args, table, results):
     results["typist_screen"] = typist.screen.lines()
     results["follower_screen"] = follower.screen.lines()
     run.typist, run.follower, run.everyone = typist, follower, everyone
-    # nano and the solo editor are done: quit them so the rest of the run is the two live sides.
-    for program in (solo, nano):
+    # nano, the solo editor and the build before are done: quit them so the rest of the run is the two live sides.
+    for program in (solo, nano) + ((run.before, run.before_follower) if run.baton_before else ()):
         os.kill(program.pid, signal.SIGKILL)
         program.wait(3)
         everyone.remove(program)
@@ -339,8 +368,18 @@ def main():
     parser.add_argument("--idle-s", type=float, default=30)
     parser.add_argument("--open-timeout", type=float, default=60)
     parser.add_argument("--perf", metavar="FILE", help="perf record -g the typist and the follower over the keys into FILE")
+    parser.add_argument("--before-bin-dir", help="a build to compare: its typist, followed the same way, typed in the same turns")
     parser.add_argument("--skip-take", action="store_true")
     parser.add_argument("--skip-idle", action="store_true")
+    parser.add_argument("--skip-loss", action="store_true")
+    parser.add_argument("--skip-stall", action="store_true")
+    parser.add_argument("--loss-percent", type=int, default=10, help="frame loss on both hosts' links (netlab frameloss)")
+    parser.add_argument("--loss-keys", type=int, default=300)
+    parser.add_argument("--loss-runs", type=int, default=2)
+    parser.add_argument("--loss-deadline-s", type=float, default=30, help="how long after the last key to wait for the follower")
+    parser.add_argument("--stall-s", type=float, default=10, help="how long the follower is stopped (SIGSTOP)")
+    parser.add_argument("--stall-runs", type=int, default=2)
+    parser.add_argument("--stall-deadline-s", type=float, default=30, help="how long after SIGCONT to wait for the follower")
     args = parser.parse_args()
     if not 1 <= args.keys <= 1000:
         parser.error("--keys must be 1 to 1000")
@@ -348,6 +387,7 @@ def main():
     lab.check_host("live_bench.py")
     run = argparse.Namespace(programs=[])
     run.baton, _ = lab.programs("live_bench.py", args.bin_dir)
+    run.baton_before = lab.programs("live_bench.py", args.before_bin_dir)[0] if args.before_bin_dir else None
     run.nano = shutil.which("nano")
     if not run.nano:
         sys.exit("live_bench.py: nano not found (apt-get install -y nano)")
@@ -367,7 +407,13 @@ def main():
         run.file_nano = os.path.join(run.scratch, "nano.txt")
         shutil.copy(run.file, run.file_solo)
         shutil.copy(run.file, run.file_nano)
+        run.file_before = os.path.join(run.scratch, "before.txt")
+        shutil.copy(run.file, run.file_before)
         keys_phase(run, args, table, results)
+        if not args.skip_loss:
+            results["loss"] = live_faults.loss_phase(run, args, pump, shows, following)
+        if not args.skip_stall:
+            results["stall"] = live_faults.stall_phase(run, args, pump, shows)
         if not args.skip_idle:
             idle_phase(run, args, results)
         if not args.skip_take:
@@ -375,6 +421,7 @@ def main():
     finally:
         for program in run.programs:
             try:
+                os.kill(program.pid, signal.SIGCONT)  # a follower stopped by the stall phase
                 os.kill(program.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
@@ -398,13 +445,20 @@ def main():
               "p99 ≤ 5 ms", bool(fol) and missed_f == 0 and report.percentile(fol, 0.99) <= 5)
     table.row(f"key on h1 → follower's first output byte p50 / p99 / max ({len(t['follower_first_ms'])} keys;"
               f" {t['follower_first_not_change']} whose change came in later bytes)", fmt(t["follower_first_ms"], 2), "", None)
-    for label, name in (("typist", "typist (followed)"), ("solo", "baton edit, nobody following"), ("nano", "nano -I")):
+    live_faults.report_rows(table, results, args)
+    names = [("typist", "typist (followed)"), ("solo", "baton edit, nobody following"), ("nano", "nano -I")]
+    if "before" in r:
+        names.insert(1, ("before", "the build before, followed"))
+    for label, name in names:
         k = r[label]
+        if label == "before":
+            bf = [x for x in k["follower_ms"] if x is not None]
+            table.row("the build before: key → its follower's screen p50 / p99 / max", fmt(bf), "", None)
         keys = [x for x in k["keys_ms"] if x is not None]
         met = None
-        if label == "typist":
+        if label in ("typist", "before"):
             met = bool(keys) and len(keys) == len(k["keys_ms"]) and report.percentile(keys, 0.99) <= 1.5 * nano_p99
-        table.row(f"{name}: key → own screen p50 / p99 / max", fmt(keys), "p99 ≤ 1.5× nano's" if label == "typist" else "", met)
+        table.row(f"{name}: key → own screen p50 / p99 / max", fmt(keys), "p99 ≤ 1.5× nano's" if label in ("typist", "before") else "", met)
         table.row(f"{name}: key → own first output byte p50 / p99 / max", fmt(k["first_ms"], 2), "", None)
         if k["cpu_keys"]:
             extra = ""

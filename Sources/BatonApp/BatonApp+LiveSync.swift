@@ -80,6 +80,7 @@ extension BatonApp {
         }
         var following = LiveFollowing(link: taker.link, peerName: taker.peerName, mayTake: true, activityID: nil)
         following.revision = taker.revision
+        following.gave = true
         model.live = .following(following)
         model.overlay = nil
         // The line says it from now on: "Following alice — read-only · Ctrl-T takes the baton back".
@@ -93,7 +94,7 @@ extension BatonApp {
         switch message {
         case .state(let revision, let type, let userInfo):
             guard var session = Session(activityType: type, userInfo: userInfo, from: following.peerName) else {
-                return [.liveSend(link: following.link, .resync)]
+                return askResync(&following)
             }
             // The source following its own session keeps its file: a take back saves where it did.
             if case .editor(let mine) = model.session, case .editor(var theirs) = session, mine.filePath != nil,
@@ -105,6 +106,8 @@ extension BatonApp {
             }
             model.session = session
             following.revision = revision
+            following.resyncAsked = false
+            following.gave = false
             following.linkProblem = nil
             following.retries = 0
             return []
@@ -113,15 +116,21 @@ extension BatonApp {
                   state.buffer.replaceLines(from: start, removed: removed, with: lines), state.buffer.lineCount == lineCount
             else {
                 following.revision = nil
-                return [.liveSend(link: following.link, .resync)]
+                return askResync(&following)
             }
             state.buffer.move(to: cursor)
             _ = state.buffer.takeLineChanges()
             model.session = .editor(state)
             following.revision = revision
+            following.gave = false
             return []
         case .given(let revision, let cursor, let history):
-            guard following.isTaking, following.revision == revision else { return [.liveSend(link: following.link, .resync)] }
+            guard following.isTaking else { return [] }
+            // A change before the take did not fit: lead only once the whole state came.
+            guard following.revision == revision else {
+                following.revision = nil
+                return askResync(&following)
+            }
             if case .editor(var state) = model.session {
                 state.buffer.move(to: cursor)
                 _ = state.buffer.takeLineChanges()
@@ -141,8 +150,23 @@ extension BatonApp {
             following.linkProblem = "the session moved to \(peerName)"
             following.retryAt = nil
             return [.liveClose(link: following.link)]
+        case .resync where following.gave:
+            // The taker did not hold what was given: the whole state at that revision, and the baton again.
+            guard let revision = following.revision else { return [] }
+            let cursor = model.session.editorState?.buffer.cursor ?? TextPosition(line: 0, column: 0)
+            return [
+                .liveSend(link: following.link, .state(revision: revision, activityType: model.session.activityType, userInfo: model.session.userInfo)),
+                .liveSend(link: following.link, .given(revision: revision, cursor: cursor, undoHistory: model.session.editorState?.history.userInfoValue)),
+            ]
         case .hello, .take, .resync:
             return []
         }
+    }
+
+    /// `resync`, unless one is on its way already.
+    private static func askResync(_ following: inout LiveFollowing) -> [AppCommand] {
+        guard !following.resyncAsked else { return [] }
+        following.resyncAsked = true
+        return [.liveSend(link: following.link, .resync)]
     }
 }

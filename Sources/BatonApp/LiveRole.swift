@@ -61,6 +61,12 @@ public struct LiveFollowing: Equatable, Sendable {
     public var revision: Int?
     /// A take asked for and not yet answered.
     public var isTaking = false
+    /// A `resync` sent and no `state` since: no other is sent meanwhile.
+    var resyncAsked = false
+    /// This program gave the baton on this link and the taker has sent nothing since: a
+    /// `resync` from it (a change before the take did not fit) is answered with the whole state
+    /// and `given` again, or both ends would follow each other.
+    var gave = false
     /// Why the link to the leader is down, while it is; and when to try again.
     public var linkProblem: String?
     var retryAt: Double?

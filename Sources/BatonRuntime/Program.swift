@@ -89,6 +89,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     var liveLinks: [Int: LiveLink] = [:]
     /// Links asked to close, still sending what was asked before.
     var closingLiveLinks: [LiveLink] = []
+    /// Links whose message went at once during the message being applied: told to the model
+    /// (`.liveSent`) before that message's turn ends, not through the inbox.
+    var liveSentAtOnce: [Int] = []
     var nextLiveLink = 0
     /// The activity last continued here (also one continued before the UI started): a live
     /// session with its source opens to it.
@@ -205,6 +208,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             } else {
                 perform(command)
             }
+        }
+        // A send that went at once is acknowledged here: posted to the inbox, the acknowledgement
+        // woke the main thread once a key for nothing else (strace of a followed editor).
+        while !liveSentAtOnce.isEmpty {
+            apply(.liveSent(link: liveSentAtOnce.removeFirst()), deferPublish: deferPublish)
         }
     }
 

@@ -10,6 +10,21 @@ public protocol StreamPipe: Sendable {
     func read() async throws -> [UInt8]?
     /// Closes the connection; later reads and writes fail. Closing twice does nothing.
     func close() async
+    /// Writes `bytes` behind everything posted before, without waiting for it to go, and says
+    /// whether it could; false: this pipe has no such write, and the caller uses `write`. A pipe
+    /// that posts closes only after what was posted went out.
+    func post(_ bytes: [UInt8]) -> Bool
+    /// Hands what arrives to `receive` from the pipe's own thread as it arrives, one call at a
+    /// time and in order: bytes, then nil at the end or the error that ended it; `read` is not
+    /// used after. False: this pipe has no such delivery, and the caller reads.
+    func deliver(to receive: @escaping @Sendable (Result<[UInt8]?, any Error>) -> Void) -> Bool
+}
+
+extension StreamPipe {
+    /// No posting: `write` it is.
+    public func post(_ bytes: [UInt8]) -> Bool { false }
+    /// No delivery: `read` it is.
+    public func deliver(to receive: @escaping @Sendable (Result<[UInt8]?, any Error>) -> Void) -> Bool { false }
 }
 
 /// Where a stream server hands the connections whose client sent OPEN: the program that

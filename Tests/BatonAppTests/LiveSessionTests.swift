@@ -165,6 +165,27 @@ struct LiveSessionTests {
         #expect(wire["bob"].editorState.buffer.text == "one\ntwo\nthree")
     }
 
+    @Test("A change that does not fit meets a take: the taker asks again, the giver sends the state and the baton again; one leads, the other follows")
+    func takeMeetsChangeThatDoesNotFit() throws {
+        let wire = try continued()
+        wire.type("bob", "x")  // on its way to Alice
+        wire.apply("alice", .key(.control("t")))
+        // Before Bob reads the take, a change reaches Alice that does not fit what she shows.
+        let misfit = LiveMessage.change(
+            revision: 9, base: 8, start: 40, removed: 1, lines: ["?"], lineCount: 3, cursor: TextPosition(line: 0, column: 0))
+        #expect(wire.apply("alice", .liveReceived(link: 7, misfit)) == [.liveSend(link: 7, .resync)])
+        #expect(wire.apply("alice", .liveReceived(link: 7, misfit)).isEmpty, "one resync on its way at a time")
+        try wire.settle()
+        #expect(wire["alice"].live?.followers.map(\.peerName) == ["bob"], "Alice leads")
+        #expect(wire["bob"].live?.following?.peerName == "alice", "Bob follows")
+        #expect(wire["alice"].editorState.buffer.text == "xone\ntwo\nthree")
+        #expect(wire.ends["alice"]!.startedActivity == 1)
+        wire.type("alice", "?")
+        try wire.settle()
+        #expect(wire["bob"].editorState.buffer.text == wire["alice"].editorState.buffer.text)
+        #expect(wire["bob"].editorState.buffer.text.contains("?"))
+    }
+
     @Test("A third machine follows read-only; when the baton moves, it is told where and its stream ends")
     func thirdFollower() throws {
         let wire = try continued()

@@ -94,6 +94,39 @@ struct ContinuationStreamTCPTests {
         await lab.shutdown()
     }
 
+    @Test("sendAtOnce posts small messages from the caller, in order with send's; with the window spent it sends nothing and says so")
+    func sendAtOnce() async throws {
+        let (lab, a, b, _) = try await Self.lab()
+        let taker = StreamTaker()
+        let activity = try ContinuationLab.publish(on: a, streams: true, delegate: taker)
+        let entry = try #require(await ContinuationLab.entry(of: activity, on: b) { $0.record.continuationPort != nil })
+        let opened = try await b.openContinuationStream(to: entry)
+        #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
+        let accepted = try #require(taker.streams.first)
+
+        // Alice reads nothing yet: one-frame messages of 60,000 bytes go at once while the 1 MiB
+        // window lasts (17 of them, 60,002 bytes of credit each), and the 18th does not.
+        var went: [[UInt8]] = []
+        for seed in 0..<40 {
+            let message = StreamTest.state(60_000, seed: UInt64(300 + seed))
+            guard opened.sendAtOnce(message) else { break }
+            went.append(message)
+        }
+        #expect(went.count == 17)
+        let waiting = StreamTest.state(60_000, seed: 400)
+        let sender = Task { try await opened.send(waiting) }
+        // Alice reads: everything arrives once, in the order sent, and at once is possible again.
+        let atA = MessageReader(accepted)
+        #expect(await waitUntil(timeout: .seconds(30)) { atA.messages.count == went.count + 1 })
+        try await sender.value
+        #expect(opened.sendAtOnce([9]))
+        #expect(await waitUntil(timeout: .seconds(30)) { atA.messages.count == went.count + 2 })
+        #expect(atA.messages == went + [waiting, [9]])
+        await opened.close()
+        #expect(await waitUntil(timeout: .seconds(30)) { atA.end == "closed" })
+        await lab.shutdown()
+    }
+
     @Test("Refused: an activity without streams (not offered, and refused when asked anyway), one invalidated (not held), an unlisted device (at the handshake)")
     func refusals() async throws {
         let (lab, a, b, c) = try await Self.lab()

@@ -107,6 +107,25 @@ struct ContinuationStreamMachineTests {
         #expect(a.messagesWritten > written)
     }
 
+    @Test("A message goes at once only when every frame of it fits the credit and nothing waits before it")
+    func atOnce() {
+        var (a, _) = pair()
+        let chunk = ContinuationStreamLimits.maximumChunk
+        #expect(ContinuationStreamLimits.window == 16 * (chunk + 2), "16 full frames spend the window exactly")
+        #expect(a.canSendAtOnce(0) && a.canSendAtOnce(100))
+        #expect(a.canSendAtOnce(16 * chunk), "16 frames: the whole window")
+        #expect(!a.canSendAtOnce(16 * chunk + 1), "a 17th frame's header is over it")
+        let first = a.send([UInt8](repeating: 1, count: 100), now: start)
+        #expect(first.number == 1 && a.messagesWritten == 1)
+        #expect(!a.canSendAtOnce(16 * chunk), "102 bytes of the credit are spent")
+        // A message that waits for credit: nothing may go at once behind it, however small.
+        _ = a.send([UInt8](repeating: 2, count: 16 * chunk), now: start)
+        #expect(a.messagesWritten == 1)
+        #expect(!a.canSendAtOnce(0))
+        _ = a.close(now: start)
+        #expect(!a.canSendAtOnce(0), "closing: nothing more")
+    }
+
     @Test("Close from either end: the other answers CLOSE and both end closed")
     func close() {
         for closer in 0..<2 {

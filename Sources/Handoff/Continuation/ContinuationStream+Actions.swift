@@ -13,8 +13,13 @@ extension ContinuationStream {
                 defer { index += 1 }
                 switch actions[index] {
                 case .write(let plaintext):
+                    // Posted straight to the connection when it can be (under the lock: in the
+                    // order sealed), else handed to the writer task.
                     let sealed = core.sealer.seal(plaintext)
-                    outgoingYield(sealed)
+                    if !core.posts || !pipe.post(sealed) {
+                        core.posts = false
+                        outgoingYield(sealed)
+                    }
                 case .opened:
                     if let opened = core.opened { wake.append { opened.resume(returning: nil) } }
                     core.opened = nil

@@ -5,8 +5,10 @@ import HandoffWire
 /// (docs/PROTOCOL.md section 10, "Continuation streams"). Each `send` arrives whole and in
 /// order at the other end's `messages`; `send` waits while the other end is slow to read.
 ///
-/// The rules are `ContinuationStreamMachine`'s; this is its runner: a task reads the pipe, a
-/// task writes what the machine asked for in order, and a task ticks it at its deadlines.
+/// The rules are `ContinuationStreamMachine`'s; this is its runner. Frames in come from the
+/// pipe's own thread when it delivers (TCP), else from a task that reads it; frames out are
+/// posted to the pipe in the order sealed when it posts (TCP), else written by a task in order;
+/// a task ticks the machine at its deadlines.
 public final class ContinuationStream: Sendable {
     /// Who is at the other end, as the handshake proved it.
     public struct Peer: Equatable, Sendable {
@@ -30,9 +32,13 @@ public final class ContinuationStream: Sendable {
         var senders: [(number: Int, continuation: CheckedContinuation<ContinuationStreamFailure?, Never>)] = []
         var timerTarget: ContinuousClock.Instant?
         var timer: Task<Void, Never>?
+        /// Frames go to `pipe.post` until it says it has none (then to the writer task, for good).
+        var posts = true
     }
 
     let core: Mutex<Core>
+    /// Frames in, as they arrive: one reader at a time (the pipe's delivery, or the reading task).
+    let deframing: Mutex<StreamDeframer>
     let pipe: any StreamPipe
     let clock: any HandoffClock
     private let outgoing: AsyncStream<[UInt8]>.Continuation
@@ -52,15 +58,24 @@ public final class ContinuationStream: Sendable {
             }
             await pipe.close()
         }
-        var deframer = link.deframer
+        deframing = Mutex(link.deframer)
+        // Frames already read past the handshake come first.
+        receive([])
+        // Delivered from the pipe's own thread when it can; else a task reads.
+        let delivered = pipe.deliver { [weak self] event in
+            switch event {
+            case .success(let chunk?): self?.receive(chunk)
+            case .success(nil): self?.perform { $0.machine.linkEnded("the connection ended without CLOSE") }
+            case .failure: self?.perform { $0.machine.linkEnded("the connection failed") }
+            }
+        }
+        guard !delivered else { return }
         Task { [weak self] in
-            // Frames already read past the handshake come first.
-            self?.receive(&deframer, [])
             while let self {
                 let chunk: [UInt8]?
                 do { chunk = try await pipe.read() } catch { self.perform { $0.machine.linkEnded("the connection failed") }; break }
                 guard let chunk else { self.perform { $0.machine.linkEnded("the connection ended without CLOSE") }; break }
-                if !self.receive(&deframer, chunk) { break }
+                if !self.receive(chunk) { break }
             }
         }
     }
@@ -109,6 +124,19 @@ public final class ContinuationStream: Sendable {
 
     /// Whether a message of up to 64 KiB would be sent at once, without waiting.
     public var canSendWithoutWaiting: Bool { core.withLock { $0.machine.canSendWithoutWaiting } }
+
+    /// Sends `message` now if it can go without waiting (the stream open, nothing queued before
+    /// it, the credit enough for all of it) and says whether it went; when not, nothing was
+    /// sent and the caller uses `send`. No task or thread is involved: a small message sent
+    /// from the caller's thread.
+    public func sendAtOnce(_ message: [UInt8]) -> Bool {
+        guard message.count <= ContinuationStreamLimits.maximumMessage else { return false }
+        let now = clock.now
+        return perform { core in
+            guard core.machine.canSendAtOnce(message.count) else { return ([], false) }
+            return (core.machine.send(message, now: now).actions, true)
+        }
+    }
 
     /// Closes this end: CLOSE after every message sent, then the connection once the other end
     /// answers (at most 2 s later).
@@ -166,18 +194,28 @@ public final class ContinuationStream: Sendable {
 
     /// Opens every whole frame in `chunk` and hands it to the machine; false once the stream ended.
     @discardableResult
-    private func receive(_ deframer: inout StreamDeframer, _ chunk: [UInt8]) -> Bool {
-        deframer.append(chunk)
-        while true {
-            let plaintext: [UInt8]?
-            do { plaintext = try deframer.next() } catch {
-                perform { $0.machine.linkEnded("a frame did not open") }
-                return false
+    private func receive(_ chunk: [UInt8]) -> Bool {
+        var plaintexts: [[UInt8]] = []
+        let opened = deframing.withLock { deframer -> Bool in
+            deframer.append(chunk)
+            while true {
+                do {
+                    guard let plaintext = try deframer.next() else { return true }
+                    plaintexts.append(plaintext)
+                } catch {
+                    return false
+                }
             }
-            guard let plaintext else { return core.withLock { $0.machine.ending == nil } }
+        }
+        for plaintext in plaintexts {
             let now = clock.now
             perform { $0.machine.receive(plaintext, now: now) }
         }
+        guard opened else {
+            perform { $0.machine.linkEnded("a frame did not open") }
+            return false
+        }
+        return core.withLock { $0.machine.ending == nil }
     }
 }
 

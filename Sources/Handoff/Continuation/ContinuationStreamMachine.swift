@@ -83,6 +83,13 @@ package struct ContinuationStreamMachine: Sendable {
     package var canSendWithoutWaiting: Bool {
         phase == .open && outboxHead == outbox.count && sendCredit >= ContinuationFrame.cost(ofChunk: Limits.maximumChunk)
     }
+    /// Whether a message of `count` bytes would be written whole at once: open, nothing
+    /// waiting before it, and the credit enough for every frame of it.
+    package func canSendAtOnce(_ count: Int) -> Bool {
+        guard phase == .open, outboxHead == outbox.count else { return false }
+        let frames = max(1, (count + Limits.maximumChunk - 1) / Limits.maximumChunk)
+        return count + 2 * frames <= sendCredit
+    }
     /// Whether a whole message waits to be taken.
     package var hasMessage: Bool { !inbox.isEmpty }
 
