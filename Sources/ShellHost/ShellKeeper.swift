@@ -38,10 +38,25 @@ public final class ShellKeeper: UserActivityDelegate {
     let output = OutputGate()
 
     /// A terminal's stream and the queue of what it is sent, in order.
-    struct Joined {
+    final class Joined {
         let stream: ContinuationStream
         let outbox: AsyncStream<Outgoing>.Continuation
-        let done: Task<Void, Never>
+        var done: Task<Void, Never>?
+        /// Messages handed to `outbox` and not sent yet.
+        var queued = 0
+        init(stream: ContinuationStream, outbox: AsyncStream<Outgoing>.Continuation) {
+            self.stream = stream
+            self.outbox = outbox
+        }
+
+        /// Sends `message` from here when it can go at once (nothing queued, the window open),
+        /// else queues it.
+        func post(_ message: ShellMessage) {
+            let bytes = message.bytes
+            if queued == 0, stream.sendAtOnce(bytes) { return }
+            queued += 1
+            outbox.yield(.message(bytes))
+        }
     }
 
     enum ProgramEvent: Sendable {
@@ -50,7 +65,7 @@ public final class ShellKeeper: UserActivityDelegate {
     }
 
     enum Outgoing: Sendable {
-        case message(ShellMessage)
+        case message([UInt8])
         case close
     }
 
@@ -116,7 +131,7 @@ public final class ShellKeeper: UserActivityDelegate {
         }
         logger.info("the program ended with status \(status)")
         perform(core.programEnded(status: status))
-        for joined in terminals.values { await joined.done.value }
+        for joined in terminals.values { await joined.done?.value }
         membership.cancel()
         timer?.cancel()
         pty.closeMaster()
@@ -130,18 +145,20 @@ public final class ShellKeeper: UserActivityDelegate {
         let id = nextID
         nextID += 1
         let (outbox, queue) = AsyncStream<Outgoing>.makeStream()
-        let done = Task {
+        let joined = Joined(stream: stream, outbox: queue)
+        joined.done = Task { @MainActor [weak joined] in
             for await item in outbox {
                 switch item {
-                case .message(let message):
-                    do { try await stream.send(message.bytes) } catch { return }
+                case .message(let bytes):
+                    do { try await stream.send(bytes) } catch { return }
+                    joined?.queued -= 1
                 case .close:
                     await stream.close()
                     return
                 }
             }
         }
-        terminals[id] = Joined(stream: stream, outbox: queue, done: done)
+        terminals[id] = joined
         let origin: ShellKeeperCore.Origin = stream.peer.device == center.membership.identity.publicIdentity ? .thisDevice : .listedDevice
         logger.info("\(stream.peer.name) opened a stream (terminal \(id))")
         Task { @MainActor [weak self] in
@@ -213,7 +230,7 @@ public final class ShellKeeper: UserActivityDelegate {
     func perform(_ actions: [ShellKeeperCore.Action]) {
         for action in actions {
             switch action {
-            case .send(let id, let message): terminals[id]?.outbox.yield(.message(message))
+            case .send(let id, let message): terminals[id]?.post(message)
             case .close(let id):
                 terminals[id]?.outbox.yield(.close)
                 terminals[id]?.outbox.finish()

@@ -15,8 +15,10 @@ public final class ShellViewer {
     private var core: ShellViewerCore
     private let stream: ContinuationStream
     private let show: @MainActor (ShellScreen, String?) -> Void
-    private let outbox: AsyncStream<ShellMessage>.Continuation
-    private let sending: Task<Void, Never>
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private var sending: Task<Void, Never>?
+    /// Messages handed to `outbox` and not sent yet: while there are any, the next waits its turn.
+    private var queued = 0
     private var ending: ShellViewerCore.Ending?
     private var waiter: CheckedContinuation<Void, Never>?
 
@@ -24,14 +26,24 @@ public final class ShellViewer {
         self.stream = stream
         self.core = core
         self.show = show
-        // Sent in order, each waiting for the keeper's window.
-        let (messages, outbox) = AsyncStream<ShellMessage>.makeStream()
+        // What cannot go at once is sent in order, each waiting for the keeper's window.
+        let (messages, outbox) = AsyncStream<[UInt8]>.makeStream()
         self.outbox = outbox
-        sending = Task {
-            for await message in messages {
-                do { try await stream.send(message.bytes) } catch { return }
+        sending = Task { @MainActor [weak self] in
+            for await bytes in messages {
+                do { try await stream.send(bytes) } catch { return }
+                self?.queued -= 1
             }
         }
+    }
+
+    /// Sends `message` from here when it can go at once (nothing queued, the window open), else
+    /// queues it: a key costs no hop to another task.
+    private func post(_ message: ShellMessage) {
+        let bytes = message.bytes
+        if queued == 0, stream.sendAtOnce(bytes) { return }
+        queued += 1
+        outbox.yield(bytes)
     }
 
     /// Runs with the user's input from `input` until the terminal leaves or the stream ends.
@@ -53,7 +65,7 @@ public final class ShellViewer {
     /// Runs until the terminal leaves or the stream ends; returns why it ended. The user's input
     /// comes through `handle`.
     public func run() async -> ShellViewerCore.Ending {
-        outbox.yield(core.hello)
+        post(core.hello)
         let stream = self.stream
         let reading = Task { @MainActor [self] in
             do {
@@ -88,7 +100,7 @@ public final class ShellViewer {
         // the terminal: the stream's close ends a send still waiting for its window.
         outbox.finish()
         await stream.close()
-        sending.cancel()
+        sending?.cancel()
         return ending ?? .broken("the session's connection ended")
     }
 
@@ -107,7 +119,7 @@ public final class ShellViewer {
     private func perform(_ actions: [ShellViewerCore.Action]) {
         for action in actions where ending == nil {
             switch action {
-            case .send(let message): outbox.yield(message)
+            case .send(let message): post(message)
             case .show(let screen, let status): show(screen, status)
             case .leave(let why): finish(why)
             }
