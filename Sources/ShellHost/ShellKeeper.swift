@@ -263,57 +263,11 @@ public final class ShellKeeper: UserActivityDelegate {
             self.perform(self.core.tick(now: clock.now))
         }
     }
-
-    // MARK: - The activity
-
-    /// At most once a second: what runs in front, and in which folder; published when it changed.
-    private func lookAtProgram() {
-        let now = center.clock.now
-        guard now - lastLook >= .seconds(1) else { return }
-        lastLook = now
-        guard let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }
-        running = seen
-        publish()
-    }
-
-    func publish() {
-        let screen = emulator.screen
-        activity.title = "\(running.command) in \(RunningProgram.shortFolder(running.folder)) — \(center.configuration.peer.name)"
-        activity.userInfo = [
-            "folder": .string(running.folder), "command": .string(running.command),
-            "rows": .integer(screen.rowCount), "columns": .integer(screen.columns),
-        ]
-        activity.needsSave = true
-    }
 }
 
 extension ShellKeeper {
     /// Hangs up the program, as closing its terminal would.
     public func hangUp() {
         pty.signal(SIGHUP)
-    }
-}
-
-/// Chunks of the program's output read and not yet taken: the reading thread waits once
-/// `limit` are waiting.
-final class OutputGate: Sendable {
-    static let limit = 8
-    private let slots = DispatchSemaphore(value: OutputGate.limit)
-    private let count = Mutex(0)
-
-    /// The reader has a chunk: waits for room.
-    func enter() {
-        slots.wait()
-        count.withLock { $0 += 1 }
-    }
-
-    /// A chunk was taken; returns how many still wait.
-    func leave() -> Int {
-        let left = count.withLock { count in
-            count -= 1
-            return count
-        }
-        slots.signal()
-        return left
     }
 }

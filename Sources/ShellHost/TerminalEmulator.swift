@@ -19,6 +19,9 @@ public final class TerminalEmulator {
     public private(set) var hasChanges = false
     private var output: [UInt8] = []
 
+    /// The screen's size, without reading it.
+    public var size: (rows: Int, columns: Int) { (current.rowCount, current.columns) }
+
     /// The screen now.
     public var screen: ShellScreen {
         readDamagedRows()

@@ -13,7 +13,7 @@ struct ShellCommand: AsyncParsableCommand {
         discussion: """
             The program runs here, on a pseudo-terminal of its own, and shows in this terminal as if \
             it ran directly. Another listed machine continues it with baton --continue-activity \
-            dev.baton.shell (or Enter in the nearby list): this terminal's user is asked first, \
+            dev.baton.shell: this terminal's user is asked first, \
             "bob@desk asks to take this session: y/N". Once taken, the program's screen and keyboard \
             are there; this terminal follows read-only, and t takes the session back. baton follow \
             watches one read-only.
