@@ -95,16 +95,27 @@ public final class Pseudoterminal: Sendable {
         return true
     }
 
-    /// Blocks until the program writes, then returns what it wrote (at most 64 KiB); nil once
-    /// its side is closed (the program and everything it started ended).
+    /// Blocks until the program writes, then returns what it wrote, with what more is ready at
+    /// once (at most 64 KiB: the terminal driver hands over 4 KiB a read, and each chunk costs
+    /// the keeper a wake-up); nil once its side is closed (the program and everything it started
+    /// ended).
     public func read() -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
-            if count > 0 { return Array(buffer.prefix(count)) }
+        var filled = 0
+        while filled < buffer.count {
+            if filled > 0 {
+                var ready = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 else { break }
+            }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress! + filled, $0.count - filled) }
+            if count > 0 {
+                filled += count
+                continue
+            }
             if count < 0, errno == EINTR { continue }
-            return nil  // 0, or EIO: the slave side has no process left
+            break  // 0, or EIO: the slave side has no process left
         }
+        return filled > 0 ? Array(buffer.prefix(filled)) : nil
     }
 
     /// Waits for the program to end and returns its status as a shell gives it: the exit code,
