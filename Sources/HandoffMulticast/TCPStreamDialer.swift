@@ -190,7 +190,11 @@ final class TCPStreamConnection: StreamConnection {
             }
         }
         if let (reader, taken) = woken { reader.resume(with: taken) }
-        pushWaiting()
+        // On a later turn of the event loop, not now: a connection ends inside a write the stream
+        // posted while it held its lock (a flush that fails closes the channel at once), and
+        // handing it the end from there would take that lock again.
+        let channel = channel
+        channel.eventLoop.execute { self.pushWaiting() }
     }
 
     /// Everything waiting, the end, or nil when the reader has to wait. Resumes the socket's
