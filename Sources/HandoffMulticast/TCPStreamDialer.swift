@@ -140,9 +140,17 @@ final class TCPStreamConnection: StreamConnection {
     /// nothing waits for it to go. A continuation stream
     /// posts each sealed frame so: awaiting every write moved each key's change through four
     /// more thread switches on its way out.
+    ///
+    /// Always through the event loop's queue, also from the event loop itself: a write made there
+    /// at once would pass frames posted before it from another thread and still queued (the
+    /// receiver then cannot open them: each frame's nonce counts), and would run inside the
+    /// caller's lock.
     func post(_ bytes: [UInt8]) -> Bool {
-        let written = channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
-        lastPosted.withLock { $0 = written }
+        let channel = channel
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        channel.eventLoop.execute { channel.writeAndFlush(buffer, promise: promise) }
+        lastPosted.withLock { $0 = promise.futureResult }
         return true
     }
 
