@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reading the rules: running the firewall tools this machine has.
 extension FirewallCheck {
@@ -21,59 +24,98 @@ extension FirewallCheck {
         return folders.map { $0 + "/" + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// How long after its output ended a firewall tool's exit may take to be reported.
+    /// How long after its output ended a firewall tool may take to exit.
     static let exitReportLimit: TimeInterval = 30
 
+    /// Runs the tool with `posix_spawn` and waits for it with `waitpid`: Foundation's `Process`
+    /// reports an exit from a thread of its own, and on a loaded machine that report once came
+    /// more than 30 s after the tool's output had ended (doctor then said it could not read the
+    /// firewall, in CI).
     private static func run(_ path: String, _ arguments: [String], timeout: TimeInterval) -> (rules: String?, failure: String?) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        // The exit, as Foundation tells it, waited for with the same bound: `waitUntilExit` has no
-        // bound, and on a loaded machine a doctor once waited in it past 60 s, printing nothing.
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        do {
-            try process.run()
-        } catch {
-            return (nil, "\(error.localizedDescription)")
+        var outputPipe: [Int32] = [0, 0]
+        var errorPipe: [Int32] = [0, 0]
+        guard pipe(&outputPipe) == 0 else { return (nil, "no pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&errorPipe) == 0 else {
+            close(outputPipe[0]); close(outputPipe[1])
+            return (nil, "no pipe: \(String(cString: strerror(errno)))")
         }
-        // Read while it runs, so that a large ruleset cannot fill the pipe and stall it.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        for fd in [outputPipe[0], outputPipe[1], errorPipe[0], errorPipe[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        guard spawned == 0 else {
+            close(outputPipe[0]); close(errorPipe[0])
+            return (nil, String(cString: strerror(spawned)))
+        }
+        // Read both while it runs, so that a large ruleset cannot fill a pipe and stall it.
         let collected = Collected()
-        let reader = Thread {
-            collected.output = output.fileHandleForReading.readDataToEndOfFile()
-            collected.errors = errors.fileHandleForReading.readDataToEndOfFile()
-            collected.finished.signal()
+        let reading = DispatchGroup()
+        for (fd, isOutput) in [(outputPipe[0], true), (errorPipe[0], false)] {
+            DispatchQueue.global().async(group: reading) {
+                let bytes = Self.readAll(fd)
+                close(fd)
+                collected.lock.withLock { if isOutput { collected.output = bytes } else { collected.errors = bytes } }
+            }
         }
-        reader.start()
-        // Done when its output ends (it exited): Foundation's notice of the exit comes through a
-        // thread of its own, which a busy machine may run seconds late.
-        if collected.finished.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
+        if reading.wait(timeout: .now() + timeout) == .timedOut {
+            kill(pid, SIGKILL)
+            _ = Self.reap(pid, within: Self.exitReportLimit)
             return (nil, "no answer within \(Int(timeout)) s")
         }
-        // Its output ended, so it has exited or is about to; Foundation reports the exit from a
-        // thread of its own, which a loaded machine runs late: give that time, within a bound.
-        guard exited.wait(timeout: .now() + Self.exitReportLimit) == .success else {
-            return (nil, "its exit was not reported within \(Int(Self.exitReportLimit)) s")
+        // Its output ended: it has exited or is about to.
+        guard let status = Self.reap(pid, within: Self.exitReportLimit) else {
+            kill(pid, SIGKILL)
+            return (nil, "it did not exit within \(Int(Self.exitReportLimit)) s of its output's end")
         }
-        let text = String(decoding: collected.output, as: UTF8.self)
-        if process.terminationStatus != 0 {
-            let message = String(decoding: collected.errors, as: UTF8.self)
-                .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
-            return (nil, message.contains("ermission") || message.contains("not permitted")
-                ? "needs root: \(message)" : message)
+        let (output, errors) = collected.lock.withLock { (collected.output, collected.errors) }
+        if status != 0 {
+            let message = String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "exit status \(status)"
+            return (nil, message.contains("ermission") || message.contains("not permitted") ? "needs root: \(message)" : message)
         }
-        return (text, nil)
+        return (String(decoding: output, as: UTF8.self), nil)
+    }
+
+    /// Everything `fd` gives until its end.
+    private static func readAll(_ fd: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += buffer.prefix(count); continue }
+            if count < 0, errno == EINTR { continue }
+            return bytes
+        }
+    }
+
+    /// `pid`'s exit status (128 + the signal when one ended it), waited for at most `within`
+    /// seconds; nil when it has not exited by then.
+    private static func reap(_ pid: pid_t, within: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(within)
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            if result < 0, errno != EINTR { return 255 }
+            if Date() >= deadline { return nil }
+            usleep(2_000)
+        }
     }
 
     private final class Collected: @unchecked Sendable {
-        var output = Data()
-        var errors = Data()
-        let finished = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
     }
 }
