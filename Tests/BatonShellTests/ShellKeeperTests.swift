@@ -62,19 +62,24 @@ struct ShellKeeperTests {
         return terminal
     }
 
-    @Test("A terminal of the keeper's own device drives a real shell; a second one follows; the exit status reaches both")
-    func driveFollowExit() async throws {
-        let network = InMemoryNetwork()
-        let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_001)
-        let b = Self.center(network, streams, name: "bob", port: 41_002)
+    /// A keeper of `/bin/sh` (10 × 50) on `a`, running, and its session as `b` hears it.
+    static func keep(on a: ActivityCenter, heardBy b: ActivityCenter) async throws -> (run: Task<Int, Never>, entry: NearbyActivity) {
         let keeper = try ShellKeeper(
             center: a, arguments: ["/bin/sh"], environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
             folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
         let id = keeper.activityID
         let run = Task { @MainActor in await keeper.run() }
         #expect(await waitUntil { b.nearby.contains { $0.id == id } })
-        let entry = try #require(b.nearby.first { $0.id == id })
+        return (run, try #require(b.nearby.first { $0.id == id }))
+    }
+
+    @Test("A terminal of the keeper's own device drives a real shell; a second one follows; the exit status reaches both")
+    func driveFollowExit() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_001)
+        let b = Self.center(network, streams, name: "bob", port: 41_002)
+        let (run, entry) = try await Self.keep(on: a, heardBy: b)
         #expect(entry.record.userInfo["command"] == .string("sh"))
         #expect(entry.record.continuationPort == 41_001)
 
@@ -109,13 +114,7 @@ struct ShellKeeperTests {
         let streams = InMemoryStreams()
         let a = Self.center(network, streams, name: "alice", port: 41_011)
         let b = Self.center(network, streams, name: "bob", port: 41_012)
-        let keeper = try ShellKeeper(
-            center: a, arguments: ["/bin/sh"], environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
-            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
-        let id = keeper.activityID
-        let run = Task { @MainActor in await keeper.run() }
-        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
-        let entry = try #require(b.nearby.first { $0.id == id })
+        let (run, entry) = try await Self.keep(on: a, heardBy: b)
 
         let garbage = try await b.openContinuationStream(to: entry)
         try await garbage.send([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0xFF, 0x00])

@@ -100,6 +100,8 @@ struct KeyValueResolverTests {
     func slowResolver() async throws {
         let clock = ManualClock(start: Date())
         let crossed = try await crossed(timeout: 2, clock: clock) { _ in
+            // The resolver under test is slow: it waits 60 s of the virtual clock, which only
+            // this test moves; nothing here waits for an event.
             try await clock.sleep(for: .seconds(60))
             return 99
         }
