@@ -98,16 +98,24 @@ extension StoreSyncCore {
     ) -> [StoreSyncAction] {
         let name = request.store
         refusedCount += taken?.refused ?? 0
+        // Writes that came from their writer are acknowledged (what `kv set` waits for); what a
+        // peer passes on in an answer is not. A write this device took from another sender less
+        // than a second ago (another program of the writer's machine found it in the file and
+        // sent it first) is acknowledged too when the writer's own datagram brings it.
+        if let taken {
+            let fresh = taken.took.filter { $0.writer == request.sender.bytes }
+            let tookNow = Set(taken.took)
+            let justHeld = request.entries.map(\.version).filter { version in
+                guard version.writer == request.sender.bytes, !tookNow.contains(version),
+                    let at = recentlySent[SentKey(store: name, version: version)] else { return false }
+                return now - at < Self.inFlight
+            }
+            if !(fresh + justHeld).isEmpty { acknowledge(fresh + justHeld, of: name, now: now) }
+        }
         // What just came in is not sent back to where it came from in the next answer.
         if let taken { note(taken.took, of: name, at: now) }
         guard let own = stores.digests(of: name) else { return [] }
         let differing = Set(own.buckets(differingFrom: request.digests))
-        // Writes that came from their writer are acknowledged (what `kv set` waits for); what a
-        // peer passes on in an answer is not.
-        if let taken {
-            let fresh = taken.took.filter { $0.writer == request.sender.bytes }
-            if !fresh.isEmpty { acknowledge(fresh, of: name, now: now) }
-        }
         // Someone else said what this device would: those buckets need no answer from here.
         if var answer = answers[name] {
             answer.buckets.subtract((0..<StoreDigests.bucketCount).filter { own.bucket($0) == request.digests.bucket($0) })

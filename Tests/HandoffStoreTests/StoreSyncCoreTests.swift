@@ -162,6 +162,33 @@ struct StoreSyncCoreTests {
         #expect(a.stores.held["baton"]?["passed"] != nil)
     }
 
+    @Test("A write passed on by another program of its machine first is acknowledged when the writer's own datagram brings it within 1 s; not later")
+    func acknowledgedAfterPassedOn() throws {
+        let lab = CoreLab()
+        let a = lab.add(device: 0xA1, seed: 1)
+        lab.open(0, "baton")
+        lab.start(0)
+        lab.run(for: .seconds(1))
+        // The writer's machine's kv watch: same device, another instance.
+        let watch = SenderID(bytes: Array(repeating: 0xB0, count: 8) + Array(repeating: 3, count: 8))!
+        let version = StoreVersion(clock: StoreVersion.clock(at: lab.date), writer: Self.peer)
+        let entry = StoreEntry(key: "theme", value: "dark", version: version)
+        lab.hear(0, StoreMessage(store: "baton", digests: .empty, entries: [entry]), from: watch)
+        lab.run(for: .milliseconds(20))
+        #expect(a.sent.filter { !$0.took.isEmpty }.isEmpty, "passed on by another sender: not acknowledged")
+        lab.hear(0, StoreMessage(store: "baton", digests: .empty, entries: [entry]), from: Self.peer)
+        lab.run(for: .milliseconds(20))
+        #expect(a.sent.filter { !$0.took.isEmpty }.map(\.took) == [[version]], "the writer's own datagram 20 ms later is acknowledged")
+
+        let later = StoreVersion(clock: StoreVersion.clock(at: lab.date), writer: Self.peer)
+        let old = StoreEntry(key: "font", value: "mono", version: later)
+        lab.hear(0, StoreMessage(store: "baton", digests: .empty, entries: [old]), from: watch)
+        lab.run(for: .milliseconds(1_500))
+        lab.hear(0, StoreMessage(store: "baton", digests: .empty, entries: [old]), from: Self.peer)
+        lab.run(for: .milliseconds(20))
+        #expect(a.sent.filter { !$0.took.isEmpty }.count == 1, "an entry held for more than a second is not acknowledged again")
+    }
+
     @Test("Waits end when a peer takes the version or a store is in step, else at their deadline; stop ends the rest")
     func waits() throws {
         var core = StoreSyncCore(
