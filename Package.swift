@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "baton", targets: ["baton"]),
         .executable(name: "baton-peer", targets: ["baton-peer"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "PropertyListFoundation", targets: ["PropertyListFoundation"]),
         .library(name: "HandoffWire", targets: ["HandoffWire"]),
         .library(name: "Handoff", targets: ["Handoff"]),
         .library(name: "HandoffMulticast", targets: ["HandoffMulticast"]),
@@ -17,7 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
@@ -25,20 +26,24 @@ let package = Package(
         // The property-list value, its strict binary reader, canonical writer and Codable bridge.
         // Foundation only: nothing of Baton, no Crypto, no Logging.
         .target(name: "PropertyList"),
+        .target(name: "PropertyListFoundation", dependencies: ["PropertyList"]),
         // What is bytes on the wire and what makes and checks them (docs/PROTOCOL.md): the
         // datagram header and codec, sealing, the messages and records they carry, the record
         // digest, the state stream's frames, handshake and connection machines, pairing.
         // Knows nothing of activities, directories or clocks.
         .target(
             name: "HandoffWire",
-            dependencies: ["PropertyList", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["PropertyList", "COpenSSL", "CUnistring", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        .systemLibrary(name: "CUnistring", providers: [.apt(["libunistring-dev"])]),
         // OpenSSL's libcrypto, as a system library like ncurses: the state stream's
         // ChaCha20-Poly1305, sealed from and opened into buffers of Baton's own, which
         // swift-crypto's API does not offer (BENCHMARKS.md, "The stream (issue 18)").
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Files written whole and read with care: AtomicFile, RegularFile, the group key's file.
-        .target(name: "BatonFiles", dependencies: ["HandoffWire"]),
+        .target(
+            name: "BatonFiles",
+            dependencies: ["HandoffWire", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The library: activities, registry, save pipeline, the protocol's rules, peer directory.
         .target(
             name: "Handoff",
@@ -100,7 +105,10 @@ let package = Package(
         // self-test, listening, unicast peers and the relay.
         .target(
             name: "BatonDoctor",
-            dependencies: ["Handoff", "HandoffWire", "BatonFiles", "BatonMembership", "HandoffMulticast", "HandoffRelay"]
+            dependencies: [
+                "Handoff", "HandoffWire", "BatonFiles", "BatonMembership", "HandoffMulticast", "HandoffRelay",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         // What both programs share on the command line: network options, key, registry, monitor output.
         .target(
@@ -119,6 +127,7 @@ let package = Package(
             dependencies: [
                 "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
                 "BatonRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Cells, keys and the backend protocol; knows nothing of ncurses.
@@ -155,8 +164,8 @@ let package = Package(
         // What both terminals on ncurses share: the one lock around ncurses, opening a terminal
         // with newterm in Baton's modes, the input thread's poll on it and a wake pipe, the
         // signal handlers that give the terminal back, terminfo, grapheme clusters in cells.
-        .target(name: "NCursesCore", dependencies: ["CNCurses"]),
-        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses", "NCursesCore"]),
+        .target(name: "NCursesCore", dependencies: ["CNCurses", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .target(name: "NCursesBackend", dependencies: ["TerminalUI", "CNCurses", "NCursesCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // `baton shell`'s terminal side: a session's screen (cells, not the program's bytes) drawn
         // through ncurses, and what the user types decoded into keys as keys, mouse and paste.
         .target(name: "ShellDisplay", dependencies: ["BatonShell", "CNCurses", "NCursesCore"]),
@@ -167,6 +176,7 @@ let package = Package(
                 "BatonApp", "BatonRuntime", "TerminalUI", "HandoffStore", "PropertyList", "BatonMembership", "BatonDoctor",
                 "BatonCommands", "NCursesBackend", "BatonShell", "ShellHost", "ShellDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -190,12 +200,12 @@ let package = Package(
         .testTarget(
             name: "HandoffTests",
             dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "HandoffTesting", "BatonResources",
+                "Handoff", "HandoffWire", "PropertyList", "PropertyListFoundation", "BatonFiles", "HandoffTesting", "BatonResources",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Vectors")]),
         // The reader's, writer's and Codable bridge's tests, with the plists they read.
-        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"], resources: [.copy("Vectors")]),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "PropertyListFoundation"], resources: [.copy("Vectors")]),
         // Atomic writes, and the group key's file and its hygiene, in temporary folders.
         .testTarget(name: "BatonFilesTests", dependencies: ["BatonFiles", "HandoffWire"]),
         // The golden vectors (`BATON_WRITE_VECTORS=1` rewrites them; scripts/check-vectors.py

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What is compiled into Baton's programs: the default activity registry.
 public enum BatonResources {

@@ -9,6 +9,7 @@
 import Foundation
 import Handoff
 import PropertyList
+import PropertyListFoundation
 import HandoffWire
 
 @main

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TerminalUI
 
 /// Everything the app shows and remembers; changed only by `BatonApp.update`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TerminalUI
 
 extension BatonApp {
@@ -113,7 +113,7 @@ extension BatonApp {
     static func answerPrompt(_ prompt: TextPrompt, _ model: inout AppModel) -> [AppCommand] {
         switch prompt.purpose {
         case .saveAs(let thenQuit):
-            let name = prompt.field.text.trimmingCharacters(in: .whitespaces)
+            let name = prompt.field.text.trimmed(newlines: false)
             if let problem = FileNames.validatePath(name) {
                 var refused = prompt
                 refused.problem = problem.description

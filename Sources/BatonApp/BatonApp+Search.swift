@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BatonApp {
     /// Moves the cursor to the next match of `query` after it, wrapping to the first match at
@@ -37,7 +37,7 @@ extension BatonApp {
     /// Goes to the start of line `answer` (counted from 1; past the end, the last line), or
     /// gives why the answer is not a line number.
     static func goToLine(_ answer: String, _ state: inout EditorState) -> String? {
-        guard let number = Int(answer.trimmingCharacters(in: .whitespaces)), number >= 1 else {
+        guard let number = Int(answer.trimmed(newlines: false)), number >= 1 else {
             return "type a line number from 1 to \(state.buffer.lineCount)"
         }
         state.history.seal()

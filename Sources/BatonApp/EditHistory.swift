@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One undoable change, kept as whole lines: the lines `removed` that stood from `line` on
 /// before it, and the lines `inserted` that stand there after it (each at least one line).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A continuable activity a peer offers, as the nearby list and the hint line show it.
 public struct NearbyItem: Equatable, Sendable, Identifiable {

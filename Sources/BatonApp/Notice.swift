@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A transient line such as "Continued on bob@desk" or "Saved notes.txt", shown for a few seconds.
 public struct Notice: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffWire
 
@@ -76,18 +76,42 @@ package struct DoctorReport: Equatable, Sendable {
     /// One JSON object: `checks` (each with `name`, `status`, `detail` and `fix`, null when
     /// there is none), `exitStatus`, and `firstFix` (null when there is none).
     package func json() -> String {
-        let object: [String: Any] = [
-            "checks": findings.map { finding -> [String: Any] in
-                [
-                    "name": finding.name, "status": finding.status.rawValue, "detail": finding.detail,
-                    "fix": finding.fix ?? NSNull(),
-                ]
-            },
-            "exitStatus": Int(exitStatus),
-            "firstFix": firstFix ?? NSNull(),
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
+        let report = JSONReport(
+            checks: findings.map { JSONReport.Check(name: $0.name, status: $0.status.rawValue, detail: $0.detail, fix: $0.fix) },
+            exitStatus: Int(exitStatus), firstFix: firstFix)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The report as `json()` writes it: a missing fix is written as null, not left out.
+    private struct JSONReport: Encodable {
+        struct Check: Encodable {
+            let name: String, status: String, detail: String, fix: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try container.encode(status, forKey: .status)
+                try container.encode(detail, forKey: .detail)
+                try container.encode(fix, forKey: .fix)
+            }
+
+            enum CodingKeys: String, CodingKey { case name, status, detail, fix }
+        }
+
+        let checks: [Check]
+        let exitStatus: Int
+        let firstFix: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(checks, forKey: .checks)
+            try container.encode(exitStatus, forKey: .exitStatus)
+            try container.encode(firstFix, forKey: .firstFix)
+        }
+
+        enum CodingKeys: String, CodingKey { case checks, exitStatus, firstFix }
     }
 }

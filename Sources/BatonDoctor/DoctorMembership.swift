@@ -1,6 +1,6 @@
 import BatonFiles
 import BatonMembership
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffWire
 
@@ -80,9 +80,7 @@ package enum DoctorMembership {
     /// "this machine was removed from the group by alice@laptop at 2027-01-15 08:00 UTC: …"
     package static func removedDetail(_ removal: Statement, in roster: DeviceRoster) -> String {
         let by = roster.name(of: removal.by).map { PeerText.visible($0) } ?? "a device of the group"
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return "this machine was removed from the group by \(by) (\(formatter.string(from: removal.at))): "
+        return "this machine was removed from the group by \(by) (\(removal.at.formatted(Date.ISO8601FormatStyle()))): "
             + "it still hears the others under the old key for a while, but none of them hears it"
     }
 

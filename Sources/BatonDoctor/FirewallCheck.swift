@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `baton doctor`'s firewall check: reads the rules of nftables and iptables when it may, and
 /// names what stops any port Baton uses (`BatonPort`): the datagram port and group, pairing's

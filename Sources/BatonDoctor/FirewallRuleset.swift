@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One tool's rules, chain by chain in the order the tool evaluates them, as `nft list ruleset`
 /// or `iptables -S` printed them; and what they do to one of Baton's ports.
@@ -66,7 +66,7 @@ package struct FirewallRuleset: Equatable, Sendable {
         var chains: [Chain] = []
         var table = ""
         for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed(newlines: false)
             let words = line.split(separator: " ").map(String.init)
             if words.first == "table", words.count >= 3 {
                 table = "\(words[1]) \(words[2])"
@@ -104,7 +104,7 @@ package struct FirewallRuleset: Equatable, Sendable {
             return chains.count - 1
         }
         for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed(newlines: false)
             let words = line.split(separator: " ").map(String.init)
             guard words.count >= 2 else { continue }
             switch words[0] {
@@ -200,7 +200,7 @@ package struct FirewallRuleset: Equatable, Sendable {
             values = [rest.first!]
         }
         // The transport: `th dport` is either; otherwise the protocol the rule names.
-        let protocols = words.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "{},")) }
+        let protocols = words.map { $0.trimmed { "{},".contains($0) } }
         let mine = port.transport == .udp ? "udp" : "tcp"
         let other = port.transport == .udp ? "tcp" : "udp"
         if !words.contains("th"), !protocols.contains(mine), protocols.contains(other) { return false }
@@ -235,7 +235,7 @@ package struct FirewallRuleset: Equatable, Sendable {
     static func acceptsBroadly(_ line: String) -> Bool {
         let lower = line.lowercased()
         // Interface names are quoted (`iifname "lo"`): here their text counts.
-        let words = Set(lower.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"{},;")) })
+        let words = Set(lower.split(separator: " ").map { $0.trimmed { "\"{},;".contains($0) } })
         let narrow = ["dport", "--dport", "--dports", "sport", "--sport", "ct", "--ctstate", "--state", "state", "lo",
                       "daddr", "-d", "--destination",
                       "udp", "tcp", "icmp", "icmpv6", "ipv6-icmp", "l4proto", "protocol", "-p", "pkttype", "flags", "limit",

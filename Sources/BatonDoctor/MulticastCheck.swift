@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffMulticast
 import HandoffWire
@@ -221,6 +221,6 @@ package enum MulticastCheck {
     private static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
 
     private static func trimmed(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        seconds == seconds.rounded() ? String(Int(seconds)) : PlainText.oneDecimal(seconds)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HandoffWire
 import HandoffRelay
 
 /// What `baton doctor` says of the relay: how it connected, or why not and what to do, with a
@@ -91,7 +92,7 @@ extension RelayCheck {
     /// `12` ms, or `0.4` ms below 10 ms.
     static func milliseconds(_ seconds: Double) -> String {
         let ms = seconds * 1000
-        return ms < 10 ? String(format: "%.1f", ms) : String(Int(ms.rounded()))
+        return ms < 10 ? PlainText.oneDecimal(ms) : String(Int(ms.rounded()))
     }
 
     static func trimmed(_ seconds: Double) -> String {

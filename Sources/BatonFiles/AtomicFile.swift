@@ -116,13 +116,7 @@ package enum AtomicFile {
 
     /// Writes every byte to `fd`, retrying short writes and EINTR.
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(Error) {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw .incompleteWrite(path: path, errno: n < 0 ? errno : EIO) }
-            written += n
-        }
+        if let failure = Descriptor.writeAll(fd, bytes) { throw .incompleteWrite(path: path, errno: failure) }
     }
 
     /// The permission bits of what is at `path` now, or nil when nothing is.
@@ -138,9 +132,4 @@ package enum AtomicFile {
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder
     }
-}
-
-/// write(2), named so that `AtomicFile.write` does not hide it.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(fd, buffer, count)
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Where this machine's identity is kept: `identity.key` beside the default group key, under the
@@ -13,7 +13,7 @@ extension DeviceIdentity {
 
     /// `$XDG_CONFIG_HOME/baton/identity.key`, or `~/.config/baton/identity.key`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (GroupKey.defaultFolder(environment: environment) as NSString).appendingPathComponent("identity.key")
+        PlainText.path(GroupKey.defaultFolder(environment: environment), "identity.key")
     }
 
     /// This machine's identity, made (0600, in a 0700 folder) when there is none yet.

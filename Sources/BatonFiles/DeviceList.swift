@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 #if canImport(Glibc)
 import Glibc
@@ -109,7 +109,7 @@ public struct DeviceList: Sendable {
     /// The list in Baton's folder: `$XDG_CONFIG_HOME/baton/devices.json` or `~/.config/baton/devices.json`.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> DeviceList {
         DeviceList(
-            path: (GroupKey.defaultFolder(environment: environment) as NSString).appendingPathComponent("devices.json"),
+            path: PlainText.path(GroupKey.defaultFolder(environment: environment), "devices.json"),
             privateFolder: true)
     }
 

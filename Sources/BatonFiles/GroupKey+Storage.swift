@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +26,7 @@ extension GroupKey {
 
     /// The default key file: `$XDG_CONFIG_HOME/baton/group.key` or `~/.config/baton/group.key`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (defaultFolder(environment: environment) as NSString).appendingPathComponent("group.key")
+        PlainText.path(defaultFolder(environment: environment), "group.key")
     }
 
     /// Baton's own folder, which holds the default key and is kept at 0700:
@@ -38,10 +38,10 @@ extension GroupKey {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             config = xdg
         } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            config = (home as NSString).appendingPathComponent(".config")
+            let home = environment["HOME"] ?? PlainText.homeFolder
+            config = PlainText.path(home, ".config")
         }
-        return (config as NSString).appendingPathComponent("baton")
+        return PlainText.path(config, "baton")
     }
 
     /// Finds the key as docs/PROTOCOL.md orders it, creating the default file on first use.
@@ -55,7 +55,7 @@ extension GroupKey {
             return (try GroupKey(base64: text, source: "BATON_KEY"), .environment)
         }
         let folder = defaultFolder(environment: environment)
-        let path = (folder as NSString).appendingPathComponent("group.key")
+        let path = PlainText.path(folder, "group.key")
         if let key = try readIfPresent(path: path) {
             _ = try? Self.keepPrivate(folder: folder, for: path)  // reading stays safe without it
             return (key, .file(path))
@@ -111,7 +111,7 @@ extension GroupKey {
     /// (two processes creating the default key race, and one wins). A missing folder is made
     /// 0700; Baton's own folder (`defaultFolder()`) is also put back to 0700 when it is not.
     public func write(to path: String, replace: Bool) throws(LoadError) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PlainText.folder(of: path)
         try write(to: path, replace: replace, privateFolder: folder == Self.defaultFolder())
     }
 
@@ -130,7 +130,7 @@ extension GroupKey {
             return nil
         }
         let old = path + ".old"
-        let same = String(decoding: previous, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == base64
+        let same = String(decoding: previous, as: UTF8.self).trimmed() == base64
         if !same {
             do {
                 try AtomicFile.write(previous, to: old, mode: 0o600, replace: true)
@@ -146,7 +146,7 @@ extension GroupKey {
     /// 17), each written atomically with mode 0600; `.old` first, so that a reader who sees the
     /// new current key also finds the key it replaced. Without `previous`, `.old` is left alone.
     public static func store(current: GroupKey, previous: GroupKey?, at path: String) throws(LoadError) {
-        let privateFolder = (path as NSString).deletingLastPathComponent == defaultFolder()
+        let privateFolder = PlainText.folder(of: path) == defaultFolder()
         if let previous { try previous.write(to: path + ".old", replace: true, privateFolder: privateFolder) }
         try current.write(to: path, replace: true, privateFolder: privateFolder)
     }

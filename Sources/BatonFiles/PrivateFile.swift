@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 #if canImport(Glibc)
 import Glibc
@@ -96,7 +96,7 @@ package enum PrivateFile {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .cannotWrite(reason: (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription)
+                throw .cannotWrite(reason: PlainText.reason(error))
             }
         }
         if privateFolder { try keepPrivate(folder: folder) }

@@ -1,4 +1,6 @@
-import Foundation
+import BatonFiles
+import FoundationEssentials
+import Glibc
 import Handoff
 import Logging
 import HandoffWire
@@ -12,15 +14,11 @@ public struct FileLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     private let label: String
-    private let file: FileHandle
+    private let file: LogFile
 
     /// Opens (creating) the file for appending; nil when it cannot be opened.
     public init?(label: String, path: String) {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else { return nil }
-        }
-        guard let file = FileHandle(forWritingAtPath: path) else { return nil }
-        file.seekToEndOfFile()
+        guard let file = LogFile(path: path) else { return nil }
         self.label = label
         self.file = file
     }
@@ -34,11 +32,24 @@ public struct FileLogHandler: LogHandler {
         let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let extra = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        file.write(Data((Self.line(time: time, level: event.level, label: label, message: "\(event.message)", extra: extra) + "\n").utf8))
+        Descriptor.write(Self.line(time: time, level: event.level, label: label, message: "\(event.message)", extra: extra) + "\n", to: file.descriptor)
     }
 
     /// One log line, made visible; never holds a line break.
     static func line(time: String, level: Logger.Level, label: String, message: String, extra: String) -> String {
         PeerText.visible("\(time) \(level) \(label): \(message)\(extra)")
     }
+}
+
+/// The log file, open for appending (each line one write at its end) until the last handler
+/// that shares it is gone.
+private final class LogFile: Sendable {
+    let descriptor: Int32
+
+    init?(path: String) {
+        descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+    }
+
+    deinit { close(descriptor) }
 }

@@ -1,5 +1,6 @@
 import BatonApp
-import Foundation
+import FoundationEssentials
+import Glibc
 import Handoff
 import BatonFiles
 import BatonApp

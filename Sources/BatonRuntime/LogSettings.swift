@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -56,15 +56,15 @@ public struct LogSettings: Equatable, Sendable {
         let named = source.hasSuffix("=") ? "\(source)\(path)" : "\(source) \(path)"
         guard !path.isEmpty else { throw Problem(description: "\(named): name a file to log to.") }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isFolder: ObjCBool = false
+        var isFolder = false
         if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
             throw Problem(description:
                 "\(named): the folder \(folder) does not exist; create it (mkdir -p '\(folder)') or log to a file in a folder that exists.")
         }
-        guard isFolder.boolValue else {
+        guard isFolder else {
             throw Problem(description: "\(named): \(folder) is not a folder; log to a file in a folder.")
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder {
             throw Problem(description: "\(named) is a folder; name a file in it, e.g. \(path)/baton.log.")
         }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)

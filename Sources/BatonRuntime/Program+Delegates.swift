@@ -1,5 +1,5 @@
 import BatonApp
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffWire
 import TerminalUI

@@ -1,6 +1,7 @@
 import BatonApp
 import BatonFiles
-import Foundation
+import FoundationEssentials
+import Dispatch
 import Handoff
 import HandoffWire
 import TerminalUI

@@ -1,5 +1,5 @@
 import BatonApp
-import Foundation
+import FoundationEssentials
 import Handoff
 
 /// Carrying out `EditorUpkeep`'s decisions: the publish, the join of a large buffer's text off

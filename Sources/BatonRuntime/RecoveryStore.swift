@@ -1,6 +1,8 @@
 import BatonApp
 import BatonFiles
-import Foundation
+import FoundationEssentials
+import Glibc
+import HandoffWire
 
 /// Recovery copies of buffers with unsaved changes, in `$XDG_STATE_HOME/baton/recovery/`
 /// (`~/.local/state/baton/recovery` by default): the folder 0700, each copy 0600, written with
@@ -38,7 +40,7 @@ public struct RecoveryStore: Sendable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return RecoveryStore(folder: state + "/baton/recovery")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? PlainText.homeFolder
         return RecoveryStore(folder: home + "/.local/state/baton/recovery")
     }
 
@@ -52,7 +54,7 @@ public struct RecoveryStore: Sendable {
     public func location(for path: String?) -> String {
         guard let path else { return folder + "/unnamed-\(getpid()).recovery" }
         let digest = String(FileStamp.digest(of: Array(path.utf8)), radix: 16)
-        let base = (path as NSString).lastPathComponent.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }
+        let base = PlainText.lastComponent(of: path).filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }
         return folder + "/\(base.prefix(40))-\(digest).recovery"
     }
 
@@ -131,8 +133,7 @@ public struct RecoveryStore: Sendable {
     /// The question asked before the UI: "Recover unsaved changes from 14:02 (312 bytes more
     /// than the file)? [y/N]".
     public static func question(for copy: Copy, fileText: String?) -> String {
-        let time = DateFormatter()
-        time.dateFormat = Calendar.current.isDateInToday(copy.savedAt) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+        let format = PlainText.isToday(copy.savedAt) ? "%H:%M" : "%Y-%m-%d %H:%M"
         let difference = copy.text.utf8.count - (fileText?.utf8.count ?? 0)
         let size: String
         if fileText == nil {
@@ -142,6 +143,6 @@ public struct RecoveryStore: Sendable {
         } else {
             size = "\(abs(difference)) bytes \(difference > 0 ? "more" : "fewer") than the file"
         }
-        return "Recover unsaved changes from \(time.string(from: copy.savedAt)) (\(size))? [y/N] "
+        return "Recover unsaved changes from \(PlainText.time(copy.savedAt, format: format)) (\(size))? [y/N] "
     }
 }

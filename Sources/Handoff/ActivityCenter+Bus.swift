@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// The center as the activities' service on the bus: the kinds `HandoffCore` owns, its

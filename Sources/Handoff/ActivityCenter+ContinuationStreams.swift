@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Continuation streams (docs/PROTOCOL.md section 10): opening one to a nearby activity's
@@ -103,7 +103,7 @@ extension ActivityCenter {
         let tag = opening.link.peerSenderID.tag
         // As this device's list names the opener; its tag's hex only if the list forgot it meanwhile.
         let name = membership.roster.name(of: opening.link.peerDevice.deviceID.bytes)
-            ?? opening.link.peerSenderID.bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+            ?? PlainText.hex(opening.link.peerSenderID.bytes.prefix(8))
         let peer = ContinuationStream.Peer(senderID: opening.link.peerSenderID, device: opening.link.peerDevice, name: name)
         let stream = ContinuationStream(
             role: .acceptor, activityID: opening.activityID, peer: peer, link: opening.link, pipe: pipe, clock: clock)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Key-value stores (docs/PROTOCOL.md, section 18), as `HandoffStore` reaches them: the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Crypto
 import Synchronization
 import PropertyList
@@ -127,7 +127,7 @@ extension NearbyActivity {
     static func host(of source: String) -> String? {
         if source.hasPrefix("relay:") { return source }
         let host = source.lastIndex(of: ":").map { source[..<$0] } ?? source[...]
-        let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let trimmed = host.trimmed { "[]".contains($0) }
         return trimmed.isEmpty ? nil : trimmed
     }
 }

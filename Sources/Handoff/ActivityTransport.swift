@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a datagram reached this peer.
 public enum DatagramPath: String, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 import HandoffWire
 
@@ -106,7 +106,7 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .unreadable(path: url.path, reason: (error as NSError).localizedFailureReason ?? "\(error)")
+            throw .unreadable(path: url.path, reason: PlainText.reason(error))
         }
         try self.init(data: data, path: url.path)
     }
@@ -187,12 +187,23 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
             throw .notAPropertyList(path: path, reason: "it is neither XML nor a binary plist")
         }
         do {
-            let object = try PropertyListSerialization.propertyList(from: data, format: nil)
-            return try PropertyListValue(foundationObject: object)
+            // A registry holds strings, booleans, arrays and dictionaries, which the decoder
+            // tells apart (it reads <real>1.0</real> as an integer, which no registry key is).
+            return try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+        } catch let error as DecodingError {
+            throw .notAPropertyList(path: path, reason: Self.reason(error))
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw .notAPropertyList(path: path, reason: reason)
+            throw .notAPropertyList(path: path, reason: "\(error)")
         }
+    }
+
+    /// What the XML reader said was wrong, without the decoder's wrapping.
+    private static func reason(_ error: DecodingError) -> String {
+        guard case .dataCorrupted(let context) = error else { return "\(error)" }
+        if let underlying = context.underlyingError as? CocoaError, let said = underlying.userInfo["NSDebugDescription"] as? String {
+            return said
+        }
+        return context.debugDescription
     }
 
     /// Reverse-DNS: at least two dot-separated labels of letters, digits, `-` and `_`

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,13 +15,34 @@ public enum BackgroundWork {
     /// Runs `work` on a new thread at `niceness` and returns what it made.
     public static func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            let thread = Thread {
+            startThread {
                 lowerPriority()
                 continuation.resume(returning: work())
             }
-            thread.name = "baton-background"
-            thread.start()
         }
+    }
+
+    /// Runs `body` on a new detached thread (a dispatch pool's thread when none can be made).
+    package static func startThread(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Job(body)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        if started != 0 {
+            Unmanaged<Job>.fromOpaque(box).release()
+            DispatchQueue.global().async(execute: body)
+        }
+    }
+
+    private final class Job {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Lowers the calling thread's CPU priority to `niceness`, unless it is lower already.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
 
 /// Baton's one clock, on Swift's `Clock`: monotonic instants for every deadline and wait, and
 /// the wall-clock `date` only for times that travel or are shown (`savedAt`, `sentAt`, a store

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Finding a nearby activity to continue: QUERY, then gather answers and pick the newest.
 extension HandoffCore {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// What accepted datagrams do: the directory, QUERY answers, CONTINUED.

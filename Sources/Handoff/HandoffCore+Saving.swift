@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// The current activity and saving: coalescing, publishing, withdrawing, repeating.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Baton's activity rules without I/O: saving, repeating, receiving, answering, expiring,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 import HandoffWire
 
@@ -69,7 +69,7 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidWebpageURL(let url):
             return "webpageURL '\(url)' is not allowed: only http and https URLs can be continued in a browser."
         case .expired(let type, let at):
-            return "The \(type) activity expired at \(ISO8601DateFormatter().string(from: at)) and can no longer be continued."
+            return "The \(type) activity expired at \(at.formatted(Date.ISO8601FormatStyle())) and can no longer be continued."
         case .invalidated(let type):
             return "The \(type) activity was invalidated; create a new activity instead."
         case .notFound(let type, let peer, let waited, let endpoint):
@@ -93,6 +93,6 @@ public enum HandoffError: Error, Equatable, Sendable, CustomStringConvertible {
     static func seconds(_ duration: Duration) -> String {
         let (s, atto) = duration.components
         let value = Double(s) + Double(atto) / 1e18
-        return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        return value == value.rounded() ? "\(Int(value)) s" : PlainText.oneDecimal(value) + " s"
     }
 }

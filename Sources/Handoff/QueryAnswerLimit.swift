@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// How often a peer answers QUERYs, per asker and in all, so that a stream of small QUERYs

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Per-sender replay state: the highest sequence accepted from each sender id, which of the

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Fetches one kept state from its source over the state stream, resuming after drops

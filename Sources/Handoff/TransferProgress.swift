@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How far a fetch of a large activity has come, reported while `continueActivity` runs.
 public struct TransferProgress: Equatable, Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+import BatonFiles
+import FoundationEssentials
+import Glibc
 
 /// Where the programs write for people: results on standard output, and every diagnostic (a
 /// hint, a warning, a note that something was only partly done, a question) on standard error.
@@ -11,7 +13,7 @@ public enum Console {
 
     /// `text` on standard output, as it is.
     public static func output(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Descriptor.write(text, to: STDOUT_FILENO)
     }
 
     /// `text` and a newline on standard error: the one writer of diagnostics.
@@ -24,6 +26,6 @@ public enum Console {
     /// where both streams reach one file they keep their order.
     public static func diagnostic(_ text: String) {
         fflush(nil)
-        FileHandle.standardError.write(Data(text.utf8))
+        Descriptor.write(text, to: STDERR_FILENO)
     }
 }

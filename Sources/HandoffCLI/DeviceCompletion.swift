@@ -1,6 +1,6 @@
 import BatonFiles
 import BatonMembership
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// What the shell offers after `baton devices remove <Tab>`: the names `baton devices` lists,

@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// What `baton id` and `baton devices` print, as text for people and as JSON.
@@ -99,31 +99,28 @@ public enum DeviceText {
     /// after them only when some row has that time. No Baton program keeps it yet (a running one
     /// would have to rewrite devices.json for every datagram heard), so the column is hidden
     /// rather than shown as a column of "-".
-    public static func list(_ rows: [Row], timeZone: TimeZone = .current) -> String {
+    public static func list(_ rows: [Row], utc: Bool = false) -> String {
         guard !rows.isEmpty else { return noDevices }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let time = { (date: Date) in PlainText.time(date, format: "%Y-%m-%d %H:%M", utc: utc) }
         let showsLastHeard = rows.contains { $0.lastHeard != nil }
         let header = ["NAME", "FINGERPRINT", "HOW", "SINCE"] + (showsLastHeard ? ["LAST HEARD"] : [])
         let table = [header] + rows.map { row in
             [
                 PeerText.visible(row.name), row.fingerprint, row.how,
-                (row.paired ?? row.introduced).map { formatter.string(from: $0) } ?? "-",
-            ] + (showsLastHeard ? [row.lastHeard.map { formatter.string(from: $0) } ?? "-"] : [])
+                (row.paired ?? row.introduced).map(time) ?? "-",
+            ] + (showsLastHeard ? [row.lastHeard.map(time) ?? "-"] : [])
         }
         let padded = header.count - 1
         let widths = (0..<padded).map { column in table.map { $0[column].count }.max() ?? 0 }
         return table.map { row in
-            ((0..<padded).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) } + [row[padded]])
+            ((0..<padded).map { PlainText.padded(row[$0], to: widths[$0]) } + [row[padded]])
                 .joined(separator: "  ")
         }.joined(separator: "\n")
     }
 
     /// `baton devices` for paired entries alone.
-    public static func list(_ entries: [DeviceEntry], timeZone: TimeZone = .current) -> String {
-        list(entries.map { Row(entry: $0, removed: false) }, timeZone: timeZone)
+    public static func list(_ entries: [DeviceEntry], utc: Bool = false) -> String {
+        list(entries.map { Row(entry: $0, removed: false) }, utc: utc)
     }
 
     /// `baton devices --json`: one array of rows (times in ISO 8601, UTC).

@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffMulticast
 import HandoffWire
@@ -64,10 +64,10 @@ public struct EffectiveSetting: Equatable, Sendable {
         let nameWidth = settings.map(\.name.count).max() ?? 0
         let valueWidth = min(settings.map(\.value.count).max() ?? 0, 40)
         return settings.map { setting in
-            let name = setting.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+            let name = PlainText.padded(setting.name, to: nameWidth)
             let value =
                 setting.value.count < valueWidth
-                ? setting.value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : setting.value
+                ? PlainText.padded(setting.value, to: valueWidth) : setting.value
             return PeerText.visible("\(name)  \(value)  (\(setting.origin))")
         }.joined(separator: "\n")
     }

@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffWire
 import PropertyList

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// `baton devices remove` and `baton key --new` (docs/PROTOCOL.md, section 17, "Removing a
@@ -75,7 +75,7 @@ public enum DeviceMatch: Equatable, Sendable {
     public static let minimumDigits = 4
 
     public static func find(_ text: String, in roster: DeviceRoster, removedNames: [[UInt8]: String] = [:]) -> DeviceMatch {
-        let wanted = text.trimmingCharacters(in: .whitespaces)
+        let wanted = text.trimmed(newlines: false)
         let hex = wanted.lowercased().filter { $0 != " " }
         let allHex = !hex.isEmpty && hex.allSatisfy(\.isHexDigit)
         let isHex = allHex && hex.count >= minimumDigits
@@ -104,7 +104,7 @@ public enum DeviceMatch: Equatable, Sendable {
         }
     }
 
-    static func hex(_ id: [UInt8]) -> String { id.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ id: [UInt8]) -> String { PlainText.hex(id) }
 
     /// A device id as `baton id` prints a fingerprint: 8 groups of 4 hex digits.
     public static func fingerprint(_ id: [UInt8]) -> String {

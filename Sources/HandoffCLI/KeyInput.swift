@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import BatonDoctor
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffWire
 
@@ -38,7 +38,7 @@ public enum KeyInput {
                 throw CommandFailure("The first line of standard input is over \(limit) bytes; a key is 44 characters of base64.")
             }
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: line, as: UTF8.self).trimmed()
         guard !text.isEmpty else {
             throw CommandFailure("""
                 No key on standard input. Paste it after `baton key --import -`, or send it from the machine that has it:

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatonResources
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffMulticast
 import HandoffWire

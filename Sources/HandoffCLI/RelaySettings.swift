@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import HandoffRelay
 import HandoffWire
 
@@ -56,7 +56,7 @@ extension NetworkOptions {
         }
         func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let folder = GroupKey.defaultFolder(environment: environment)
-        let filePath = (folder as NSString).appendingPathComponent(Self.relayFileName)
+        let filePath = PlainText.path(folder, Self.relayFileName)
         var file = RelayFile()
         let address: RelaySettings.Value
         if let relay {
@@ -73,7 +73,7 @@ extension NetworkOptions {
             guard let entry = file.address else { return nil }
             address = .init(text: entry.value, origin: .file(filePath))
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? PlainText.homeFolder
         func pick(_ flag: String?, _ flagName: String, _ variableName: String, _ setting: RelayFile.Setting, path: Bool = true)
             -> RelaySettings.Value?
         {
@@ -125,9 +125,9 @@ extension NetworkOptions {
     /// relative to the file's own folder.
     static func resolve(_ path: String, folder: String, home: String) -> String {
         if path == "~" { return home }
-        if path.hasPrefix("~/") { return (home as NSString).appendingPathComponent(String(path.dropFirst(2))) }
+        if path.hasPrefix("~/") { return PlainText.path(home, String(path.dropFirst(2))) }
         if path.hasPrefix("/") { return path }
-        return (folder as NSString).appendingPathComponent(path)
+        return PlainText.path(folder, path)
     }
 
     /// The password in the file `named`: the whole file but one line end, which must be the

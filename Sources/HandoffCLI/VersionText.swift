@@ -1,4 +1,6 @@
-import Foundation
+import BatonFiles
+import FoundationEssentials
+import Glibc
 import HandoffWire
 
 /// What `--version` prints: the program's version alone on the first line (scripts read it),
@@ -24,11 +26,11 @@ public enum VersionText {
 
         /// This process's, from `/proc/self/maps`.
         public static func current() -> SwiftRuntime {
-            guard let file = FileHandle(forReadingAtPath: "/proc/self/maps") else { return .unknown }
-            defer { try? file.close() }
-            guard let data = try? file.readToEnd(), let maps = String(data: data, encoding: .utf8), !maps.isEmpty
-            else { return .unknown }
-            return detect(maps: maps)
+            let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return .unknown }
+            defer { close(fd) }
+            guard let bytes = Descriptor.read(fd, limit: 16 << 20), !bytes.isEmpty else { return .unknown }
+            return detect(maps: String(decoding: bytes, as: UTF8.self))
         }
 
         public var description: String {

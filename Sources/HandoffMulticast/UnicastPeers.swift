@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import HandoffWire
 
 #if canImport(Glibc)
 import Glibc
@@ -84,7 +85,7 @@ public enum UnicastPeers {
 
     /// The `peers` file: `$XDG_CONFIG_HOME/baton/peers` or `~/.config/baton/peers`.
     public static func defaultFilePath(folder: String) -> String {
-        (folder as NSString).appendingPathComponent(fileName)
+        PlainText.path(folder, fileName)
     }
 
     /// Parses `HOST` or `HOST:PORT`.
@@ -120,7 +121,7 @@ public enum UnicastPeers {
         var entries: [UnicastPeerEntry] = []
         for (index, line) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmed(newlines: false)
             guard !trimmed.isEmpty else { continue }
             entries.append(try parseEntry(trimmed, source: "\(path):\(index + 1)"))
         }
@@ -134,7 +135,7 @@ public enum UnicastPeers {
         do {
             contents = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
+            throw .unreadableFile(path: path, reason: PlainText.reason(error))
         }
         return try parseFile(contents, path: path)
     }

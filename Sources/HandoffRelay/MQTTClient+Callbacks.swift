@@ -1,5 +1,6 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What libmosquitto calls, on the client's network thread, one call at a time.
 extension MQTTClient {
@@ -130,7 +131,7 @@ extension MQTTClient {
 
     /// "The connection was lost." as "the connection was lost", to sit inside a sentence.
     static func words(_ text: String) -> String {
-        var text = text.trimmingCharacters(in: .whitespaces)
+        var text = text.trimmed(newlines: false)
         if text.hasSuffix(".") { text.removeLast() }
         guard let first = text.first, text.dropFirst().first?.isUppercase != true else { return text }
         return first.lowercased() + text.dropFirst()

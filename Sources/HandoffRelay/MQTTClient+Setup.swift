@@ -1,6 +1,6 @@
 import CMosquitto
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc

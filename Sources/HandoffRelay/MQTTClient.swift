@@ -1,5 +1,8 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
+import Handoff
 import Synchronization
 
 /// libmosquitto is set up once per process, before the first client.
@@ -160,9 +163,7 @@ public final class MQTTClient: Sendable {
         }
         handlers.stateChanged(.connecting)
         // The thread keeps this client alive until `stop()` ends it.
-        let thread = Thread { [self] in run() }
-        thread.name = "baton.relay.mqtt"
-        thread.start()
+        BackgroundWork.startThread { [self] in run() }
     }
 
     /// The network thread: connects, runs libmosquitto's loop while connected, and after any

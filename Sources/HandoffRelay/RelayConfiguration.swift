@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the relay is: an MQTT broker given as `mqtt://HOST[:PORT]` (port 1883 by default) or
 /// `mqtts://HOST[:PORT]` (TLS, port 8883 by default), with an optional CA file for `mqtts`
@@ -35,12 +35,12 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
     public init(
         _ address: String, caFile: String? = nil, login: RelayLogin? = nil, clientCertificate: RelayClientCertificate? = nil
     ) throws(RelayConfigurationError) {
-        let text = address.trimmingCharacters(in: .whitespaces)
+        let text = address.trimmed(newlines: false)
         guard !text.isEmpty else { throw .empty }
         // No address has an @ but one that holds a user name or password: refused before any
         // other error could quote the password back.
         guard !text.contains("@") else { throw .credentials(Self.hidingUserInfo(text)) }
-        guard let separator = text.range(of: "://") else { throw .noScheme(text) }
+        guard let separator = text.firstRange(of: "://") else { throw .noScheme(text) }
         guard let scheme = Scheme(rawValue: text[..<separator.lowerBound].lowercased()) else {
             throw .unknownScheme(text, String(text[..<separator.lowerBound]))
         }
@@ -78,7 +78,7 @@ public struct RelayConfiguration: Equatable, Sendable, CustomStringConvertible {
     /// `text` with whatever stands between `://` (or the start) and the last `@` replaced by
     /// `…`: an address that holds a password is quoted in an error without it.
     static func hidingUserInfo(_ text: String) -> String {
-        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
         guard let at = text[start...].lastIndex(of: "@") else { return text }
         return String(text[..<start]) + "…" + String(text[at...])
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The `relay` file in Baton's config folder: the broker's address on a line of its own, and
 /// how to log in to it, one `NAME VALUE` a line:
@@ -46,7 +46,7 @@ public struct RelayFile: Equatable, Sendable {
         for raw in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             number += 1
             let kept = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let line = kept.trimmingCharacters(in: .whitespaces)
+            let line = kept.trimmed(newlines: false)
             guard !line.isEmpty else { continue }
             let place = "\(path):\(number)"
             if line.contains("://") {
@@ -56,7 +56,7 @@ public struct RelayFile: Equatable, Sendable {
             }
             let parts = line.split(maxSplits: 1, whereSeparator: \.isWhitespace)
             let name = String(parts[0])
-            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            let value = parts.count > 1 ? parts[1].trimmed(newlines: false) : ""
             guard let setting = Setting(rawValue: name.lowercased()) else {
                 throw name.lowercased() == "password" ? .password(place) : .unknown(place, name)
             }

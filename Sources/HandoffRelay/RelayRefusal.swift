@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a broker that was reached would not take this client: its login or its certificate, or a
 /// certificate on either side that TLS could not use. Told apart from a broker that cannot be
@@ -69,7 +69,7 @@ public enum RelayRefusal: Equatable, Sendable, CustomStringConvertible {
         guard line.contains("OpenSSL"), let words = line.components(separatedBy: "::").last, !words.isEmpty,
             words != line
         else { return nil }
-        return words.trimmingCharacters(in: .whitespaces)
+        return words.trimmed(newlines: false)
     }
 
     /// `Error: Unable to load client key file "k.pem".` as `unable to load client key file "k.pem"`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Handoff
 import Logging
 import Synchronization
@@ -145,7 +145,7 @@ public final class RelayTransport: ActivityTransport {
         let client = client
         let topic = topics.activity(senderTopic)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
+            BackgroundWork.startThread {
                 if client.isConnected { client.publish(topic, [UInt8](), qos: 0, retain: true) }
                 client.stop()
                 done.resume()

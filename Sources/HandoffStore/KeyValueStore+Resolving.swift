@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 import PropertyList
 
@@ -16,7 +16,7 @@ extension KeyValueStore {
         let conflict = KeyValueConflict(
             key: resolution.key, winner: resolution.winner.value, loser: resolution.loser.value, ancestor: resolution.ancestor)
         let timeout = resolverTimeout
-        let seconds = String(format: "%g", timeout)
+        let seconds = PlainText.shortest(timeout)
         clock.onMainActor(at: clock.now + .milliseconds(Int64((timeout * 1_000).rounded()))) { [weak self] in
             self?.finish(id, .failure(ResolverSilence(sentence: "the resolver gave no answer within \(seconds) s")))
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 import PropertyList
 
@@ -111,7 +111,7 @@ extension StoreContents {
     private mutating func keepBoth(_ loser: StoreEntry, value: PropertyListValue, writer: SenderID, now: Date, into result: inout Taken)
         -> StoreEntry?
     {
-        let key = loser.key + ".conflict." + loser.version.writer.prefix(4).map { String(format: "%02x", $0) }.joined()
+        let key = loser.key + ".conflict." + PlainText.hex(loser.version.writer.prefix(4))
         guard StoreEntry.isValidKey(key), entries[key]?.value == nil, usage.keys < limits.keys else { return nil }
         let copy = makeEntry(key: key, value: value, writer: writer, now: now)
         let copySize = copy.size

@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import HandoffWire
 import PropertyList
 #if canImport(Glibc)
@@ -57,7 +57,7 @@ public struct StoreFile: Sendable, Equatable {
     /// The default folder: `$XDG_STATE_HOME/baton/store`, else `~/.local/state/baton/store`.
     public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/baton/store" }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? PlainText.homeFolder
         return home + "/.local/state/baton/store"
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// What `StoreSyncCore` asks its runner to do. The runner carries them out in order; one whose

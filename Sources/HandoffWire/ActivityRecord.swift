@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// An activity as it travels in an ANNOUNCE: a snapshot, with no delegate or responder.

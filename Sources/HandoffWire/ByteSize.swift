@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Byte counts as people read them (bytes, KB, MB), for the wire's messages and `HandoffError`.
 package enum ByteSize {
@@ -6,8 +6,8 @@ package enum ByteSize {
     package static func text(_ bytes: Int) -> String {
         if bytes < 1024 { return "\(bytes) bytes" }
         let kib = Double(bytes) / 1024
-        if kib < 1024 { return kib < 10 ? String(format: "%.1f KB", kib) : "\(Int(kib.rounded())) KB" }
+        if kib < 1024 { return kib < 10 ? PlainText.oneDecimal(kib) + " KB" : "\(Int(kib.rounded())) KB" }
         let mib = kib / 1024
-        return mib < 10 && mib != mib.rounded() ? String(format: "%.1f MB", mib) : "\(Int(mib.rounded())) MB"
+        return mib < 10 && mib != mib.rounded() ? PlainText.oneDecimal(mib) + " MB" : "\(Int(mib.rounded())) MB"
     }
 }

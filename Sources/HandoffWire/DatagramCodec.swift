@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// A version 3 datagram whose tag verified (steps 1–8): its header, the signature and the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The clear 34-byte header of a version 3 datagram (`BTN3`); all of it is the associated data
 /// (docs/PROTOCOL.md, section 2).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The clear 42-byte header of a version 2 datagram (`BTN1`); all of it is authenticated.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The kind byte of a datagram (docs/PROTOCOL.md, section 2).
 public enum DatagramKind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
@@ -41,7 +41,7 @@ public struct DeviceTag: Hashable, Sendable, CustomStringConvertible {
     /// The tag of a device.
     public init(_ device: DeviceID) { bytes = Array(device.bytes.prefix(Self.length)) }
 
-    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { PlainText.hex(bytes) }
 }
 
 /// The 16 bytes that name a sender: in version 3 the device's tag (8) ‖ an instance (8) drawn
@@ -84,5 +84,5 @@ public struct SenderID: Hashable, Sendable, CustomStringConvertible {
     /// All 16 bytes in hex: the device's tag, then the instance, so that two programs of one
     /// device (or one restarted) are told apart in logs and in the monitor; its start is the
     /// device's fingerprint's.
-    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { PlainText.hex(bytes) }
 }

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// This machine's identity: a 32-byte seed and the two key pairs derived from it
 /// (docs/PROTOCOL.md, section 3, "Device identity"). The seed's file is `BatonFiles`' business.
@@ -43,7 +43,7 @@ public struct DeviceIdentity: Sendable {
     /// Parses the base64 form of the seed; surrounding white space is ignored. `source` names
     /// where the text came from, for the error.
     public init(base64 text: String, source: String) throws(DeviceIdentity.Malformed) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed()
         guard let data = Data(base64Encoded: trimmed) else {
             throw Malformed(source: source, reason: "it is not standard base64")
         }
@@ -119,7 +119,7 @@ public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 32 lower-case hex digits.
-    public var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var hex: String { PlainText.hex(bytes) }
 
     /// The hex digits in 8 groups of 4: `2614 dcb9 6a1b 161f 024a 2186 2434 2e1b`.
     public var fingerprint: String {

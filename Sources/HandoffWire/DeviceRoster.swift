@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A device's list (docs/PROTOCOL.md, sections 3 and 17): the *roots* (this device and the
 /// devices it paired with) and the statements it took, and what they make: the listed devices

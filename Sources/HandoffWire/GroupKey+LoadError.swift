@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +50,7 @@ extension GroupKey {
 
         /// A path as one shell word: in single quotes, any single quote in it spelled '\''.
         package static func quoted(_ path: String) -> String {
-            "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            "'" + path.replacing("'", with: "'\\''") + "'"
         }
 
         /// "uid 1000, bob", or "uid 1234" for a uid without a name.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The 32-byte secret that machines which should see each other share.
 ///
@@ -22,7 +22,7 @@ public struct GroupKey: Equatable, Sendable {
 
     /// Parses the base64 form; surrounding white space is ignored.
     public init(base64 text: String, source: String = "the key") throws(LoadError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed()
         guard let data = Data(base64Encoded: trimmed) else {
             throw .malformed(source: source, reason: "it is not standard base64")
         }

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Version 2: seals and opens datagram payloads with the one key derived from the group key.
 ///

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// The 4 bytes that name a group key without revealing it: the first 4 bytes of
 /// HKDF-SHA256(IKM = the key, salt = `baton-handoff`, info = `v3 key id`, 32 bytes)
@@ -23,7 +23,7 @@ public struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Compared as unsigned bytes: a key statement's tie rule ("the greater `keyID` wins").
     public static func < (a: KeyID, b: KeyID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 
-    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { PlainText.hex(bytes) }
 }
 
 extension GroupKey {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// The payload of a datagram, one case per kind (docs/PROTOCOL.md, "Payloads").

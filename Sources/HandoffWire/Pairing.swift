@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// `baton pair`'s wire format and derivations (docs/PROTOCOL.md, section 15).
 public enum Pairing {

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// The frames of a pairing (docs/PROTOCOL.md, section 15): what each one does in each phase,
 /// and the sealing of the last two.

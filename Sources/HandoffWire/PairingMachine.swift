@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// One side of a pairing, with no I/O: bytes and answers in, actions out (docs/PROTOCOL.md, section 15).
 public struct PairingMachine: Sendable {

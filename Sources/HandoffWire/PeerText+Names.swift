@@ -1,4 +1,6 @@
-import Foundation
+import CUnistring
+import FoundationEssentials
+import Glibc
 
 extension PeerText {
     /// What `text` looks like, roughly: every scalar with a hazard removed (the invisible ones
@@ -10,9 +12,23 @@ extension PeerText {
     public static func skeleton(_ text: String) -> String {
         var kept = String.UnicodeScalarView()
         for scalar in text.unicodeScalars where hazard(of: scalar) == nil { kept.append(scalar) }
-        let folded = String(kept).decomposedStringWithCompatibilityMapping
-            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        return folded.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        var folded = String.UnicodeScalarView()
+        for scalar in caseFoldedNFKD(String(kept)).unicodeScalars where scalar.properties.generalCategory != .nonspacingMark {
+            folded.append(scalar)
+        }
+        return String(folded).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// `text` case-folded and in normalization form KD (libunistring's `u8_casefold`); `text`
+    /// itself when that fails (it cannot run out of memory for a name of a few hundred bytes).
+    private static func caseFoldedNFKD(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var length = 0
+        guard let folded = bytes.withUnsafeBufferPointer({ buffer in
+            u8_casefold(buffer.baseAddress, buffer.count, nil, baton_uninorm_nfkd(), nil, &length)
+        }) else { return text }
+        defer { free(folded) }
+        return String(decoding: UnsafeBufferPointer(start: folded, count: length), as: UTF8.self)
     }
 
     /// How to show each of `peers`' names, in the same order: the name made `visible`, and,
@@ -43,6 +59,6 @@ extension PeerText {
     }
 
     private static func hex(_ sender: SenderID) -> String {
-        sender.bytes.map { String(format: "%02x", $0) }.joined()
+        PlainText.hex(sender.bytes)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Text a peer chose — names, hosts, apps, activity types, titles, activity IDs, userInfo keys
 /// and strings, required keys — made fit to show on a terminal, on stderr or in a log line.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// A SHA-256 fingerprint of an activity record: what the receive gate and the directory
@@ -12,7 +12,7 @@ import PropertyList
 public struct RecordDigest: Hashable, Sendable, CustomStringConvertible {
     public let bytes: [UInt8]
 
-    public var description: String { bytes.prefix(8).map { String(format: "%02x", $0) }.joined() }
+    public var description: String { PlainText.hex(bytes.prefix(8)) }
 }
 
 extension ActivityRecord {

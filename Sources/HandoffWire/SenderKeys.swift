@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Each version 3 sender's AEAD key: HKDF-SHA256(IKM = the group key, salt = `baton-handoff`,

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// What a statement says (docs/PROTOCOL.md, section 17, "Statements").

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// The 16 bucket digests of a key-value store (docs/PROTOCOL.md, section 18): two devices that
 /// hold the same versions of the same keys have the same digests, and the buckets that differ

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// One key of a key-value store as it travels (docs/PROTOCOL.md, section 18): its value (none

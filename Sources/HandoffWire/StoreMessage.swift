@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PropertyList
 
 /// Where a STORE's store state is served (docs/PROTOCOL.md, section 18, "Store states"): the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The version of a key-value store entry (docs/PROTOCOL.md, section 18): a hybrid logical
 /// clock and the sender id of the program that wrote it (its device's tag and its instance),
@@ -61,6 +61,6 @@ public struct StoreVersion: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// The clock in hex, a dot, then the writer's first 4 bytes: `0190c3…0000.2614dcb9`.
     public var description: String {
-        String(clock, radix: 16) + "." + writer.prefix(4).map { String(format: "%02x", $0) }.joined()
+        String(clock, radix: 16) + "." + PlainText.hex(writer.prefix(4))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NCursesCore
 import TerminalUI
 #if canImport(Glibc)
@@ -50,20 +50,6 @@ public final class NCursesBackend: DirectInputBackend {
     ) throws(NCursesBackendError) {
         session = try NCursesSession(
             inputFD: input, outputFD: output, termType: termType, locale: locale,
-            escapeDelayMilliseconds: escapeDelayMilliseconds, handlesSignals: handlesSignals)
-    }
-
-    /// Opens the terminal on two file handles; see `init(input:output:termType:locale:escapeDelayMilliseconds:handlesSignals:)`.
-    public convenience init(
-        input: FileHandle,
-        output: FileHandle,
-        termType: String? = nil,
-        locale: String = "",
-        escapeDelayMilliseconds: Int = 25,
-        handlesSignals: Bool = true
-    ) throws(NCursesBackendError) {
-        try self.init(
-            input: input.fileDescriptor, output: output.fileDescriptor, termType: termType, locale: locale,
             escapeDelayMilliseconds: escapeDelayMilliseconds, handlesSignals: handlesSignals)
     }
 

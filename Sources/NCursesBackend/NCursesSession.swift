@@ -1,5 +1,6 @@
 import CNCurses
-import Foundation
+import FoundationEssentials
+import NIOConcurrencyHelpers
 import NCursesCore
 import TerminalUI
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import Darwin
 /// only to drain what arrived.
 final class NCursesSession: @unchecked Sendable, CursesInputHandler {
     /// Guards every ncurses call and this class's mutable state.
-    static var lock: NSLock { CursesTerminal.lock }
+    static var lock: NIOLock { CursesTerminal.lock }
 
     let terminal: CursesTerminal
 

@@ -1,5 +1,6 @@
 import CNCurses
-import Foundation
+import FoundationEssentials
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,12 +25,11 @@ extension CursesTerminal {
     /// wake pipe is readable and tells `handler`. Runs until `shutdown()` or a termination signal.
     package func startReader(name: String, handler: any CursesInputHandler) {
         readerStarted = true
-        let thread = Thread { [self] in
+        // A queue of its own, whose one work item blocks in poll(2) for the terminal's life.
+        DispatchQueue(label: name, qos: .userInteractive).async { [self] in
             runInputLoop(handler)
             readerFinished.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     private func runInputLoop(_ handler: any CursesInputHandler) {

@@ -1,5 +1,7 @@
 import CNCurses
-import Foundation
+import FoundationEssentials
+import Dispatch
+import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,7 +17,7 @@ import Darwin
 /// held and after `set_term` to that terminal's screen.
 package final class CursesTerminal: @unchecked Sendable {
     /// Guards every ncurses call in the process and this class's mutable state.
-    package static let lock = NSLock()
+    package static let lock = NIOLock()
 
     /// Why a terminal could not be opened.
     package enum OpenFailure: Error {

@@ -1,5 +1,5 @@
 import CNCurses
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decoding the objects of a validated layout, each once, within the limits.
 extension BinaryPropertyListReader.Parser {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension BinaryPropertyListReader {
     /// The state of one read: the validated layout plus what has been decoded so far.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A strict, bounded reader of `bplist00` binary property lists, safe for bytes from the network.
 ///

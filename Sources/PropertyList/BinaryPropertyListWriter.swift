@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Writes a ``PropertyListValue`` as a canonical `bplist00` binary property list: one value, one byte sequence.
 ///

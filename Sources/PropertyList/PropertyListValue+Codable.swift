@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A ``PropertyListValue`` can sit inside a `Codable` type, e.g. a `userInfo: [String: PropertyListValue]` field.
 ///

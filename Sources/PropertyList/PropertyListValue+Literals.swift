@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // MARK: - Literals
 
@@ -149,9 +149,7 @@ extension PropertyListValue: CustomStringConvertible {
         guard (-63_113_904_000...252_423_993_599).contains(seconds) else {
             return "date(\(seconds) s since 2001)"
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     private static func hex(_ data: Data) -> String {

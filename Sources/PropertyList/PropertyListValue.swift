@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A value of one of the eight property-list types — the only values a userInfo may hold.
 ///

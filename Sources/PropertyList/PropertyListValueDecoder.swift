@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decodes any `Decodable` straight from a ``PropertyListValue``, the inverse of ``PropertyListValueEncoder``.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The encoder's three containers: keyed, unkeyed and single-value.
 extension PropertyListValueEncoder {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes any `Encodable` straight into a ``PropertyListValue``, without going through Foundation.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// An in-memory `TerminalBackend` for tests: keys are injected, frames recorded.
 ///
@@ -8,7 +9,7 @@ import Foundation
 /// deadline ends the wait with `TestBackendError.timedOut`.
 public final class TestBackend: TerminalBackend, @unchecked Sendable {
     // All mutable state is guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = StateLock()
     private var currentSize: TerminalSize
     private var last: DrawnFrame?
     private var shutDownCount = 0
@@ -240,5 +241,14 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
         guard let waiter = lock.withLock({ waiters.removeValue(forKey: id) }) else { return }
         waiter.timer?.cancel()
         waiter.continuation.resume(throwing: TestBackendError.cancelled(waitingFor: waiter.what))
+    }
+}
+
+/// A lock with NSLock's `withLock`, over the standard library's `Mutex`.
+private final class StateLock: Sendable {
+    private let mutex = Mutex(())
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try mutex.withLock { _ in try body() }
     }
 }

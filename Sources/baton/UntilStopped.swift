@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 
 /// How `baton monitor` and `baton kv watch` run: until Ctrl-C or SIGTERM, or for `duration`
 /// when given, whichever comes first.

@@ -214,7 +214,7 @@ struct DeviceTests {
     func listText() throws {
         let bob = DeviceIdentity(seed: (0..<32).map { UInt8($0) })!.publicIdentity
         let entry = DeviceEntry(name: "bob\u{1b}[31m", identity: bob, paired: Date(timeIntervalSince1970: 1_800_000_000))
-        let text = DeviceText.list([entry], timeZone: TimeZone(identifier: "UTC")!)
+        let text = DeviceText.list([entry], utc: true)
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("NAME"))
@@ -227,7 +227,7 @@ struct DeviceTests {
         heard.lastHeard = Date(timeIntervalSince1970: 1_800_000_600)
         let carol = DeviceIdentity(seed: (1..<33).map { UInt8($0) })!.publicIdentity
         let other = DeviceEntry(name: "carol", identity: carol, paired: Date(timeIntervalSince1970: 1_800_000_000))
-        let both = DeviceText.list([heard, other], timeZone: TimeZone(identifier: "UTC")!).split(separator: "\n")
+        let both = DeviceText.list([heard, other], utc: true).split(separator: "\n")
         #expect(both[0].hasSuffix("SINCE             LAST HEARD"))
         #expect(both[1].hasSuffix("paired  2027-01-15 08:00  2027-01-15 08:10"))
         #expect(both[2].hasSuffix("paired  2027-01-15 08:00  -"))

@@ -131,7 +131,7 @@ struct KeyChangeTests {
         #expect(rows.map(\.via) == ["paired", "introduced", "introduced"])
         #expect(rows.map(\.introducedBy) == [nil, "bob@desk", "bob@desk"])
         #expect(rows.map(\.removed) == [false, false, true])
-        let text = DeviceText.list(rows, timeZone: TimeZone(identifier: "UTC")!)
+        let text = DeviceText.list(rows, utc: true)
         #expect(text.contains("introduced by bob@desk  "))
         #expect(text.contains("introduced by bob@desk, removed"))
         let json = try JSONSerialization.jsonObject(with: Data(DeviceText.listJSON(rows).utf8)) as? [[String: Any]]

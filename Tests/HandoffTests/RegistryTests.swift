@@ -4,6 +4,7 @@ import Testing
 @testable import Handoff
 import HandoffTesting
 @testable import PropertyList
+import PropertyListFoundation
 
 @Suite("The declared type registry")
 struct RegistryTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PropertyList
+import PropertyListFoundation
 
 /// Foundation's `PropertyListSerialization`, the canonical writer and the strict reader agree on valid input.
 @Suite("Property lists: differential against Foundation")

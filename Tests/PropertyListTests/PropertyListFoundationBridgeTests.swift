@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PropertyList
+import PropertyListFoundation
 
 @Suite("Property lists: Foundation bridge")
 struct PropertyListFoundationBridgeTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PropertyList
+import PropertyListFoundation
 
 /// Hostile bytes never crash the reader: each input is read or refused with an error.
 ///

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// A number of seconds given on the command line (`--wait 1.5`), held as a `Duration`.
 ///

@@ -1,6 +1,6 @@
 import BatonFiles
 import BatonMembership
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffStore
 import HandoffWire
@@ -83,7 +83,7 @@ package struct KvMachine: Sendable {
     /// `kv policy resolve --command CMD`: saves CMD as the store's resolve command on this
     /// machine, then sets the policy.
     package func setResolve(command: String, of name: StoreName) throws(KvFailure) {
-        guard !command.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !command.trimmed().isEmpty else {
             throw .files("The resolve command is empty: give the command that prints the value to keep, e.g. --command 'jq .winner'.")
         }
         do throws(PrivateFile.Problem) {

@@ -1,5 +1,5 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import HandoffStore
 import HandoffWire
 
@@ -15,7 +15,7 @@ extension ResolveCommand {
     /// The command saved for `store`; nil when none is (or it cannot be read: said by `problem`).
     package static func saved(for store: String, environment: [String: String]) throws(PrivateFile.Problem) -> String? {
         guard let bytes = try PrivateFile.read(path: path(of: store, environment: environment), limit: 65_536) else { return nil }
-        let command = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let command = String(decoding: bytes, as: UTF8.self).trimmed(while: \.isNewline)
         return command.isEmpty ? nil : command
     }
 

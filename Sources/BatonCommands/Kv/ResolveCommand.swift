@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
+import Dispatch
+import BatonFiles
 import Handoff
 import HandoffWire
 import HandoffStore
@@ -41,7 +43,7 @@ package struct ResolveCommand: Sendable {
         case .failedToStart(let why):
             throw ResolverSilence(sentence: "the resolve command could not start: \(why)")
         case .tooSlow:
-            throw ResolverSilence(sentence: "the resolve command gave no answer within \(String(format: "%g", limit)) s")
+            throw ResolverSilence(sentence: "the resolve command gave no answer within \(PlainText.shortest(limit)) s")
         case .exited(let status, let output, let errors):
             guard status == 0 else {
                 let said = String(decoding: errors.prefix(300), as: UTF8.self).split(separator: "\n").first.map { ": " + $0 } ?? ""
@@ -60,7 +62,7 @@ package struct ResolveCommand: Sendable {
 
     /// The value in the command's standard output: JSON, `null` for a removal.
     package static func answer(from output: Data) throws(ResolverSilence) -> PropertyListValue? {
-        let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: output, as: UTF8.self).trimmed()
         if text == "null" { return nil }
         do {
             return try PropertyListValue(json: Data(text.utf8))
@@ -78,82 +80,26 @@ package struct ResolveCommand: Sendable {
         case failedToStart(String)
     }
 
-    /// Runs the command with `input`, and ends it (SIGTERM, then SIGKILL) after `limit`.
+    /// Runs the command with `input` on a thread of the dispatch pool; after `limit` its process
+    /// group is ended (SIGTERM, then SIGKILL), so what the shell started ends too.
     func run(_ input: Data) async -> Ran {
         // A command that exits without reading its input must not end this program.
         signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: shell)
-        process.arguments = ["-c", command]
-        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let outcome = Outcome()
+        let (shell, command, limit) = (shell, command, limit)
         return await withCheckedContinuation { continuation in
-            outcome.continuation = continuation
-            process.terminationHandler = { outcome.exited($0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                outcome.finish(.failedToStart(String(describing: error)))
-                return
-            }
-            let queue = DispatchQueue.global()
-            queue.async { outcome.read(output: stdout.fileHandleForReading.readData(upTo: Self.outputLimit)) }
-            queue.async { outcome.read(errors: stderr.fileHandleForReading.readData(upTo: 4_096)) }
-            queue.async {
-                try? stdin.fileHandleForWriting.write(contentsOf: input)
-                try? stdin.fileHandleForWriting.close()
-            }
-            queue.asyncAfter(deadline: .now() + limit) {
-                guard outcome.finish(.tooSlow) else { return }
-                process.terminate()
-                queue.asyncAfter(deadline: .now() + 1) { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().async {
+                let outcome = ChildProcess.run(
+                    shell, ["-c", command], input: Array(input), timeout: .milliseconds(Int64(limit * 1000)),
+                    outputLimit: Self.outputLimit, errorLimit: 4_096)
+                switch outcome {
+                case .exited(let status, let output, let errors):
+                    continuation.resume(returning: .exited(status: status, output: Data(output), errors: Data(errors)))
+                case .tooSlow:
+                    continuation.resume(returning: .tooSlow)
+                case .failedToStart(let why):
+                    continuation.resume(returning: .failedToStart(why))
+                }
             }
         }
-    }
-
-    /// What the command did so far; the first complete outcome is the answer.
-    final class Outcome: @unchecked Sendable {
-        private let lock = NSLock()
-        var continuation: CheckedContinuation<Ran, Never>?
-        private var status: Int32?
-        private var output: Data?
-        private var errors: Data?
-
-        func exited(_ status: Int32) { lock.withLock { self.status = status }; check() }
-        func read(output: Data) { lock.withLock { self.output = output }; check() }
-        func read(errors: Data) { lock.withLock { self.errors = errors }; check() }
-
-        private func check() {
-            let done = lock.withLock { () -> Ran? in
-                guard let status, let output, let errors else { return nil }
-                return .exited(status: status, output: output, errors: errors)
-            }
-            if let done { finish(done) }
-        }
-
-        /// Answers with `ran` unless answered already; whether it did.
-        @discardableResult
-        func finish(_ ran: Ran) -> Bool {
-            let waiting = lock.withLock { () -> CheckedContinuation<Ran, Never>? in
-                defer { continuation = nil }
-                return continuation
-            }
-            waiting?.resume(returning: ran)
-            return waiting != nil
-        }
-    }
-}
-
-extension FileHandle {
-    /// Reads until the end, or `limit` bytes.
-    fileprivate func readData(upTo limit: Int) -> Data {
-        var data = Data()
-        while data.count < limit, let chunk = try? read(upToCount: min(65_536, limit - data.count)), !chunk.isEmpty {
-            data += chunk
-        }
-        return data
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import Handoff
 import PropertyList
 import HandoffCLI
@@ -54,50 +54,38 @@ package enum StoreText {
         from text: String, asString: Bool, key: String = "KEY", fromStandardInput: Bool = false
     ) throws(CommandFailure) -> PropertyListValue {
         if asString { return .string(text) }
-        let bytes = Data(text.utf8)
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])
+            parsed = try JSONValue.read(Data(text.utf8))
         } catch {
-            throw CommandFailure(
-                notJSON(
-                    text, key: key, fromStandardInput: fromStandardInput,
-                    reason: (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String))
+            throw CommandFailure(notJSON(text, key: key, fromStandardInput: fromStandardInput, reason: error.reason))
         }
-        if containsNull(parsed) {
+        guard let value = parsed.plist else {
             throw CommandFailure(
                 "VALUE holds a JSON null, which a store cannot hold: leave it out, or remove the key (baton kv rm KEY).")
         }
-        do {
-            return try PropertyListValue(json: bytes)
-        } catch {
-            throw CommandFailure("VALUE is JSON that a store cannot hold (a number too large?).")
-        }
+        return value
     }
 
     /// The keys and values of `baton kv import`: one JSON object; a null value removes its key.
     package static func importValues(from text: String) throws(CommandFailure) -> [String: PropertyListValue?] {
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            parsed = try JSONValue.read(Data(text.utf8))
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not read"
-            throw CommandFailure("The file is not valid JSON: \(reason).")
+            throw CommandFailure("The file is not valid JSON" + (error.reason.map { ": " + $0 } ?? "."))
         }
-        guard let object = parsed as? [String: Any] else {
+        guard case .object(let object) = parsed else {
             throw CommandFailure("The file holds JSON, but not an object: give {\"key\": value, …}.")
         }
         var values: [String: PropertyListValue?] = [:]
         for (key, element) in object {
             if let problem = keyProblem(key) { throw CommandFailure("The key \(PeerText.visible(key)): \(problem)") }
-            if element is NSNull {
+            if element == .null {
                 values[key] = .some(nil)
                 continue
             }
-            guard !containsNull(element),
-                let data = try? JSONSerialization.data(withJSONObject: element, options: [.fragmentsAllowed]),
-                let value = try? PropertyListValue(json: data)
-            else {
+            guard let value = element.plist else {
                 throw CommandFailure("The value of \(PeerText.visible(key)) is JSON that a store cannot hold (a null inside it?).")
             }
             values[key] = value
@@ -107,7 +95,7 @@ package enum StoreText {
 
     /// Why `text` is not JSON, and how to give it as text.
     static func notJSON(_ text: String, key: String, fromStandardInput: Bool = false, reason: String?) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed()
         guard let first = trimmed.first else {
             return "VALUE is read as JSON, and it is empty. For an empty text, add --string (or give '\"\"')."
         }
@@ -128,18 +116,9 @@ package enum StoreText {
     /// `text` as one shell word: as it is when it needs no quotes, else in single quotes.
     static func shellQuoted(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-/:@%+=,".unicodeScalars.contains($0))
+            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-/:@%+=,".unicodeScalars.contains($0))
         }
-        return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
-    static func containsNull(_ object: Any) -> Bool {
-        switch object {
-        case is NSNull: true
-        case let array as [Any]: array.contains(where: containsNull)
-        case let dict as [String: Any]: dict.values.contains(where: containsNull)
-        default: false
-        }
+        return plain ? text : "'" + text.replacing("'", with: "'\\''") + "'"
     }
 
     /// Standard input read to its end, for VALUE `-`: UTF-8 text, as it is (a final newline
@@ -227,9 +206,9 @@ package enum StoreText {
         let widths = (0..<3).map { column in table.map { $0[column].count }.max() ?? 0 }
         return table.map { cells in
             [
-                cells[0].padding(toLength: widths[0], withPad: " ", startingAt: 0),
+                PlainText.padded(cells[0], to: widths[0]),
                 String(repeating: " ", count: widths[1] - cells[1].count) + cells[1],
-                cells[2].padding(toLength: widths[2], withPad: " ", startingAt: 0),
+                PlainText.padded(cells[2], to: widths[2]),
                 cells[3],
             ].joined(separator: "  ")
         }.joined(separator: "\n")
@@ -288,5 +267,5 @@ package enum StoreText {
         return line + (note.map { " (" + PeerText.visible($0) + ")" } ?? "")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { PlainText.hex(bytes) }
 }

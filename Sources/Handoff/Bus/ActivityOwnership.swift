@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// Who owns each activity heard, and what was last handed on for it (docs/PROTOCOL.md

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// One part of the protocol on the `DatagramBus`: it owns some message kinds, gets the

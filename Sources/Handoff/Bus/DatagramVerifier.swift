@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// The checks of docs/PROTOCOL.md section 7 that look at one datagram alone, in the page's

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When the main actor is asked to take what the receive gate queued (docs/ARCHITECTURE.md,
 /// "How a datagram travels"): news at once, or at the end of the news frame when it comes

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// When this peer sends the statements it keeps (docs/PROTOCOL.md section 17, "DEVICES"),

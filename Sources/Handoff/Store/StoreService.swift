@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import HandoffWire
 
 /// The key-value stores' part of the bus (docs/PROTOCOL.md section 18): owns STORE, hands

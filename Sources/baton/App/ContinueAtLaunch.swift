@@ -1,5 +1,7 @@
 import BatonApp
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import HandoffCLI
 import Handoff
 import NCursesBackend

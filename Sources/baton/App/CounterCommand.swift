@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatonApp
 import BatonRuntime
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,9 +70,9 @@ struct CounterCommand: AsyncParsableCommand {
     /// `argument` as one shell word: as it is when plain, else in single quotes.
     static func shellWord(_ argument: String) -> String {
         let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._/:@=+,-%".unicodeScalars.contains($0)
+            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) || "._/:@=+,-%".unicodeScalars.contains($0)
         }
-        return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return plain ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
     }
 
     @MainActor

@@ -1,7 +1,8 @@
 import ArgumentParser
 import BatonApp
 import BatonRuntime
-import Foundation
+import FoundationEssentials
+import HandoffWire
 import Glibc
 import HandoffCLI
 
@@ -11,10 +12,8 @@ struct EditCommand: AsyncParsableCommand {
     static func recoverable(_ store: RecoveryStore) -> String {
         let copies = store.all()
         guard !copies.isEmpty else { return "Nothing to recover (no copies in \(store.folder))." }
-        let time = DateFormatter()
-        time.dateFormat = "yyyy-MM-dd HH:mm"
         return copies.map { location, copy in
-            let when = time.string(from: copy.savedAt)
+            let when = PlainText.time(copy.savedAt, format: "%Y-%m-%d %H:%M")
             let bytes = copy.text.utf8.count
             if let path = copy.path {
                 return "\(path)  (\(bytes) bytes, \(when))\n  open: baton edit \(CounterCommand.shellWord(path))  (answer y)"

@@ -3,7 +3,8 @@ import BatonApp
 import BatonCommands
 import BatonMembership
 import BatonRuntime
-import Foundation
+import FoundationEssentials
+import Glibc
 import Handoff
 import HandoffCLI
 import HandoffMulticast
@@ -54,7 +55,7 @@ struct Launch {
     static func askYesNo(_ question: String) -> Bool {
         Console.diagnostic(question)
         guard let answer = readLine() else { return false }
-        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        return ["y", "yes"].contains(answer.trimmed(newlines: false).lowercased())
     }
 
     /// Joins the network, continues an activity first if asked, then runs the UI until the user quits.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatonCommands
 import BatonRuntime
-import Foundation
+import FoundationEssentials
 import HandoffCLI
 import Logging
 

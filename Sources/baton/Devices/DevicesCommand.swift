@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatonFiles
-import Foundation
+import FoundationEssentials
 import Handoff
 import BatonMembership
 import HandoffCLI

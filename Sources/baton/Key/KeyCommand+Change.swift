@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Handoff
 import BatonMembership
 import HandoffCLI
@@ -83,7 +83,7 @@ extension KeyCommand {
             message(change.summary)
             message("Sent under the old key to \(endpoint); Baton programs running here pass it on.")
         } catch {
-            message(change.summary.replacingOccurrences(of: "sent to", with: "stored for"))
+            message(change.summary.replacing("sent to", with: "stored for"))
             throw error
         }
     }

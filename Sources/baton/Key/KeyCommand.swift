@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Handoff
 import BatonMembership
 import HandoffCLI
@@ -105,7 +106,7 @@ struct KeyCommand: AsyncParsableCommand {
 
     /// Where the replaced key went, and how to put it back.
     static func keptOld(_ kept: String, path: String) -> String {
-        let quoted = { (path: String) in "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = { (path: String) in "'" + path.replacing("'", with: "'\\''") + "'" }
         return "The previous key is kept in \(kept); to go back to it: mv \(quoted(kept)) \(quoted(path))"
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BatonApp
 import BatonCommands
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffCLI
 import HandoffWire

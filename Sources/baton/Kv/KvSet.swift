@@ -1,6 +1,7 @@
 import ArgumentParser
 import BatonCommands
-import Foundation
+import FoundationEssentials
+import Glibc
 import HandoffCLI
 import HandoffStore
 

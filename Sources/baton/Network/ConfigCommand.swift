@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import HandoffCLI
 
 /// `baton config`: every setting as baton would use it, and where each came from.

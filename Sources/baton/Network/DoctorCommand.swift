@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatonCommands
-import Foundation
+import FoundationEssentials
 import Handoff
 import BatonDoctor
 import HandoffCLI

@@ -1,5 +1,7 @@
 import BatonFiles
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Handoff
 import HandoffWire
 import HandoffCLI
@@ -72,7 +74,7 @@ extension PairCommand {
             case .answer(let line):
                 guard prompting, outcome == nil else { continue }
                 prompting = false
-                let answer = line?.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let answer = line?.split(separator: "\n").first.map { $0.trimmed(newlines: false).lowercased() }
                 let yes = answer == "y" || answer == "yes"
                 if line == nil { say("") }
                 if yes { say("Waiting for the other screen…") }
@@ -86,7 +88,7 @@ extension PairCommand {
 
     /// One read of standard input on a thread of its own, like a line typed at the prompt.
     static func readAnswer(into feed: AsyncStream<Input>.Continuation) {
-        Thread.detachNewThread {
+        DispatchQueue(label: "baton.pair.answer").async {
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = read(STDIN_FILENO, &buffer, buffer.count)
             feed.yield(.answer(count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : nil))

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import NIOConcurrencyHelpers
 import BatonDoctor
 import BatonFiles
 import Handoff
@@ -143,7 +144,7 @@ struct PairCommand: AsyncParsableCommand {
 
     /// Where the joining side kept the key it replaced, set on the session's thread.
     final class KeptOld: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = NIOLock()
         private var stored: String?
         var path: String? {
             get { lock.withLock { stored } }

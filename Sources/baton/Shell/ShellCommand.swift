@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatonShell
-import Foundation
+import FoundationEssentials
 import HandoffCLI
 import ShellHost
 

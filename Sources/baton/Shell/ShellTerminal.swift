@@ -1,5 +1,6 @@
 import BatonShell
-import Foundation
+import FoundationEssentials
+import Glibc
 import Handoff
 import HandoffWire
 import HandoffCLI

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 extension PropertyListValue {
     /// Converts a Foundation property-list object (as `PropertyListSerialization` returns) without loss.
