@@ -60,7 +60,7 @@ struct StoreTextTests {
     @Test("Broken JSON, empty VALUE and null are refused, each saying why")
     func refused() {
         let broken = #expect(throws: CommandFailure.self) { try StoreText.value(from: "{\"a\": ", asString: false) }
-        #expect(broken?.description.hasPrefix("VALUE is not valid JSON: ") == true)
+        #expect(broken?.description.hasPrefix("VALUE is not valid JSON") == true)
         #expect(broken?.description.hasSuffix("To store it as text, add --string.") == true)
         let empty = #expect(throws: CommandFailure.self) { try StoreText.value(from: "  ", asString: false) }
         #expect(empty?.description.contains("it is empty") == true)
