@@ -4,7 +4,7 @@ import Handoff
 import HandoffCLI
 import PropertyList
 
-extension BatonPeer {
+extension PeerCommand {
     struct Continue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask peers, continue the newest matching activity, and print it as JSON.",
@@ -41,7 +41,7 @@ extension BatonPeer {
         func run() async throws {
             let registry = try network.loadRegistry()
             // A type this program could never continue fails now, not after --wait seconds of asking.
-            let type = try registry.continuableType(type, program: "baton-peer")
+            let type = try registry.continuableType(type, program: "baton peer")
             try await withPeerSession(network, registry: registry) { session in
                 var last: TransferProgress?
                 let printProgress = progress
