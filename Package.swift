@@ -6,7 +6,6 @@ let package = Package(
     // Linux only: the terminal backend and the file writes call Glibc, so no Apple platform is claimed.
     products: [
         .executable(name: "baton", targets: ["baton"]),
-        .executable(name: "baton-peer", targets: ["baton-peer"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "PropertyListFoundation", targets: ["PropertyListFoundation"]),
         .library(name: "HandoffWire", targets: ["HandoffWire"]),
@@ -110,7 +109,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // What both programs share on the command line: network options, key, registry, monitor output.
+        // What the commands share on the command line: network options, key, registry, monitor output.
         .target(
             name: "HandoffCLI",
             dependencies: [
@@ -178,14 +177,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // A headless peer for scripts, tests and benchmarks.
-        .executableTarget(
-            name: "baton-peer",
-            dependencies: [
-                "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "HandoffCLI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Release-build benchmarks: `swift run -c release handoff-bench` (`handoff-bench editor`:
@@ -287,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "BatonShellTests",
             dependencies: ["BatonShell", "ShellHost", "PropertyList", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
-        // Drives the built `baton` and `baton-peer` in tmux inside network-namespace hosts.
+        // Drives the built `baton` (its headless peer as `baton peer`) in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),
     ]
 )

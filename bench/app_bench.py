@@ -8,7 +8,7 @@ Run as root against release builds (`swift build -c release`):
 It makes its own netlab lab of two hosts (network namespaces on a bridge, nothing attached
 to this machine's interfaces, so no multicast leaves the machine) and always removes it.
 
-  key-to-peer  `baton` (counter) on host A in a pty this script owns; `baton-peer listen
+  key-to-peer  `baton` (counter) on host A in a pty this script owns; `baton peer listen
                --json` on host B. `+` is written --presses times, --gap-ms apart; for each
                press: from the write to B's JSON line showing that count (first line with a
                count >= it). Both times are this machine's CLOCK_REALTIME: B's "time" field
@@ -147,7 +147,7 @@ def idle(run):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton and baton-peer (default: .build/release)")
+    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton (default: .build/release)")
     parser.add_argument("--presses", type=int, default=1000, help="key presses for key-to-peer (1000)")
     parser.add_argument("--gap-ms", type=float, default=20, help="milliseconds between presses (20)")
     parser.add_argument("--continues", type=int, default=20, help="runs of --continue-activity and --version (20)")

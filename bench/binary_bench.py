@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""The installed programs: size and start-up, Swift's libraries linked in (as scripts/install
+"""The installed program: size and start-up, Swift's libraries linked in (as scripts/install
 and scripts/package build them) against loaded from the toolchain, in the same run.
 
-Run as root from the checkout (about 3 minutes; it relinks the release programs twice and
-leaves them linked static, as scripts/test does):
+Run as root from the checkout (about 3 minutes; it relinks the release program twice and
+leaves it linked static, as scripts/test does):
 
     sudo python3 bench/binary_bench.py
     sudo python3 bench/binary_bench.py --runs 100
 
-  size       each program as built, and stripped as scripts/install installs it; for the dynamic
+  size       baton as built, and stripped as scripts/install installs it; for the dynamic
              build also the Swift libraries it loads from the toolchain (ldd), which a machine
              without Swift would need beside it.
   version    `baton --version`, spawn to exit, --runs times, the two builds alternating.
-  listen     `baton-peer listen` to its first line on standard output (the transport is up),
+  listen     `baton peer listen` to its first line on standard output (the transport is up),
              --runs times alternating, in a namespace of its own with only loopback
              (`netlab single`): nothing leaves the machine.
 """
@@ -29,7 +29,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NETLAB = os.path.join(ROOT, "scripts", "netlab")
-PROGRAMS = ["baton", "baton-peer"]
+PROGRAMS = ["baton"]
 
 
 def build(static, into):
@@ -67,12 +67,12 @@ def time_version(binary):
 
 def time_listen(namespace, binary, env):
     started = time.perf_counter()
-    proc = subprocess.Popen(["ip", "netns", "exec", namespace, binary, "listen", "--name", "bench"],
+    proc = subprocess.Popen(["ip", "netns", "exec", namespace, binary, "peer", "listen", "--name", "bench"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         ready, _, _ = select.select([proc.stdout], [], [], 10)
         if not ready or not proc.stdout.readline():
-            raise SystemExit(f"{binary} listen printed nothing in 10 s: {proc.stderr.read1(2000)!r}")
+            raise SystemExit(f"{binary} peer listen printed nothing in 10 s: {proc.stderr.read1(2000)!r}")
         return time.perf_counter() - started
     finally:
         proc.kill()  # its first line is all that is measured
@@ -110,10 +110,10 @@ def main():
         for _ in range(args.runs):
             for kind, folder in builds.items():
                 times[("version", kind)].append(time_version(os.path.join(folder, "baton.stripped")))
-                times[("listen", kind)].append(time_listen(namespace, os.path.join(folder, "baton-peer.stripped"), env))
+                times[("listen", kind)].append(time_listen(namespace, os.path.join(folder, "baton.stripped"), env))
         print(f"start-up, median of {args.runs} (p90), the two builds alternating")
         for figure, label in (("version", "baton --version, spawn to exit"),
-                              ("listen", "baton-peer listen, spawn to its first line")):
+                              ("listen", "baton peer listen, spawn to its first line")):
             for kind in builds:
                 samples = sorted(times[(figure, kind)])
                 p90 = samples[int(len(samples) * 0.9) - 1]

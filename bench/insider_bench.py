@@ -5,7 +5,7 @@ hands off.
 
 Run as root against release builds:
 
-    swift build -c release --product baton && swift build -c release --product baton-peer
+    swift build -c release --product baton
     sudo python3 bench/insider_bench.py                        # every shape, about 3 minutes
     sudo python3 bench/insider_bench.py --shapes expand-shared,query-flood --quiet-wait 0
 
@@ -13,7 +13,7 @@ It makes one netlab lab of 3 hosts (network namespaces on a bridge, nothing atta
 machine's interfaces, so nothing leaves the machine) and always removes it, also on Ctrl-C,
 SIGTERM and SIGHUP. For each shape, fresh programs: on host 1 the victims, `baton counter` on a
 pty the script owns (pressed `+` once, so it publishes count 1) and `baton monitor --json`;
-`scripts/hostile.py` floods from host 2; host 3 holds `baton-peer listen --json` (the receiver
+`scripts/hostile.py` floods from host 2; host 3 holds `baton peer listen --json` (the receiver
 whose view is checked, for the shapes that aim at one peer's entry) and continues afterwards.
 
 Per victim, from /proc every 50 ms: VmRSS, VmHWM (the peak), and CPU time of all threads
@@ -25,7 +25,7 @@ Per victim, from /proc every 50 ms: VmRSS, VmHWM (the peak), and CPU time of all
   to idle      from the last datagram (hostile.py's exit) to the first moment from which, for
                0.5 s, every 100 ms window used at most 2 ms of CPU (2 % of a core) and VmRSS
                stayed within 10 MB of its value before the flood. Observed for --observe s.
-  handoff      after the flood (during it for hijack-revision), `baton-peer continue --type
+  handoff      after the flood (during it for hijack-revision), `baton peer continue --type
                dev.baton.counter --from bench-a` on host 3 gets count 1 (2 after a press), and
                the counter shows "Continued on"
   effect       per shape: forge-sender and hijack-revision, the long-running listener (and the
@@ -132,8 +132,8 @@ def wait_for(condition, timeout, period=0.05):
 
 
 def peer_continue(run, count=None, source="bench-a"):
-    """`baton-peer continue` of a counter (bench-a's; any with `source` None) on host 3: (ok, what it said)."""
-    argv = ["ip", "netns", "exec", run.netns(3), run.peer, "continue", "--type", lab.COUNTER,
+    """`baton peer continue` of a counter (bench-a's; any with `source` None) on host 3: (ok, what it said)."""
+    argv = ["ip", "netns", "exec", run.netns(3), *run.peer, "continue", "--type", lab.COUNTER,
             "--wait", "5", "--name", "bench-c"] + (["--from", source] if source else [])
     done = subprocess.run(argv, capture_output=True, text=True, env=run.env, timeout=40,
                           preexec_fn=lab.clean_child_signals)
@@ -428,7 +428,7 @@ def rows(table, r):
     h = r.get("handoff", {})
     how = ("bench-b on host 3 (it received the shape) continues from its nearby list"
            if SHAPES[r["shape"]][4] in ("still-heard", "owner")
-           else "`baton-peer continue --from bench-a` on host 3, and 'Continued on' shown")
+           else "`baton peer continue --from bench-a` on host 3, and 'Continued on' shown")
     table.row(f"  handoff: {how}", h.get("said", "—"), "succeeds", h.get("ok"))
     e = r.get("effect")
     if e:
@@ -441,7 +441,7 @@ def rows(table, r):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton and baton-peer (default: .build/release)")
+    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton (default: .build/release)")
     parser.add_argument("--shapes", default=",".join(SHAPES), help=f"which shapes ({','.join(SHAPES)})")
     parser.add_argument("--expand-count", type=int, default=0, help="datagrams per expansion flood (20 shared, 4 nested)")
     parser.add_argument("--observe", type=float, default=10, help="seconds to watch for idle after a flood (10)")

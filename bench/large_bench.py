@@ -4,7 +4,7 @@ plain TCP, what twenty big offers cost a listener, and the counter under frame l
 
 Run as root against release builds:
 
-    swift build -c release --product baton --product baton-peer
+    swift build -c release --product baton
     sudo python3 bench/large_bench.py                       # everything, about 10 minutes
     sudo python3 bench/large_bench.py --runs 5 --loss-runs 5 --peers 4 --skip-counter   # a quick try
 
@@ -20,19 +20,19 @@ state limit).
                each: `baton --continue-activity dev.baton.editing --from SOURCE` in a pty,
                spawn → the text's first line on the screen (a small xterm emulator replays the
                pty), then SIGTERM — a person's wait, process start and the fetch included; and
-               `baton-peer continue --no-user-info` spawn → exit, with its own continueMs
+               `baton peer continue --no-user-info` spawn → exit, with its own continueMs
                (QUERY → record in hand) and fetchMs (connect → last byte) beside it.
   loss         200 KB the same way while host 2 drops --loss percent of the IPv4 frames it
                receives (`netlab frameloss`: before reassembly, TCP segments and UDP alike);
                p90 of --loss-runs. The server's TCP counters (retransmitted segments, RTO
                timeouts, SYN retransmits) and the client's resumes say what limits it.
-  throughput   the 16 MB baton-peer fetches against plain TCP between the same two hosts, in
-               the same run: `python3 -m batonlab.wire tcp-serve` on host 1 sends 16 MB from
-               memory, `tcp-fetch` on host 2 reads it, connect → last byte; medians.
+  throughput   the 16 MB fetches of `baton peer continue` against plain TCP between the same two
+               hosts, in the same run: `python3 -m batonlab.wire tcp-serve` on host 1 sends
+               16 MB from memory, `tcp-fetch` on host 2 reads it, connect → last byte; medians.
   memory       `baton` (the counter, its nearby list open) on host 2 while --peers hosts each
-               run `baton-peer announce --text-file` of the 16 MB text; max VmRSS sampled every
+               run `baton peer announce --text-file` of the 16 MB text; max VmRSS sampled every
                250 ms for --rss-seconds after a listener beside it has heard every offer.
-  counter      `baton counter` on host 1 in a pty, `baton-peer listen --json` on host 2, which
+  counter      `baton counter` on host 1 in a pty, `baton peer listen --json` on host 2, which
                drops 30 % of its frames; --counter-trials times: 3 presses 20 ms apart, then
                from the last press to the listener's line with the final count (its "time").
 
@@ -180,8 +180,8 @@ def baton_continue(run, who, first, timeout):
 
 
 def peer_continue(run, who, timeout, save=None):
-    """`baton-peer continue` on host 2: (spawn → exit ms, its JSON) or (None, None)."""
-    argv = ["ip", "netns", "exec", run.netns(2), run.peer, "continue", "--type", EDITING, "--from", who,
+    """`baton peer continue` on host 2: (spawn → exit ms, its JSON) or (None, None)."""
+    argv = ["ip", "netns", "exec", run.netns(2), *run.peer, "continue", "--type", EDITING, "--from", who,
             "--wait", str(timeout), "--name", "bench-p", "--no-user-info"]
     if save:
         argv += ["--save-text", save]
@@ -190,17 +190,17 @@ def peer_continue(run, who, timeout, save=None):
                           preexec_fn=lab.clean_child_signals)
     elapsed = ms(time.perf_counter() - started)
     if done.returncode != 0:
-        run.failures.append(f"baton-peer continue from {who}: exit {done.returncode}: {done.stderr.strip()[:300]}")
+        run.failures.append(f"baton peer continue from {who}: exit {done.returncode}: {done.stderr.strip()[:300]}")
         return None, None
     try:
         return elapsed, json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        run.failures.append(f"baton-peer continue from {who}: no JSON: {done.stdout[:200]}")
+        run.failures.append(f"baton peer continue from {who}: no JSON: {done.stdout[:200]}")
         return None, None
 
 
 def continue_phase(run, name, size, style, runs, timeout, loss=0):
-    """`runs` baton and baton-peer continues of text `name`, alternating; with `loss` % frame loss on host 2."""
+    """`runs` baton and `baton peer` continues of text `name`, alternating; with `loss` % frame loss on host 2."""
     a, listener, who, first, length = source(run, name, size, style)
     try:
         path = run.files[name][0]
@@ -243,11 +243,11 @@ def continue_phase(run, name, size, style, runs, timeout, loss=0):
 
 
 def library_phase(run, name, size, style, runs, timeout):
-    """The library alone: `baton-peer announce --text-file` on host 1, `runs` `baton-peer continue` on host 2."""
+    """The library alone: `baton peer announce --text-file` on host 1, `runs` `baton peer continue` on host 2."""
     path, _, length = run.text_file(name, size, style)
     who = "bench-lib-" + name.replace(" ", "").lower()
     listener = Listener("bench-listener", run.netns(2), run.peer, run.env, run.scratch, duration=3600)
-    a = Proc("announce", who, run.netns(1), [run.peer, "announce", "--text-file", path, "--name", who], run.env, run.scratch)
+    a = Proc("announce", who, run.netns(1), [*run.peer, "announce", "--text-file", path, "--name", who], run.env, run.scratch)
     try:
         if not listener.wait_all([who], time.monotonic() + 60):
             raise RuntimeError(f"host 2 never heard {who}'s offer of {name}: {a.error_tail()}")
@@ -265,7 +265,7 @@ def library_phase(run, name, size, style, runs, timeout):
 
 
 def throughput_phase(run, runs):
-    """16 MB over the state stream (baton-peer's fetchMs) against plain TCP of the same bytes, interleaved."""
+    """16 MB over the state stream (`baton peer continue`'s fetchMs) against plain TCP of the same bytes, interleaved."""
     name, size, style = SIZES[-1]
     a, listener, who, first, length = source(run, name, size, style)
     server = Proc("tcp", "tcp-serve", run.netns(1),
@@ -307,7 +307,7 @@ def memory_phase(run, peers, seconds):
         b.wait_shown(0, 15)
         names = [f"bench-offer-{i}" for i in range(1, peers + 1)]
         for i, who in enumerate(names, start=3):
-            offers.append(Proc("offer", who, run.netns(i), [run.peer, "announce", "--text-file", path, "--name", who],
+            offers.append(Proc("offer", who, run.netns(i), [*run.peer, "announce", "--text-file", path, "--name", who],
                                run.env, run.scratch))
             time.sleep(0.2)  # staggered starts, as people's machines come and go
         if not listener.wait_all(names, time.monotonic() + 120):
@@ -369,7 +369,7 @@ def counter_phase(run, trials, loss):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton and baton-peer (default: .build/release)")
+    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton (default: .build/release)")
     parser.add_argument("--runs", type=int, default=20, help="continues per size, each program (20)")
     parser.add_argument("--sizes", default="20KB,1MB,16MB", help="sizes to continue (20KB,1MB,16MB)")
     parser.add_argument("--loss", default="10,30", help="frame-loss percentages for 200 KB (10,30)")
@@ -433,13 +433,13 @@ def continue_rows(run, table, results, args):
                   f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
                   f"median ≤ {target:g} ms" if target else "report",
                   (complete and median(c["baton_ms"]) <= target) if target else None)
-        table.row("  same source, `baton-peer continue` spawn → exit / its continueMs / fetchMs (medians)",
+        table.row("  same source, `baton peer continue` spawn → exit / its continueMs / fetchMs (medians)",
                   f"{median(c['peer_ms']):.0f} / {median(c['continue_ms']):.0f} / {median(c['fetch_ms']):.0f} ms; "
                   f"byte-exact: {'yes' if c['exact'] else 'NO'}", "", c["exact"])
         table.row("  the source `baton edit`, idle 3 s before the runs: CPU, VmRSS",
                   f"{c['source_idle']['cpu_percent']:.0f} % of a core, {c['source_idle']['rss_mb']:.0f} MB")
         c["library"] = lib = library_phase(run, name, size, style, args.runs, 30)
-        table.row(f"  library alone, source `baton-peer announce`: `baton-peer continue` spawn → exit / continueMs / "
+        table.row(f"  library alone, source `baton peer announce`: `baton peer continue` spawn → exit / continueMs / "
                   f"fetchMs (medians, {len(lib['peer_ms'])} of {lib['attempts']})",
                   f"{median(lib['peer_ms']):.0f} / {median(lib['continue_ms']):.0f} / {median(lib['fetch_ms']):.0f} ms")
 
@@ -457,7 +457,7 @@ def loss_rows(run, table, results, args):
                   f"({len(c['baton_ms'])} of {c['attempts']})", fmt(c["baton_ms"]),
                   f"p90 ≤ {TARGETS['loss10_p90_ms']:g} ms" if loss == 10 else "report",
                   p90 <= TARGETS["loss10_p90_ms"] if loss == 10 else None)
-        table.row("  `baton-peer continue`: spawn → exit; continueMs / fetchMs (medians)",
+        table.row("  `baton peer continue`: spawn → exit; continueMs / fetchMs (medians)",
                   f"{fmt(c['peer_ms'])}; {median(c['continue_ms']):.0f} / {median(c['fetch_ms']):.0f} ms")
         tcp, n = c["tcp"], max(1, 2 * c["attempts"] + 1)  # fetches in the phase: both programs, and the check
         table.row("  what it waited for (per fetch, server side)",
@@ -489,7 +489,7 @@ def memory_rows(run, table, results, args):
               f"(max VmRSS over {args.rss_seconds:g} s; VmHWM)",
               f"{peak:.1f} MB ({(m['hwm_kb'] or 0) / 1024:.1f} MB); {m['rows_shown']} offers on its screen",
               f"≤ {TARGETS['rss_mb']:g} MB, all heard", peak <= TARGETS["rss_mb"] and m["heard"] == m["peers"])
-    table.row("  one offering `baton-peer` (median VmRSS), for scale", f"{median(m['source_rss_kb']) / 1024:.0f} MB")
+    table.row("  one offering `baton peer` (median VmRSS), for scale", f"{median(m['source_rss_kb']) / 1024:.0f} MB")
 
 
 def counter_rows(run, table, results, args):

@@ -10,11 +10,11 @@ It makes its own netlab lab (network namespaces on one bridge, nothing attached 
 interfaces, so no datagram leaves the machine) of --peers hosts plus one receiver host, and always
 removes it, also on Ctrl-C, SIGTERM and SIGHUP.
 
-  peers      host i runs `baton-peer announce --type dev.baton.counter --user-info '{"count":0}'
+  peers      host i runs `baton peer announce --type dev.baton.counter --user-info '{"count":0}'
              --tick count --every EVERY`: every datagram it sends is a new revision, which a
              receiver must verify, decode and put in its directory.
   receiver   the last host runs a `baton counter` in a pty (80×24), nobody pressing it, and a
-             `baton-peer listen --json` beside it, which says when every peer has been heard.
+             `baton peer listen --json` beside it, which says when every peer has been heard.
   cost       utime+stime (/proc/PID/stat) of the counter and the listener over a steady --window,
              divided by the datagrams delivered to the receiver host's bridge port over the
              same window (`ip -s link` in the lab's bridge namespace): CPU per datagram heard.
@@ -69,7 +69,7 @@ def perf_report(pid, seconds, scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin-dir", default=lab.RELEASE,
-                        help="folder with baton, baton-peer and handoff-bench (default: .build/release)")
+                        help="folder with baton and handoff-bench (default: .build/release)")
     parser.add_argument("--peers", type=int, default=20, help="announcing peers, one per host (20; 1-97)")
     parser.add_argument("--every", type=float, default=0.1, help="seconds between a peer's ticks (0.1)")
     parser.add_argument("--settle", type=float, default=3, help="seconds after every peer was heard (3)")
@@ -115,7 +115,7 @@ def main():
         everything.append(counter)
         for i, name in enumerate(names, start=1):
             everything.append(Proc("announcer", name, the_lab.namespace(i),
-                                   [args.peer, "announce", "--type", COUNTER, "--user-info", '{"count":0}',
+                                   [*args.peer, "announce", "--type", COUNTER, "--user-info", '{"count":0}',
                                     "--tick", "count", "--every", f"{args.every:g}", "--name", name,
                                     "--duration", "%d" % lifetime], env, scratch))
         if not listener.wait_all(names, time.monotonic() + 20):
@@ -157,7 +157,7 @@ def main():
               f"{results['codec_before']['verify']:.1f} / {results['codec_after']['verify']:.1f} µs")
     table.row("  open + decode, no signature",
               f"{results['codec_before']['plain']:.1f} / {results['codec_after']['plain']:.1f} µs")
-    for label, percent in (("baton counter", w["counter_percent"]), ("baton-peer listen --json", w["listener_percent"])):
+    for label, percent in (("baton counter", w["counter_percent"]), ("baton peer listen --json", w["listener_percent"])):
         if percent is None or not w["heard"]:
             failures.append(f"no figure for the {label}")
             continue
@@ -168,7 +168,7 @@ def main():
                   f"{per:.0f} µs = {per / codec['verify']:.1f} × open+verify+decode, {per / codec['plain']:.0f} × open+decode",
                   target, ok)
     announcers = [v for v in w["announcer_percent"] if v is not None]
-    table.row(f"CPU per baton-peer announce ({len(announcers)})", report.describe(announcers, "% of a core", 2))
+    table.row(f"CPU per baton peer announce ({len(announcers)})", report.describe(announcers, "% of a core", 2))
     table.row("whole machine over the window, % of one core", report.cpu_split(w["machine"], os.cpu_count()))
     if "perf" in results:
         print(results["perf"], file=sys.stderr)

@@ -13,13 +13,13 @@ attached to this machine's interfaces) and always removes it. mosquitto runs on 
 broker is the only way across: there is no direct path.
 
   key-to-peer  `baton` (counter, --relay) on host 1 in a pty this script owns. Two listeners
-               (`baton-peer listen --json`) hear the same presses: host 3 on the same site by
+               (`baton peer listen --json`) hear the same presses: host 3 on the same site by
                multicast, and host 2 on the other site through the relay only. `+` is written
                --presses times, --gap-ms apart; for each press, from the write to each listener's
                line showing that count (its "time" field, this machine's clock). Target: the
                relay's p50 within +3 ms of multicast's, in the same run.
-  continue     `baton-peer announce --text-file` of a 1 MB mixed-script text on host 1 (--relay);
-               `baton-peer continue --save-text` --runs times on host 2 (through the relay: the
+  continue     `baton peer announce --text-file` of a 1 MB mixed-script text on host 1 (--relay);
+               `baton peer continue --save-text` --runs times on host 2 (through the relay: the
                state stream through the broker) and, beside it, on host 3 (the LAN: TCP from the
                source), spawn → exit, byte-exact. Then 16 MB, --runs-large times each.
   reconnect    with host 1's counter and host 2's listener on the relay, mosquitto is killed
@@ -150,11 +150,11 @@ def text_file(run, size, first):
 
 
 def continue_runs(run, host, who, runs, env, expected, timeout=60):
-    """`baton-peer continue --save-text` on `host`, `runs` times: spawn → exit ms of the byte-exact ones."""
+    """`baton peer continue --save-text` on `host`, `runs` times: spawn → exit ms of the byte-exact ones."""
     times = []
     for k in range(runs):
         out = os.path.join(run.scratch, f"continued-{host}-{who}-{k}.txt")
-        argv = ["ip", "netns", "exec", run.lab.namespace(host), run.peer, "continue", "--type", EDITING, "--from", who,
+        argv = ["ip", "netns", "exec", run.lab.namespace(host), *run.peer, "continue", "--type", EDITING, "--from", who,
                 "--wait", "15", "--name", f"bench-c{host}", "--no-user-info", "--save-text", out]
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
@@ -177,7 +177,7 @@ def continues(run, table, results):
     for size, runs, label in ((1_000_000, run.args.runs, "1 MB"), (16_000_000, run.args.runs_large, "16 MB")):
         path, data = text_file(run, size, f"Relay bench, {label}: ça va? 你好 🎉")
         who = f"bench-{label.replace(' ', '').lower()}"
-        offer = Proc("offer", who, run.lab.namespace(1), [run.peer, "announce", "--text-file", path, "--name", who],
+        offer = Proc("offer", who, run.lab.namespace(1), [*run.peer, "announce", "--text-file", path, "--name", who],
                      relay_env, run.scratch)
         try:
             # One unmeasured continue on each path waits for the offer to be heard (and warms the page cache).
@@ -227,7 +227,7 @@ def reconnects(run, table, results, broker):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton and baton-peer (default: .build/release)")
+    parser.add_argument("--bin-dir", default=lab.RELEASE, help="folder with baton (default: .build/release)")
     parser.add_argument("--presses", type=int, default=500, help="key presses for key-to-peer (500)")
     parser.add_argument("--gap-ms", type=float, default=20, help="milliseconds between presses (20)")
     parser.add_argument("--runs", type=int, default=10, help="1 MB continues per path (10)")

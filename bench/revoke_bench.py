@@ -8,8 +8,8 @@ Run as root from the checkout (about 20 s per run):
 
 Each run is a fresh three-host netlab lab with a fresh config folder per host: A (host 1) pairs
 with B (host 2), then with C (host 3), each by `baton pair` / `baton pair --join --peer`
-fed `yes y |`, so B knows C only through A's introduction. Then `baton-peer listen --json` runs
-on A and on B, and C runs `baton-peer announce --tick count --every S` (0.1 s), a datagram each
+fed `yes y |`, so B knows C only through A's introduction. Then `baton peer listen --json` runs
+on A and on B, and C runs `baton peer announce --tick count --every S` (0.1 s), a datagram each
 tick. Once both listeners show C's count, `baton devices remove bench-c` runs on A. Per listener:
 
   last shown     C's last count the listener showed, from the remove's spawn: nothing of C's was
@@ -101,9 +101,9 @@ def one_run(baton, peer, index, every):
         pair(a, c, "bench-c", scratch, procs)
         logs = {k: os.path.join(scratch, f"listen-{k}.json") for k in ("A", "B")}
         for k, host in (("A", a), ("B", b)):
-            procs.append(host.start([peer, "listen", "--json"], open(logs[k], "wb")))
+            procs.append(host.start([*peer, "listen", "--json"], open(logs[k], "wb")))
         time.sleep(0.5)
-        procs.append(c.start([peer, "announce", "--type", "dev.baton.counter", "--user-info", '{"count":0}',
+        procs.append(c.start([*peer, "announce", "--type", "dev.baton.counter", "--user-info", '{"count":0}',
                               "--tick", "count", "--every", str(every), "--name", "bench-c", "--duration", "60"],
                              open(os.path.join(scratch, "announce-c.out"), "wb")))
 
@@ -150,12 +150,14 @@ def one_run(baton, peer, index, every):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin-dir", default=lab.RELEASE,
-                        help="folder with baton and baton-peer (default: .build/release)")
+                        help="folder with baton (default: .build/release)")
     parser.add_argument("--runs", type=int, default=5, help="removals, each in a fresh lab (5)")
     parser.add_argument("--every", type=float, default=0.1, help="C's tick, seconds (0.1)")
     args = parser.parse_args()
     lab.check_host("revoke_bench.py")
-    baton, peer = (os.path.abspath(p) for p in lab.programs("revoke_bench.py", args.bin_dir))
+    baton, _ = lab.programs("revoke_bench.py", args.bin_dir)
+    baton = os.path.abspath(baton)
+    peer = [baton, "peer"]
     lab.end_through_finally()
 
     print(lab.run_header(baton))

@@ -10,12 +10,12 @@ It makes its own netlab lab (network namespaces on one bridge, nothing attached 
 machine's interfaces, so no datagram leaves the machine) of --peers hosts plus one observer
 host, and always removes it, also on Ctrl-C, SIGTERM and SIGHUP.
 
-  peers        host i runs one peer: `baton-peer announce --type dev.baton.counter
+  peers        host i runs one peer: `baton peer announce --type dev.baton.counter
                --user-info '{"count":0}' --tick count --every 1` on most hosts, and a real
                `baton` counter in a pty on --batons of them, each pressed (`+`) once a second by
                this script; so every peer's activity changes once a second. Started in host
                order, --stagger-ms apart.
-  convergence  a `baton-peer listen --json` beside the peer on --listeners sampled hosts (the
+  convergence  a `baton peer listen --json` beside the peer on --listeners sampled hosts (the
                last host started among them; each listener starts with its host's peer, as its
                directory), plus one on the observer host, started first. Converged when every one
                of them has heard every peer; the time is counted from the start of the last peer.
@@ -165,7 +165,7 @@ def measure_window(the_lab, procs, seconds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin-dir", default=lab.RELEASE,
-                        help="folder with baton and baton-peer (default: .build/release; built when missing)")
+                        help="folder with baton (default: .build/release; built when missing)")
     parser.add_argument("--peers", type=int, default=50, help="peers, one per host (50; 2-98)")
     parser.add_argument("--batons", type=int, default=3, help="of them real `baton` counters in ptys (3)")
     parser.add_argument("--listeners", type=int, default=5, help="sampled hosts with a listener beside the peer (5)")
@@ -287,7 +287,7 @@ def main():
                 presser.add(b)
             else:
                 everything.append(Proc("announcer", peer_names[i], the_lab.namespace(i),
-                                       [args.peer, "announce", "--type", COUNTER, "--user-info", '{"count":0}',
+                                       [*args.peer, "announce", "--type", COUNTER, "--user-info", '{"count":0}',
                                         "--tick", "count", "--every", "1", "--name", peer_names[i],
                                         "--duration", "%d" % lifetime], env, scratch))
         if 1 in sampled_hosts:  # host 1 (the interactive baton) started before everything else
@@ -388,7 +388,7 @@ def print_report(results, args):
         if busy:
             print(f"still running before {phase}: " + "; ".join(busy))
     print(f"programs: {args.bin_dir}; run took {results['seconds']:.0f} s")
-    print(f"{n} peers: {n - len(results['baton_hosts'])} `baton-peer announce --tick count --every 1`, "
+    print(f"{n} peers: {n - len(results['baton_hosts'])} `baton peer announce --tick count --every 1`, "
           f"{len(results['baton_hosts'])} `baton` counters pressed once a second; listeners on hosts "
           f"{results['sampled_hosts']} + an observer host")
     print()
@@ -417,7 +417,7 @@ def print_report(results, args):
     table.row("copies delivered to hosts", f"{b['delivered_per_s']:.0f} /s, {b['delivered_bytes_per_s'] / 1e6:.2f} MB/s",
               f"≈ {n} × datagrams")
     procs = w["processes"]
-    for kind, label in (("announcer", "baton-peer announce"), ("baton", "baton counter"), ("listener", "baton-peer listen --json")):
+    for kind, label in (("announcer", "baton peer announce"), ("baton", "baton counter"), ("listener", "baton peer listen --json")):
         cpu = [p["cpu_percent"] for p in procs if p["kind"] == kind and p["cpu_percent"] is not None]
         rss = [p["rss_mb"] for p in procs if p["kind"] == kind and p["rss_mb"] is not None]
         if not cpu:

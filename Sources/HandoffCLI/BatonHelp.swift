@@ -27,6 +27,7 @@ public enum BatonHelp {
           baton config                    each setting in use, and where it came from
           baton kv set KEY VALUE          keep a setting the same on every machine
           baton kv get KEY                … and read it (also kv list, rm, watch)
+          baton peer announce|listen|continue   a headless peer, for scripts
 
         Options go after the command: baton edit --peer HOST notes.txt.
         In the app, Ctrl-N (n in the counter) lists what is nearby; Enter continues it.

@@ -8,7 +8,7 @@ extension ActivityTypeRegistry {
     ///
     /// Refuses at once, before anything touches the network, a type that this program could
     /// never continue: asking peers for it would only wait the whole `--wait` and then say
-    /// nothing was heard. `program` names the program in the message ("baton", "baton-peer").
+    /// nothing was heard. `program` names the program in the message ("baton", "baton peer").
     public func continuableType(_ type: String?, program: String) throws(CommandFailure) -> String? {
         guard let type, !isDeclared(type) else { return type }
         let label = type.lowercased()

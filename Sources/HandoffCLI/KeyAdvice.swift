@@ -7,7 +7,7 @@ import PropertyList
 /// What to tell a person whose machines do not share a group key: datagrams under another key
 /// were heard (`ActivityCenter.Event.otherKeyHeard`, `ActivityCenter.otherKeySources`), or this
 /// machine's key was made just now and no one else has it. Shared by `baton monitor`,
-/// `baton --continue-activity` and `baton-peer`.
+/// `baton --continue-activity` and `baton peer`.
 public enum KeyAdvice {
     /// How a machine gets into the group: pairing gives it the key and lists it on both sides.
     /// The key alone lets no machine in (a machine hears only the devices it lists).

@@ -15,7 +15,7 @@ struct Baton: AsyncParsableCommand {
         subcommands: [
             CounterCommand.self, EditCommand.self, ShellCommand.self, FollowCommand.self, MonitorCommand.self, PairCommand.self, IdCommand.self, DevicesCommand.self,
             KeyCommand.self, DoctorCommand.self,
-            ConfigCommand.self, KvCommand.self,
+            ConfigCommand.self, KvCommand.self, PeerCommand.self,
         ],
         defaultSubcommand: CounterCommand.self)
 }

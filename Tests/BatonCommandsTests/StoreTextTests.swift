@@ -15,7 +15,7 @@ import Testing
 struct StoreTextTests {
     // MARK: VALUE
 
-    @Test("VALUE is JSON, any value as baton-peer --user-info reads it; --string takes the text itself")
+    @Test("VALUE is JSON, any value as baton peer announce --user-info reads it; --string takes the text itself")
     func values() throws {
         #expect(try StoreText.value(from: "\"dark\"", asString: false) == .string("dark"))
         #expect(try StoreText.value(from: " 14 ", asString: false) == .integer(14))

@@ -264,8 +264,8 @@ extension LabFaultTests {
                     let droppedBefore = Self.backlogDrops()
                     let socketBefore = SocketDrops.udp(pid: pid)
                     let result = try Command.run(
-                        stage.lab.command(host: 3, [
-                            stage.peer, "continue", "--type", "dev.baton.counter", "--from", "e2e-a", "--wait", "3",
+                        stage.lab.command(host: 3, stage.peer + [
+                            "continue", "--type", "dev.baton.counter", "--from", "e2e-a", "--wait", "3",
                             "--name", "e2e-c",
                         ]), environment: LabFaultTests.commandEnvironment, check: false)
                     let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
@@ -283,7 +283,7 @@ extension LabFaultTests {
                         backlogDropped = Self.backlogDrops() - droppedBefore
                         socketDropped = SocketDrops.udp(pid: pid) - socketBefore
                     } else {
-                        print("[figure]   baton-peer continue said: \(result.errorOutput)")
+                        print("[figure]   baton peer continue said: \(result.errorOutput)")
                     }
                     continue
                 }
@@ -381,7 +381,7 @@ extension LabFaultTests {
                     + " s into the flood showed after " + (caughtUpAfter.map(Figures.seconds) ?? "never (30 s)")
             }
             print(each)
-            Figures.record("\(label): genuine handoff (baton-peer continue) mid-flood",
+            Figures.record("\(label): genuine handoff (baton peer continue) mid-flood",
                 handoffResult?.description ?? "not tried", target: "succeeds with the count, < 3 s")
             print("[figure]   CONTINUED shown on a: \(continued ? "yes" : "no"); the kernel's input backlog dropped "
                 + "\(kernelDropped) frames and baton's socket \(socketDroppedMeanwhile) datagrams meanwhile; sent \(summary.sent) in "
@@ -421,7 +421,7 @@ extension LabFaultTests {
         /// How the genuine handoff in the middle of a flood went.
         struct FloodHandoff: CustomStringConvertible {
             let seconds: Double
-            /// `baton-peer continue`'s exit status.
+            /// `baton peer continue`'s exit status.
             let status: Int32
             /// The count it continued, when it did.
             let count: Int?

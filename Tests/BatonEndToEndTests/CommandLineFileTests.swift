@@ -156,7 +156,7 @@ struct CommandLineFileTests {
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
 
-    @Test("Without a terminal the UI commands end at once with status 1 and name baton-peer")
+    @Test("Without a terminal the UI commands end at once with status 1 and name baton peer")
     func noTerminal() async throws {
         let baton = try Binaries.baton()
         let home = try Home()
@@ -168,7 +168,7 @@ struct CommandLineFileTests {
         for arguments in [[], ["edit", home.folder + "/f.txt"], ["--continue-activity"], ["edit", "--continue-activity"]] {
             let (result, seconds) = try await Self.timedRun([baton] + arguments, environment: environment)
             #expect(result.status == 1, "\(arguments): \(result.errorOutput)")
-            #expect(result.errorOutput.contains("baton needs a terminal; for scripts use baton-peer"), "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("baton needs a terminal; for scripts use baton peer (see baton peer --help)"), "\(arguments): \(result.errorOutput)")
             #expect(seconds < 5, "\(arguments) waited for something first")
         }
         #expect(!FileManager.default.fileExists(atPath: home.keyFile), "the key was loaded before the terminal was checked")

@@ -36,10 +36,10 @@ struct DeviceLabTests {
             environment: ["XDG_CONFIG_HOME": machine.config], without: ["BATON_KEY"], width: 120)
     }
 
-    /// `baton-peer ARGUMENTS --name NAME` as `machine`, outside tmux, each line timed.
+    /// `baton peer ARGUMENTS --name NAME` as `machine`, outside tmux, each line timed.
     static func peer(_ stage: Stage, _ label: String, as machine: Machine, _ arguments: [String]) throws -> LabProcess {
         try LabProcess(
-            label, lab: stage.lab, host: machine.host, [stage.peer] + arguments + ["--name", machine.name],
+            label, lab: stage.lab, host: machine.host, stage.peer + arguments + ["--name", machine.name],
             environment: ["XDG_CONFIG_HOME": machine.config], without: ["BATON_KEY"])
     }
 
@@ -107,10 +107,10 @@ struct DeviceLabTests {
         return continued
     }
 
-    /// `baton-peer continue --type dev.baton.counter --from SOURCE --wait 3` as `machine`, to its end.
+    /// `baton peer continue --type dev.baton.counter --from SOURCE --wait 3` as `machine`, to its end.
     static func peerContinue(_ stage: Stage, as machine: Machine, from source: String) throws -> CommandResult {
-        try run(stage, as: machine, [
-            stage.peer, "continue", "--type", "dev.baton.counter", "--from", source, "--wait", "3", "--name", machine.name,
+        try run(stage, as: machine, stage.peer + [
+            "continue", "--type", "dev.baton.counter", "--from", source, "--wait", "3", "--name", machine.name,
         ], check: false)
     }
 

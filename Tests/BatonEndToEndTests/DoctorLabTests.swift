@@ -5,7 +5,7 @@ import Testing
 /// Baton's port, and without a multicast route. Each run listens 1 s, so the suite takes a
 /// few seconds; the healthy run prints its time as a `[figure]` line.
 ///
-/// Needs root, `ip netns`, `nft` and the built `baton` and `baton-peer`; each test skips,
+/// Needs root, `ip netns`, `nft` and the built `baton`; each test skips,
 /// saying why, when something is missing.
 @Suite("baton doctor (netlab)", .serialized, .timeLimit(.minutes(1)))
 struct DoctorLabTests {

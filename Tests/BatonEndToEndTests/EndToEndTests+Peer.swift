@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 extension EndToEndTests {
-    /// The harness itself, with `baton-peer` only: an announcer in a tmux pane on host 1, a
-    /// listener on host 3, and `baton-peer continue` on host 2.
-    @Test("Smoke: baton-peer announces in a pane on h1, h2 continues it, h3 hears it")
+    /// The harness itself, with `baton peer` only: an announcer in a tmux pane on host 1, a
+    /// listener on host 3, and `baton peer continue` on host 2.
+    @Test("Smoke: baton peer announces in a pane on h1, h2 continues it, h3 hears it")
     func peerSmoke() throws {
         let peer = try Binaries.peer()
         let lab = try Lab(hosts: 3)
@@ -14,8 +14,8 @@ extension EndToEndTests {
         let listener = try PeerListener(lab: lab, host: 3, peer: peer)
         defer { listener.stop() }
 
-        let announcer = try tmux.start("a", namespace: lab.namespace(host: 1), command: [
-            peer, "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", #"{"count":5}"#,
+        let announcer = try tmux.start("a", namespace: lab.namespace(host: 1), command: peer + [
+            "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", #"{"count":5}"#,
         ])
         try announcer.waitForScreen(containing: "announcing dev.baton.counter as e2e-a")
         try announcer.waitForScreen(containing: "on v0")
@@ -26,7 +26,7 @@ extension EndToEndTests {
         let config = tmux.directory.appendingPathComponent("continue-config").path
         try E2E.giveSharedIdentity(config: config)
         let result = try Command.run(
-            lab.command(host: 2, [peer, "continue", "--type", "dev.baton.counter", "--from", "e2e-a", "--wait", "3", "--name", "e2e-b"]),
+            lab.command(host: 2, peer + ["continue", "--type", "dev.baton.counter", "--from", "e2e-a", "--wait", "3", "--name", "e2e-b"]),
             environment: ["BATON_KEY": E2E.key, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "XDG_CONFIG_HOME": config])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["type"] as? String == "dev.baton.counter")

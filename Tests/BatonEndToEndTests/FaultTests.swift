@@ -19,8 +19,8 @@ extension LabFaultTests {
             try Self.lossTrials(percent: 50, target: 5, announcers: 10, every: 5.3)
         }
 
-        /// `announcers` ticking `baton-peer announce`s in h1 (each changes every `every` seconds)
-        /// and `baton-peer listen` in h2, which drops `percent` % of the UDP it receives. A trial
+        /// `announcers` ticking `baton peer announce`s in h1 (each changes every `every` seconds)
+        /// and `baton peer listen` in h2, which drops `percent` % of the UDP it receives. A trial
         /// is one change: from when its announcer printed `published` to when the listener
         /// showed that revision or a later one. The first 50 changes after start-up are the trials.
         /// (`every` is not a multiple of the 1 s repeat, so changes fall at every phase of it.)
@@ -172,7 +172,7 @@ extension LabFaultTests {
                 #expect(try announcer.waitForExit() == 143)
                 figures.append(gone.time.timeIntervalSince(terminated))
             }
-            Figures.record("SIGTERMed baton-peer gone from the list, after the signal (worst of 3)",
+            Figures.record("SIGTERMed baton peer gone from the list, after the signal (worst of 3)",
                 Figures.seconds(figures.max() ?? .nan), target: "≤ 0.100 s")
             print("[figure]   each: " + figures.map(Figures.seconds).joined(separator: ", "))
             for figure in figures { #expect(figure <= 0.1, "gone \(Figures.seconds(figure)) after SIGTERM") }
@@ -188,7 +188,7 @@ extension LabFaultTests {
                 $0.activityID == appeared.activityID && $0.event == "gone"
             }
             let afterExit = gone.time.timeIntervalSince(ended)
-            Figures.record("--duration baton-peer gone from the list, relative to its exit", Figures.seconds(afterExit),
+            Figures.record("--duration baton peer gone from the list, relative to its exit", Figures.seconds(afterExit),
                 target: "≤ 0.100 s")
             #expect(afterExit <= 0.1)
         }
@@ -316,7 +316,7 @@ extension LabFaultTests {
             try monitor.waitForLine("the monitor to hear the peer") { $0.text.contains("dev.baton.counter") && $0.text.contains("e2e-if") }
 
             // A missing interface: an error that names it and the ones there are, exit status 1.
-            for command in [[peer, "listen", "--json"], [baton, "monitor"]] {
+            for command in [peer + ["listen", "--json"], [baton, "monitor"]] {
                 let result = try Command.run(
                     lab.command(host: 2, command + ["--interface", "nope0"]), environment: LabFaultTests.commandEnvironment,
                     check: false)

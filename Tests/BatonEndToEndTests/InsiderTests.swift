@@ -32,7 +32,7 @@ extension LabFaultTests {
 
         /// `kind` from h2 at a counter and a text monitor (its output to /dev/null: before issue 9
         /// each line held every unfolded copy) on h1, both sampled every 50 ms and killed above 1 GB
-        /// to spare the machine; then `baton-peer continue` on h3.
+        /// to spare the machine; then `baton peer continue` on h3.
         static func expansionFlood(_ kind: String, on ring: Ring) throws {
             // expand-shared: 20 datagrams of 36.9 KB, each 217.5 MB unfolded (H1: 11 took a monitor to
             // 302 MB); expand-nested: 4 of 41.4 KB, each 250,000 values and 10 GB unfolded. Each activity
@@ -77,7 +77,7 @@ extension LabFaultTests {
                     "\(kind): the \(role) was not idle within \(Self.idleWithin) s of the last datagram (\(idle.map(Figures.seconds) ?? "not within 2.5 s"))")
             }
             let handoff = try ring.continueCounter(from: "e2e-a")
-            Figures.record("\(kind): baton-peer continue of e2e-a on h3 after the flood", handoff.description,
+            Figures.record("\(kind): baton peer continue of e2e-a on h3 after the flood", handoff.description,
                 target: "count 1, 'Continued on' shown")
             #expect(handoff.count == 1, "\(kind): after the flood: \(handoff)")
             if handoff.count == 1 {
@@ -429,7 +429,7 @@ extension LabFaultTests {
 /// flood one would print (and the test hold) every unfolded record.
 struct Ring {
     let baton: String
-    let peer: String
+    let peer: [String]
     let lab: Lab
     let tmux: TmuxHost
     let folder: ScratchFolder
@@ -473,7 +473,7 @@ struct Ring {
         return (b, monitor)
     }
 
-    /// What `baton-peer continue` on h3 got.
+    /// What `baton peer continue` on h3 got.
     struct Continued: CustomStringConvertible {
         let status: Int32
         let count: Int?
@@ -486,10 +486,10 @@ struct Ring {
         }
     }
 
-    /// `baton-peer continue --type dev.baton.counter [--from NAME]` on h3, as e2e-c.
+    /// `baton peer continue --type dev.baton.counter [--from NAME]` on h3, as e2e-c.
     func continueCounter(from name: String?) throws -> Continued {
         let result = try Command.run(
-            lab.command(host: 3, [peer, "continue", "--type", "dev.baton.counter", "--wait", "5", "--name", "e2e-c"]
+            lab.command(host: 3, peer + ["continue", "--type", "dev.baton.counter", "--wait", "5", "--name", "e2e-c"]
                 + (name.map { ["--from", $0] } ?? [])),
             environment: LabFaultTests.commandEnvironment, check: false)
         let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]

@@ -22,26 +22,26 @@ struct LabFaultTests {
         ]
     }
 
-    /// `baton-peer listen --json` in host `host`, as `name`, with `extra` options.
+    /// `baton peer listen --json` in host `host`, as `name`, with `extra` options.
     static func listener(
-        _ lab: Lab, host: Int, peer: String, name: String = "e2e-listener", _ extra: [String] = []
+        _ lab: Lab, host: Int, peer: [String], name: String = "e2e-listener", _ extra: [String] = []
     ) throws -> LabProcess {
-        try LabProcess(name, lab: lab, host: host, [peer, "listen", "--json", "--name", name] + extra)
+        try LabProcess(name, lab: lab, host: host, peer + ["listen", "--json", "--name", name] + extra)
     }
 
-    /// `baton-peer announce` of a counter at `count` in host `host`, as `name`; with `every`,
+    /// `baton peer announce` of a counter at `count` in host `host`, as `name`; with `every`,
     /// the count goes up by one every `every` seconds (every change a new revision).
     static func announcer(
-        _ lab: Lab, host: Int, peer: String, name: String, count: Int = 0, every: Double? = nil, _ extra: [String] = []
+        _ lab: Lab, host: Int, peer: [String], name: String, count: Int = 0, every: Double? = nil, _ extra: [String] = []
     ) throws -> LabProcess {
-        var arguments = [
-            peer, "announce", "--name", name, "--type", "dev.baton.counter", "--user-info", "{\"count\":\(count)}",
+        var arguments = peer + [
+            "announce", "--name", name, "--type", "dev.baton.counter", "--user-info", "{\"count\":\(count)}",
         ]
         if let every { arguments += ["--tick", "count", "--every", String(every)] }
         return try LabProcess(name, lab: lab, host: host, arguments + extra)
     }
 
-    /// A `published ID revision N {…}` line of `baton-peer announce`: the activity and revision.
+    /// A `published ID revision N {…}` line of `baton peer announce`: the activity and revision.
     static func published(_ line: LabProcess.Line) -> (id: String, revision: Int)? {
         let words = line.text.split(separator: " ", maxSplits: 4)
         guard !line.isError, words.count >= 4, words[0] == "published", words[2] == "revision",

@@ -142,8 +142,8 @@ extension LabFaultTests {
                         let out = folder.path("h2/continued-\(percent)-\(trial).txt")
                         let started = Date()
                         let result = try Command.run(
-                            stage.lab.command(host: 2, [
-                                stage.peer, "continue", "--type", "dev.baton.editing", "--from", "e2e-a", "--wait", "60",
+                            stage.lab.command(host: 2, stage.peer + [
+                                "continue", "--type", "dev.baton.editing", "--from", "e2e-a", "--wait", "60",
                                 "--name", "e2e-b\(percent)-\(trial)", "--no-user-info", "--save-text", out,
                             ]), environment: LabFaultTests.commandEnvironment, check: false)
                         let elapsed = Date().timeIntervalSince(started)
@@ -159,7 +159,7 @@ extension LabFaultTests {
                     }
                     let dropped = try stage.lab.frameDrops(host: 2)
                     try stage.lab.setFrameLoss(host: 2, percent: 0)
-                    Figures.record("200 KB at \(percent) % frame loss: baton-peer continue spawn → exit, worst of 3",
+                    Figures.record("200 KB at \(percent) % frame loss: baton peer continue spawn → exit, worst of 3",
                         Figures.seconds(times.max() ?? .nan), target: percent == 10 ? "p90 ≤ 2 s in the benchmark" : "report")
                     print("[figure]   each: \(times.map(Figures.seconds).joined(separator: ", ")); frames dropped \(dropped)")
                     #expect(dropped > 0, "the frame-loss rule dropped nothing at \(percent) %")
@@ -189,15 +189,15 @@ extension LabFaultTests {
             for (name, text) in sizes {
                 let file = folder.path("h1/\(name).txt")
                 try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-                let source = try LabProcess("offer-\(name)", lab: lab, host: 1, [
-                    peer, "announce", "--text-file", file, "--name", "e2e-\(name)",
+                let source = try LabProcess("offer-\(name)", lab: lab, host: 1, peer + [
+                    "announce", "--text-file", file, "--name", "e2e-\(name)",
                 ])
                 defer { source.stop() }
                 try listener.waitForEvent("e2e-\(name)'s offer", timeout: 20) { $0.peerName == "e2e-\(name)" }
                 let out = folder.path("h2/\(name).txt")
                 let result = try Command.run(
-                    lab.command(host: 2, [
-                        peer, "continue", "--type", "dev.baton.editing", "--from", "e2e-\(name)", "--wait", "30",
+                    lab.command(host: 2, peer + [
+                        "continue", "--type", "dev.baton.editing", "--from", "e2e-\(name)", "--wait", "30",
                         "--name", "e2e-b-\(name)", "--no-user-info", "--save-text", out,
                     ]), environment: LabFaultTests.commandEnvironment, check: false)
                 #expect(result.status == 0, "continue of \(name) failed: \(result.output)\(result.errorOutput)")

@@ -55,8 +55,8 @@ extension LabFaultTests {
                 try e.waitForScreen(containing: "notes.txt", timeout: 20)
                 let out = folder.path("h2/continued.txt")
                 let result = try Command.run(
-                    lab.command(host: 2, [
-                        stage.peer, "continue", "--type", "dev.baton.editing", "--from", "e2e-e", "--wait", "10",
+                    lab.command(host: 2, stage.peer + [
+                        "continue", "--type", "dev.baton.editing", "--from", "e2e-e", "--wait", "10",
                         "--name", "e2e-f", "--no-user-info", "--save-text", out,
                     ]), environment: LabFaultTests.commandEnvironment, check: false, timeout: 30)
                 #expect(result.status == 0, "continue failed: \(result.output)\(result.errorOutput)")

@@ -68,17 +68,17 @@ extension LabFaultTests {
             return (relay["status"] as? String ?? "", relay["detail"] as? String ?? "", relay["fix"] as? String ?? "", result.status)
         }
 
-        /// `baton-peer continue` of the counter `from` on host `host`: its exit status and output.
+        /// `baton peer continue` of the counter `from` on host `host`: its exit status and output.
         static func continueCounter(
-            _ lab: Lab, host: Int, peer: String, from: String, config: String, _ arguments: [String], environment: [String: String] = [:]
+            _ lab: Lab, host: Int, peer: [String], from: String, config: String, _ arguments: [String], environment: [String: String] = [:]
         ) throws -> CommandResult {
             var variables = LabFaultTests.commandEnvironment
             variables["XDG_CONFIG_HOME"] = config
             variables["HOME"] = config
             variables.merge(environment) { $1 }
             return try Command.run(
-                lab.command(host: host, [
-                    peer, "continue", "--type", "dev.baton.counter", "--from", from, "--wait", "15", "--name", "e2e-continuer",
+                lab.command(host: host, peer + [
+                    "continue", "--type", "dev.baton.counter", "--from", from, "--wait", "15", "--name", "e2e-continuer",
                 ] + arguments), environment: variables, check: false, timeout: 60)
         }
 
@@ -119,8 +119,8 @@ extension LabFaultTests {
 
             // A counter on site A logs in from BATON_RELAY_USER and BATON_RELAY_PASSWORD; site B
             // continues it through the broker with the relay file's address, user and password file.
-            let a = try LabProcess("e2e-a", lab: lab, host: 1, [
-                peer, "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", "{\"count\":7}",
+            let a = try LabProcess("e2e-a", lab: lab, host: 1, peer + [
+                "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", "{\"count\":7}",
             ] + relay, environment: login)
             defer { a.stop() }
             try a.waitForLine("a's first publish") { LabFaultTests.published($0) != nil }
@@ -169,8 +169,8 @@ extension LabFaultTests {
                 "\(right)")
 
             // Site A offers a counter with the certificate from variables; site B continues it with flags.
-            let a = try LabProcess("e2e-a", lab: lab, host: 1, [
-                peer, "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", "{\"count\":9}",
+            let a = try LabProcess("e2e-a", lab: lab, host: 1, peer + [
+                "announce", "--name", "e2e-a", "--type", "dev.baton.counter", "--user-info", "{\"count\":9}",
             ] + relay, environment: certificate)
             defer { a.stop() }
             try a.waitForLine("a's first publish") { LabFaultTests.published($0) != nil }

@@ -117,8 +117,8 @@ extension LabFaultTests {
                 try e.waitForScreen(containing: "notes.txt", timeout: 20)
                 let there = folder.path("h2/continued.txt")
                 let fetched = try Command.run(
-                    lab.command(host: 2, [
-                        stage.peer, "continue", "--type", "dev.baton.editing", "--from", "e2e-e", "--wait", "15",
+                    lab.command(host: 2, stage.peer + [
+                        "continue", "--type", "dev.baton.editing", "--from", "e2e-e", "--wait", "15",
                         "--name", "e2e-f", "--no-user-info", "--save-text", there,
                     ] + Self.relay(lab)), environment: LabFaultTests.commandEnvironment, check: false, timeout: 60)
                 #expect(fetched.status == 0, "continue on h2 failed: \(fetched.output)\(fetched.errorOutput)")
@@ -126,14 +126,14 @@ extension LabFaultTests {
                 try e.waitForScreen(containing: "Continued on e2e-f")
                 try e.press("C-q")
 
-                let offer = try LabProcess("offer-back", lab: lab, host: 2, [
-                    stage.peer, "announce", "--text-file", there, "--name", "e2e-g",
+                let offer = try LabProcess("offer-back", lab: lab, host: 2, stage.peer + [
+                    "announce", "--text-file", there, "--name", "e2e-g",
                 ] + Self.relay(lab))
                 defer { offer.stop() }
                 let back = folder.path("h1/back.txt")
                 let fetchedBack = try Command.run(
-                    lab.command(host: 1, [
-                        stage.peer, "continue", "--type", "dev.baton.editing", "--from", "e2e-g", "--wait", "15",
+                    lab.command(host: 1, stage.peer + [
+                        "continue", "--type", "dev.baton.editing", "--from", "e2e-g", "--wait", "15",
                         "--name", "e2e-h", "--no-user-info", "--save-text", back,
                     ] + Self.relay(lab)), environment: LabFaultTests.commandEnvironment, check: false, timeout: 60)
                 #expect(fetchedBack.status == 0, "continue on h1 failed: \(fetchedBack.output)\(fetchedBack.errorOutput)")

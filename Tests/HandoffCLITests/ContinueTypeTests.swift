@@ -3,7 +3,7 @@ import Handoff
 import HandoffCLI
 import Testing
 
-/// `--continue-activity TYPE` and `baton-peer continue --type TYPE` with a type this program does not declare.
+/// `--continue-activity TYPE` and `baton peer continue --type TYPE` with a type this program does not declare.
 @Suite("A type to continue that is not declared")
 struct ContinueTypeTests {
     static let registry = ActivityTypeRegistry(declaredTypes: ["dev.baton.counter", "dev.baton.editing"])
@@ -18,9 +18,9 @@ struct ContinueTypeTests {
             == true)
         #expect(failure?.description.contains("Did you mean dev.baton.counter?") == true)
         let bogus = #expect(throws: CommandFailure.self) {
-            try Self.registry.checkContinuable("dev.baton.bogus", program: "baton-peer")
+            try Self.registry.checkContinuable("dev.baton.bogus", program: "baton peer")
         }
-        #expect(bogus?.description.hasPrefix("dev.baton.bogus is not an activity type this baton-peer declares") == true)
+        #expect(bogus?.description.hasPrefix("dev.baton.bogus is not an activity type this baton peer declares") == true)
         #expect(bogus?.description.contains("--registry FILE") == true)
         #expect(throws: Never.self) { try Self.registry.checkContinuable("dev.baton.editing", program: "baton") }
         #expect(throws: Never.self) { try Self.registry.checkContinuable(nil, program: "baton") }

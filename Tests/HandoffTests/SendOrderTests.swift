@@ -40,7 +40,7 @@ struct SendOrderTests {
         try activity.becomeCurrent()
         #expect(await waitUntil { heard.all.count == 1 })
 
-        // The tick of `baton-peer announce --tick`: the change comes just before the repeat is
+        // The tick of `baton peer announce --tick`: the change comes just before the repeat is
         // due, and the timer that runs the save fires just after. One tick of the core then has
         // both the save and the repeat of revision 1 to do.
         clock.advance(by: .milliseconds(999))

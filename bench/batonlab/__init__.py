@@ -2,7 +2,7 @@
 
   lab       a scripts/netlab lab, and Baton's programs in its hosts (headless, or in a pty)
   terminal  a small xterm emulator that replays a pty's output, to see what a person sees
-  listener  `baton-peer listen --json` as a witness; datagrams caught on the bridge, opened
+  listener  `baton peer listen --json` as a witness; datagrams caught on the bridge, opened
             with the group key
   wire      every UDP datagram and IP fragment on the bridge (largest payload, fragments), a UDP
             probe by size, and plain TCP as the state stream's yardstick; stdlib only

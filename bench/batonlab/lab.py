@@ -39,20 +39,18 @@ def check_host(script):
 
 
 def programs(script, bin_dir, build_missing=False):
-    """The paths of `baton` and `baton-peer` in `bin_dir`. When one is missing: exits, or, with
-    `build_missing` and the default folder, builds it (one `--product` at a time)."""
-    paths = []
-    for product in ("baton", "baton-peer"):
-        path = os.path.join(bin_dir, product)
-        if not os.access(path, os.X_OK):
-            if not build_missing:
-                sys.exit(f"{script}: {path} is missing; run `swift build -c release` first (or pass --bin-dir)")
-            if os.path.abspath(bin_dir) != RELEASE:
-                sys.exit(f"{script}: {path} is missing")
-            print(f"{path} is missing: swift build -c release --product {product}", file=sys.stderr)
-            subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=REPO, check=True)
-        paths.append(path)
-    return paths
+    """The path of `baton` in `bin_dir`, and the command of its headless peer, `[baton, "peer"]`,
+    to which a run adds `announce`, `listen` or `continue`. When `baton` is missing: exits, or,
+    with `build_missing` and the default folder, builds it."""
+    path = os.path.join(bin_dir, "baton")
+    if not os.access(path, os.X_OK):
+        if not build_missing:
+            sys.exit(f"{script}: {path} is missing; run `swift build -c release` first (or pass --bin-dir)")
+        if os.path.abspath(bin_dir) != RELEASE:
+            sys.exit(f"{script}: {path} is missing")
+        print(f"{path} is missing: swift build -c release --product baton", file=sys.stderr)
+        subprocess.run(["swift", "build", "-c", "release", "--product", "baton"], cwd=REPO, check=True)
+    return path, [path, "peer"]
 
 
 def end_through_finally():

@@ -1,4 +1,4 @@
-"""What the benchmarks hear: `baton-peer listen --json` in a host, and datagrams on the bridge.
+"""What the benchmarks hear: `baton peer listen --json` in a host, and datagrams on the bridge.
 
 `Listener` is the peer a figure waits for: it notes when each peer was first heard, the
 counts each counter was heard at, what it forgot and its rejection statistics.
@@ -41,15 +41,16 @@ def parse_time(text):
 
 
 class Listener(Proc):
-    """`baton-peer listen --json` in a lab host, read line by line in a thread.
+    """`baton peer listen --json` in a lab host, read line by line in a thread.
 
     first: peer name → (its "time", arrival here) of the first appeared/changed line
     counts: peer name → [(count, its "time", arrival here)] of the counters' lines
     gone: [(peer name, its "time")]; statistics: the last statistics line.
     "time" is the listener's CLOCK_REALTIME (ms resolution); arrival is this script's."""
 
-    def __init__(self, name, namespace, peer_bin, env, scratch, duration=None):
-        argv = [peer_bin, "listen", "--json", "--name", name]
+    def __init__(self, name, namespace, peer, env, scratch, duration=None):
+        """`peer` is the headless peer's command, `[baton, "peer"]` (`lab.programs`)."""
+        argv = [*peer, "listen", "--json", "--name", name]
         if duration is not None:
             argv += ["--duration", "%d" % duration]
         super().__init__("listener", name, namespace, argv, env, scratch, stdout=subprocess.PIPE)

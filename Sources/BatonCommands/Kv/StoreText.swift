@@ -45,7 +45,7 @@ package enum StoreText {
     // MARK: Reading VALUE
 
     /// The VALUE of `baton kv set KEY VALUE`: with `asString`, the text itself; otherwise JSON,
-    /// read as `baton-peer --user-info` is (`PropertyListValue(json:)`): any JSON value, objects
+    /// read as `baton peer announce --user-info` is (`PropertyListValue(json:)`): any JSON value, objects
     /// as dictionaries, whole numbers as integers (`1.0` too), others as reals, `true`/`false` as
     /// booleans; `null` has no property-list form and is refused. A bare word is not JSON: the
     /// error shows the command with `--string` (`key`, and `fromStandardInput` for VALUE `-`,

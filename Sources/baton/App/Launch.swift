@@ -199,7 +199,7 @@ struct Launch {
     /// network or the terminal is touched, and names the program made for scripts.
     static func requireTerminal() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw CommandFailure("baton needs a terminal; for scripts use baton-peer (see baton-peer --help), or baton monitor to watch peers.")
+            throw CommandFailure("baton needs a terminal; for scripts use baton peer (see baton peer --help), or baton monitor to watch peers.")
         }
     }
 }

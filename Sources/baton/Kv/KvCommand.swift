@@ -25,7 +25,7 @@ struct KvCommand: AsyncParsableCommand {
               baton kv import settings.json       many keys at once, from a JSON object
               baton kv policy keep-both           what a store does when two machines write one key
 
-            VALUE is JSON, read as baton-peer --user-info is: objects, arrays, strings, numbers (a \
+            VALUE is JSON, read as baton peer announce --user-info is: objects, arrays, strings, numbers (a \
             whole number is an integer), true and false; null is refused. A bare word is not JSON: \
             add --string, or quote it ('"dark"').
 

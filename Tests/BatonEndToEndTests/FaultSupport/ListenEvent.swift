@@ -1,6 +1,6 @@
 import Foundation
 
-/// One `appeared`, `changed` or `gone` line of `baton-peer listen --json` or `baton monitor --json`,
+/// One `appeared`, `changed` or `gone` line of `baton peer listen --json` or `baton monitor --json`,
 /// with the time the test read it.
 struct ListenEvent {
     /// When the test read the line.

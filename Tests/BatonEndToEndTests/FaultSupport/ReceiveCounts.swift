@@ -1,6 +1,6 @@
 import Foundation
 
-/// A statistics line of `baton-peer listen --json` or `baton monitor --json`: what the receiver
+/// A statistics line of `baton peer listen --json` or `baton monitor --json`: what the receiver
 /// accepted, ignored as its own, and dropped by reason, since it started.
 struct ReceiveCounts: Sendable {
     /// When the test read the line.

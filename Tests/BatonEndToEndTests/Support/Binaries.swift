@@ -1,9 +1,9 @@
 import Foundation
 
-/// Finds the built `baton` and `baton-peer` the tests drive.
+/// Finds the built `baton` the tests drive, as the app and as the headless peer (`baton peer`).
 ///
-/// They are looked up in `$BATON_E2E_BIN_DIR` when set, else in `.build/debug` of this
-/// repository (found from this file's path, symlinks resolved). Build them first with
+/// It is looked up in `$BATON_E2E_BIN_DIR` when set, else in `.build/debug` of this
+/// repository (found from this file's path, symlinks resolved). Build it first with
 /// `swift build`; a test whose program is missing is skipped and says so.
 enum Binaries {
     /// The repository this file belongs to.
@@ -24,9 +24,15 @@ enum Binaries {
         return repositoryRoot.appendingPathComponent(".build/debug").path
     }
 
-    /// The path of the built `baton-peer`; skips the test when it is missing.
-    static func peer() throws -> String {
-        try require("baton-peer")
+    /// The command of the headless peer, `[baton, "peer"]`, to which a test adds `announce`,
+    /// `listen` or `continue` and their options; skips the test when `baton` is missing or has
+    /// no `peer` command yet.
+    static func peer() throws -> [String] {
+        let path = try require("baton")
+        guard (try? Command.run([path, "peer", "--help"], check: false))?.status == 0 else {
+            try skip("\(path) has no `baton peer` command yet; rebuild it with `swift build`")
+        }
+        return [path, "peer"]
     }
 
     /// The path of the built `baton`; skips the test when it is missing or is not yet the app

@@ -1,8 +1,8 @@
 import Foundation
 
-/// `baton-peer listen --json` running in a lab host: what every peer announces, as it arrives.
+/// `baton peer listen --json` running in a lab host: what every peer announces, as it arrives.
 final class PeerListener: @unchecked Sendable {
-    /// One JSON line of `baton-peer listen --json` (an `appeared`, `changed` or `gone` event).
+    /// One JSON line of `baton peer listen --json` (an `appeared`, `changed` or `gone` event).
     struct Event {
         /// The whole line.
         let line: String
@@ -29,13 +29,13 @@ final class PeerListener: @unchecked Sendable {
     private let config = NSTemporaryDirectory() + "baton-e2e-listener-\(UInt64.random(in: 0...UInt64(UInt32.max) << 8))"
 
     /// Starts listening in host `host` of `lab`, as `--name e2e-listener`.
-    init(lab: Lab, host: Int, peer: String) throws {
+    init(lab: Lab, host: Int, peer: [String]) throws {
         try E2E.giveSharedIdentity(config: config)
         let pipe = try PipeDescriptors()
         defer { close(pipe.write) }
         do {
             child = try ChildProcess(
-                lab.command(host: host, [peer, "listen", "--json", "--name", "e2e-listener"]),
+                lab.command(host: host, peer + ["listen", "--json", "--name", "e2e-listener"]),
                 environment: [
                     "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "BATON_KEY": E2E.key, "LANG": "C.UTF-8",
                     "XDG_CONFIG_HOME": config,

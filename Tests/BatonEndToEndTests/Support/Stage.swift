@@ -1,11 +1,11 @@
 /// What an app test works with: the programs, a lab, a tmux server, and a listener on the last host.
 struct Stage {
-    /// The built `baton` and `baton-peer`.
+    /// The built `baton`, and the command of its headless peer: `[baton, "peer"]`.
     let baton: String
-    let peer: String
+    let peer: [String]
     let lab: Lab
     let tmux: TmuxHost
-    /// `baton-peer listen --json` on the lab's last host.
+    /// `baton peer listen --json` on the lab's last host.
     let listener: PeerListener
 
     /// Runs `body` with a lab of `hosts` hosts (the last one listening), and removes everything

@@ -1,78 +1,89 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Handoff
 import HandoffCLI
 import PropertyList
 import HandoffWire
 
-/// A headless Baton peer for scripts, tests and benchmarks: announce, listen, continue.
-@main
-struct BatonPeer: AsyncParsableCommand {
-    static let version = "1.0.0"
+/// `baton peer`: a headless peer for scripts, tests and benchmarks: announce, listen, continue.
+struct PeerCommand: AsyncParsableCommand {
+    /// The app name the headless peer gives in what it sends (`PeerInfo.app`): "baton-peer", not
+    /// "baton", so that peers and logs tell it from the app.
+    static let app = "baton-peer"
 
     static let configuration = CommandConfiguration(
-        commandName: "baton-peer",
-        abstract: "A headless Baton peer: announce an activity, listen to what peers offer, or continue one.",
+        commandName: "peer",
+        abstract: "A headless peer for scripts: announce an activity, listen to what peers offer, or continue one.",
         discussion: """
-            It speaks the same protocol as `baton`, with the same key and network options, and no terminal UI.
-            Examples:
-              baton-peer announce --type dev.baton.counter --title Counting --user-info '{"count": 5}'
-              baton-peer announce --text-file notes.txt          (an editing session of that file)
-              baton-peer listen --json
-              baton-peer continue --type dev.baton.counter --wait 2
-              baton-peer continue --type dev.baton.editing --save-text copy.txt --no-user-info
+            It speaks the same protocol as the app, with the same key, devices and network options \
+            (--name, --peer, --relay and the rest), and draws nothing: each command prints lines for a \
+            script to read, and ends when its time is up, when it has what it asked for, or on Ctrl-C \
+            or SIGTERM (withdrawing what it announced first).
+
+              baton peer announce --user-info '{"count": 5}'   a counter at 5, until Ctrl-C
+              baton peer announce --tick count --every 0.5     a counter going up by itself
+              baton peer announce --text-file notes.txt        an editing session of it
+              baton peer listen --json                         what peers offer, JSON lines
+              baton peer continue --type counter --wait 2      the newest counter, as JSON
+              baton peer continue --type editing --save-text copy.txt --no-user-info
+
+            Exit status: 0 done; 1 a failure, said on standard error (nothing to continue, a network or \
+            file problem); 64 a usage error; 130 after Ctrl-C and 143 after SIGTERM.
             """,
-        version: VersionText.text(version: version, protocols: VersionText.protocols(pairing: false), runtime: .current()),
         subcommands: [Announce.self, Listen.self, Continue.self])
 }
 
-/// Runs `body` with a peer session, and shuts the session down (sending WITHDRAW) on return,
-/// SIGINT or SIGTERM.
-@MainActor
-func withPeerSession(
-    _ options: NetworkOptions, registry: ActivityTypeRegistry? = nil,
-    configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
-    _ body: @MainActor (PeerSession) async throws -> Void
-) async throws {
-    let session = try await PeerSession(
-        options: options, app: "baton-peer", appVersion: BatonPeer.version, registry: registry, configure: configure)
-    let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
-        signal(signo, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
-        source.setEventHandler {
-            Task { @MainActor in
-                await session.shutdown()
-                Foundation.exit(signo == SIGINT ? 130 : 143)
+extension PeerCommand {
+    /// Runs `body` with a peer session, and shuts the session down (sending WITHDRAW) on return,
+    /// SIGINT or SIGTERM.
+    @MainActor
+    static func withPeerSession(
+        _ options: NetworkOptions, registry: ActivityTypeRegistry? = nil,
+        configure: (inout ActivityCenter.Configuration) -> Void = { _ in },
+        _ body: @MainActor (PeerSession) async throws -> Void
+    ) async throws {
+        let session = try await PeerSession(
+            options: options, app: app, appVersion: Baton.version, registry: registry, configure: configure)
+        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+            source.setEventHandler {
+                Task { @MainActor in
+                    await session.shutdown()
+                    Glibc.exit(signo == SIGINT ? 130 : 143)
+                }
             }
+            source.resume()
+            return source
         }
-        source.resume()
-        return source
-    }
-    defer { signals.forEach { $0.cancel() } }
-    do {
-        try await body(session)
-    } catch {
+        defer { signals.forEach { $0.cancel() } }
+        do {
+            try await body(session)
+        } catch {
+            await session.shutdown()
+            throw error
+        }
         await session.shutdown()
-        throw error
     }
-    await session.shutdown()
-}
 
-/// Waits for `seconds`, or for ever when nil.
-func stay(_ seconds: Double?) async {
-    if let seconds {
-        try? await Task.sleep(for: .seconds(seconds))
-    } else {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    /// Waits for `seconds`, or for ever when nil.
+    static func stay(_ seconds: Double?) async {
+        if let seconds {
+            try? await Task.sleep(for: .seconds(seconds))
+        } else {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+
+    /// Writes a line to standard output at once (no buffering, so pipes see it promptly).
+    static func printLine(_ line: String) {
+        Console.output(line + "\n")
     }
 }
 
-/// Writes a line to standard output at once (no buffering, so pipes see it promptly).
-func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-extension BatonPeer {
+extension PeerCommand {
     struct Announce: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make an activity current and keep announcing it until the time is up or a signal comes.")
@@ -193,7 +204,7 @@ extension BatonPeer {
             }
             var info: [String: PropertyListValue] = [
                 "text": .string(text), "cursorLine": .integer(0), "cursorColumn": .integer(0),
-                "fileName": .string(URL(fileURLWithPath: path).lastPathComponent),
+                "fileName": .string(PlainText.lastComponent(of: path)),
             ]
             info.merge(given) { _, new in new }
             return info

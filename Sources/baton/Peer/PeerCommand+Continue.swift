@@ -1,10 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Handoff
 import HandoffCLI
+import HandoffWire
 import PropertyList
 
-extension BatonPeer {
+extension PeerCommand {
     struct Continue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask peers, continue the newest matching activity, and print it as JSON.",
@@ -41,7 +42,7 @@ extension BatonPeer {
         func run() async throws {
             let registry = try network.loadRegistry()
             // A type this program could never continue fails now, not after --wait seconds of asking.
-            let type = try registry.continuableType(type, program: "baton-peer")
+            let type = try registry.continuableType(type, program: "baton peer")
             try await withPeerSession(network, registry: registry) { session in
                 var last: TransferProgress?
                 let printProgress = progress
@@ -58,7 +59,7 @@ extension BatonPeer {
                                 "total": .integer(report.total), "ms": .integer(Self.milliseconds(report.elapsed)),
                                 "resumes": .integer(report.resumes),
                             ]
-                            FileHandle.standardError.write(Data((PropertyListValue.dictionary(line).jsonText + "\n").utf8))
+                            Console.diagnostic(PropertyListValue.dictionary(line).jsonText + "\n")
                         }
                     }
                 } catch {
@@ -74,7 +75,7 @@ extension BatonPeer {
                     do {
                         try Data(text.utf8).write(to: URL(fileURLWithPath: saveText))
                     } catch {
-                        throw CommandFailure("--save-text \(saveText): \(error.localizedDescription)")
+                        throw CommandFailure("--save-text \(saveText): \(PlainText.reason(error))")
                     }
                 }
                 var out: [String: PropertyListValue] = [
