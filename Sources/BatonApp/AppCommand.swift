@@ -32,6 +32,10 @@ public enum AppCommand: Equatable, Sendable {
     /// This program follows now: withdraw its activity and publish nothing until it leads
     /// again (`.startActivity`).
     case stopPublishing
+    /// A shell session from the nearby list: the Program leaves after `.quit` (which follows),
+    /// and the terminal then drives that session, or with `follow` watches it
+    /// (`Program.chosenShell`).
+    case joinShell(id: String, follow: Bool)
     /// Leave: the model is already quitting, so the Program's loop ends after this message,
     /// withdraws the activity and hands the terminal back.
     case quit

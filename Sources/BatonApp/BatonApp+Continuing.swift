@@ -10,11 +10,23 @@ extension BatonApp {
     /// (`.continued` or `.continueFailed`) the continue overlay takes the keys.
     static func continueActivity(id: String, _ model: inout AppModel) -> [AppCommand] {
         let item = model.nearby.first { $0.id == id }
+        if let item, item.activityType == shellActivityType { return joinShell(item, follow: false, &model) }
         if let item { model.show("Continuing \(item.title) from \(item.peerName)…") }
         model.overlay = .continuing(ContinueState(
             id: id, title: item?.title ?? "the activity", peerName: item?.peerName ?? "a peer",
             stateSize: item?.stateSize))
         return [.continueActivity(id: id)]
+    }
+
+    /// The declared type of a shell session (`baton shell`), which this app does not show.
+    public static let shellActivityType = "dev.baton.shell"
+
+    /// A shell session chosen in the list (Enter drives it, `f` follows it): this program
+    /// leaves, and the terminal goes to the session (`AppCommand.joinShell`, then `.quit`).
+    /// Unsaved changes were asked about before, as for any continue: a y discards them.
+    static func joinShell(_ item: NearbyItem, follow: Bool, _ model: inout AppModel) -> [AppCommand] {
+        model.show("Joining the shell session on \(item.peerName)…")
+        return [.joinShell(id: item.id, follow: follow)] + quit(&model)
     }
 
     /// The keys while a continue runs. Esc (or Ctrl-C) cancels it and Ctrl-Q cancels it and

@@ -63,6 +63,13 @@ extension BatonApp {
             return choose(items[index], &model)
         case .character("f"), .character("F"):
             guard items.indices.contains(index) else { return [] }
+            if items[index].activityType == shellActivityType {
+                if case .editor(let state) = model.session, state.isDirty {
+                    model.show("Save first (Ctrl-S): following the shell session takes this terminal.", kind: .problem)
+                    return []
+                }
+                return joinShell(items[index], follow: true, &model)
+            }
             model.overlay = nil
             return startFollowing(activityID: items[index].id, &model)
         case .escape, .character("q"), .character("Q"), .control("n"), .control("c"):

@@ -24,6 +24,12 @@ extension Program {
             }
             if let advice = Self.shellAdvice(entry) { return inbox.yield(.continueFailed(advice)) }
             startContinue(entry)
+        case .joinShell(let id, let follow):
+            center.takeInHeard()
+            chosenShell = center.nearby.first { $0.id == id }.map { ($0, follow) }
+            // This program's session ends here: it is withdrawn now, not when the shell ends.
+            activity?.invalidate()
+            activity = nil
         case .cancelContinue:
             cancelContinue()
         case .keepClipboard(let lines):

@@ -96,6 +96,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// The activity last continued here (also one continued before the UI started): a live
     /// session with its source opens to it.
     public var lastContinued: UserActivity?
+    /// The shell session chosen in the nearby list, which the terminal drives (or, with
+    /// `follow`, watches) once this program has ended (`AppCommand.joinShell`); nil when none was.
+    public internal(set) var chosenShell: (entry: NearbyActivity, follow: Bool)?
     /// Where what Ctrl-K cut is kept, so that it follows the person to the group's other
     /// machines; nil: the clipboard stays in this program.
     let clipboard: (any Clipboard)?

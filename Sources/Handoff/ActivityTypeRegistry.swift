@@ -186,6 +186,11 @@ public struct ActivityTypeRegistry: Equatable, Sendable {
         else {
             throw .notAPropertyList(path: path, reason: "it is neither XML nor a binary plist")
         }
+        // FoundationEssentials' XML reader stops the program on bytes that are not UTF-8 (found
+        // by the registry fuzzer): they are refused here first.
+        guard String(validating: head, as: UTF8.self) != nil else {
+            throw .notAPropertyList(path: path, reason: "it is not UTF-8 text")
+        }
         do {
             // A registry holds strings, booleans, arrays and dictionaries, which the decoder
             // tells apart (it reads <real>1.0</real> as an integer, which no registry key is).

@@ -71,6 +71,37 @@ struct NearbyTests {
         #expect(model.overlay == .continuing(ContinueState(id: "new", title: "Counter: 5", peerName: "bob@desk")))
     }
 
+    static let shell = NearbyItem(
+        id: "sh", activityType: BatonApp.shellActivityType, title: "sh in ~/src — bob@desk", peerName: "bob@desk",
+        savedAt: Fixtures.start, lastHeard: Fixtures.start)
+
+    @Test("A shell session: Enter leaves for it to drive, f to follow; the program quits after saying so")
+    func shellSession() {
+        for (key, follow) in [(Key.enter, false), (.character("f"), true)] {
+            var model = Fixtures.counter()
+            model.send(.nearbyChanged([Self.shell, Self.newer]))
+            model.press(.control("n"))
+            #expect(model.overlay == .nearby(selectedID: "sh"), "the newest first")
+            #expect(model.press(key) == [.joinShell(id: "sh", follow: follow), .quit])
+            #expect(model.isQuitting)
+            #expect(model.notice?.text == "Joining the shell session on bob@desk…")
+        }
+    }
+
+    @Test("A shell session over unsaved changes: Enter asks first and y leaves for it; f says to save first")
+    func shellSessionDirty() {
+        var model = Fixtures.editor("unsaved", isDirty: true)
+        model.send(.nearbyChanged([Self.shell]))
+        model.press(.control("n"))
+        #expect(model.press(.character("f")) == [])
+        #expect(!model.isQuitting)
+        #expect(model.notice?.text.hasPrefix("Save first (Ctrl-S)") == true)
+        #expect(model.press(.enter) == [])
+        #expect(model.overlay == .confirm(.discardChangesToContinue(id: "sh")))
+        #expect(model.press(.character("y")) == [.joinShell(id: "sh", follow: false), .quit])
+        #expect(model.isQuitting)
+    }
+
     @Test("A clean editor continues without asking")
     func cleanEditor() {
         var model = Fixtures.editor("saved")

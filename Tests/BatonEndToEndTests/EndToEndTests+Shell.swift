@@ -79,6 +79,48 @@ extension EndToEndTests {
         }
     }
 
+    @Test("baton shell from the nearby list: Enter in the counter's list asks to drive the session and drives it once let in; f in another's list follows it")
+    func shellFromNearbyList() throws {
+        try Stage.run(hosts: 3) { stage in
+            let (ma, mb) = try Self.pairedMachines(stage)
+            let a = try DeviceLabTests.baton(stage, "a", as: ma, ["shell", "--name", "e2e-a", "--", "/bin/sh"])
+            try a.type("echo listed$((2+2))")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "listed4")
+
+            // The counter on b: n lists what is nearby; the shell session is there; Enter asks for it.
+            let b = try DeviceLabTests.baton(stage, "b", as: mb, ["--name", "e2e-b"])
+            try b.waitForScreen("b's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
+            try b.type("n")
+            try b.waitForScreen(containing: "e2e-a")
+            try b.press("Enter")
+            try a.waitForScreen(containing: "e2e-b asks to take this session: y/N")
+            try a.type("y")
+            try b.waitForScreen(containing: "listed4")
+            try b.type("echo drove$((3+3))")
+            try b.press("Enter")
+            try a.waitForScreen(containing: "drove6")
+
+            // f in the list of a counter on a third host follows the session, read-only.
+            let c = try DeviceLabTests.baton(stage, "c", as: mb, ["--name", "e2e-c"])
+            try c.waitForScreen("c's counter at 0") { EndToEndTests.screen($0, showsCount: 0) }
+            try c.type("n")
+            try c.waitForScreen(containing: "e2e-a")
+            // b's counter left with b: it was withdrawn when b chose the session, not offered on.
+            let list = try c.capture().joined(separator: "\n")
+            #expect(!list.contains("e2e-b"), "\(list)")
+            try c.type("f")
+            try c.waitForScreen(containing: "drove6")
+            try c.waitForScreen(containing: "Following the session on e2e-a (e2e-b drives)")
+
+            try b.type("exit 4")
+            try b.press("Enter")
+            #expect(try a.waitForExit() == 4)
+            #expect(try b.waitForExit() == 4)
+            #expect(try c.waitForExit() == 4)
+        }
+    }
+
     @Test("baton shell: a machine removed with baton devices remove loses its terminal on the session at once")
     func shellRemovedDeviceCutOff() throws {
         try Stage.run(hosts: 3) { stage in

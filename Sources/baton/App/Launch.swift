@@ -189,6 +189,16 @@ struct Launch {
         // before it hops back, a thread more between every key and the screen.
         await Task { @MainActor in await program.run(opening: opening) }.value
         backend.shutdown()
+        if let (shell, follow) = program.chosenShell {
+            // A shell session chosen in the nearby list: this terminal now drives it (or
+            // follows it), as `baton --continue-activity dev.baton.shell` (`baton follow`) would.
+            defer { stores.stop() }
+            logger.info("joining the shell session of \(PeerText.visible(shell.record.peer.name)) from the nearby list")
+            let status = try await ShellTerminal.join(
+                shell, center: center, name: peer.name, role: follow ? .follow : .drive, logger: logger)
+            await center.shutdown()
+            throw ExitCode(Int32(status))
+        }
         stores.stop()
         await center.shutdown()
         logger.info("exit")
