@@ -36,13 +36,42 @@ public enum KeeperProcess {
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         close(pipe[1])
         guard result == 0 else { throw .init(description: "the session's keeper did not start: \(String(cString: strerror(result)))") }
-        let line = readLine(pipe[0], timeout: timeout)
-        guard let line else {
+        let line: String
+        switch readLine(pipe[0], timeout: timeout) {
+        case .line(let said):
+            line = said
+        case .timedOut:
             kill(pid, SIGTERM)
             throw .init(description: "the session's keeper did not answer within \(timeout)")
+        case .ended:
+            // It closed its end without a line: it ended (or crashed) before offering the session.
+            throw .init(description: "the session's keeper ended without a word (\(ending(of: pid)))")
         }
         if line.hasPrefix("ok "), line.count > 3 { return String(line.dropFirst(3)) }
         throw .init(description: line.hasPrefix("error ") ? String(line.dropFirst(6)) : "the session's keeper ended without a word")
+    }
+
+    /// How `pid` ended, waited for at most a second: "exit status 1", "killed by signal 4".
+    private static func ending(of pid: Int32) -> String {
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? "exit status \((status >> 8) & 0xFF)" : "killed by signal \(signal)"
+            }
+            if result < 0, errno != EINTR { return "its status is unknown" }
+            usleep(5_000)
+        }
+        return "it is still running"
+    }
+
+    /// What the keeper said on its pipe: a line, or nothing before its end or the timeout.
+    private enum Heard {
+        case line(String)
+        case ended
+        case timedOut
     }
 
     /// In the keeper: says `line` on the pipe and closes it.
@@ -52,13 +81,13 @@ public enum KeeperProcess {
         close(readyDescriptor)
     }
 
-    /// One line from `fd`, or nil when it ends first or `timeout` passes.
-    private static func readLine(_ fd: Int32, timeout: Duration) -> String? {
+    /// One line from `fd`: what came before its end or `timeout`, if anything did.
+    private static func readLine(_ fd: Int32, timeout: Duration) -> Heard {
         var bytes: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         while true {
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { return nil }
+            guard left > .zero else { return .timedOut }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             let ready = poll(&poller, 1, max(1, milliseconds))
@@ -67,8 +96,8 @@ public enum KeeperProcess {
             var byte: UInt8 = 0
             let count = read(fd, &byte, 1)
             if count < 0, errno == EINTR { continue }
-            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            guard count == 1 else { return bytes.isEmpty ? .ended : .line(String(decoding: bytes, as: UTF8.self)) }
+            if byte == UInt8(ascii: "\n") { return .line(String(decoding: bytes, as: UTF8.self)) }
             bytes.append(byte)
         }
     }
