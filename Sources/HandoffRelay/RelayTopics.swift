@@ -22,14 +22,14 @@ public struct RelayTopics: Equatable, Sendable {
         let key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: groupKey.bytes), salt: Self.salt, info: Self.info, outputByteCount: 32)
         topicKey = key.withUnsafeBytes { Array($0) }
-        root = "baton/" + Self.hex(HMAC<SHA256>.authenticationCode(for: Array("root".utf8), using: key).prefix(16))
+        root = "baton/" + PlainText.hex(HMAC<SHA256>.authenticationCode(for: Array("root".utf8), using: key).prefix(16))
     }
 
     public static func == (lhs: RelayTopics, rhs: RelayTopics) -> Bool { lhs.root == rhs.root }
 
     /// 16 lower-case hex digits naming `sender` on the relay.
     public func senderTopic(_ sender: SenderID) -> String {
-        Self.hex(HMAC<SHA256>.authenticationCode(for: sender.bytes, using: SymmetricKey(data: topicKey)).prefix(8))
+        PlainText.hex(HMAC<SHA256>.authenticationCode(for: sender.bytes, using: SymmetricKey(data: topicKey)).prefix(8))
     }
 
     /// The sender topic of the datagram's clear sender id (bytes 10..<26), or nil for bytes too
@@ -99,20 +99,10 @@ public struct RelayTopics: Equatable, Sendable {
     /// A fresh connection id: 16 hex digits of 8 random bytes.
     public static func randomConnectionID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return hex((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return PlainText.hex((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     static func isTopicID(_ text: Substring, length: Int) -> Bool {
         text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
