@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-extension LabFaultTests {
+extension LabFaultTests.UnderLoad {
     /// `scripts/hostile.py` in h2 against a live `baton` counter in a tmux pane on h1.
     @Suite("Attacks: hostile datagrams, floods, escape sequences", .timeLimit(.minutes(4)))
     struct Attacks {

@@ -6,7 +6,7 @@ import Testing
 /// deadline, so a program that blocks (on a FIFO, on standard input) fails the test instead
 /// of hanging it. One run at a time, each waited for on a thread of its own: the unit tests
 /// beside these need the few threads of Swift's shared pool.
-@Suite("baton key and baton edit on the command line", .serialized, .timeLimit(.minutes(2)))
+@Suite("baton key and baton edit on the command line", .serialized, .ownThread, .timeLimit(.minutes(2)))
 struct CommandLineFileTests {
     /// `Command.run` on a thread of its own, so that waiting for the program blocks no pool thread.
     @discardableResult

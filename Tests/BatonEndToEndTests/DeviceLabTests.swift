@@ -8,7 +8,7 @@ import Testing
 /// machine is refused; an address that changes is heard at once. Skips, saying why, without root,
 /// `ip netns`, tmux, python3's `cryptography` or the built programs.
 @Suite("Devices in the lab: a key without an identity, three machines, removal, roaming (netlab + tmux)",
-    .serialized, .timeLimit(.minutes(3)))
+    .serialized, .ownThread, .timeLimit(.minutes(3)))
 struct DeviceLabTests {
     /// A machine of the lab: a host, a `--name`, and a config folder of its own.
     struct Machine {

@@ -3,7 +3,7 @@ import Testing
 
 /// `baton devices` and `baton devices remove` on the command line, outside any lab: what they
 /// refuse, with what they say, before anything is stored or sent (docs/PROTOCOL.md, section 17).
-@Suite("baton devices remove on the command line", .serialized, .timeLimit(.minutes(2)))
+@Suite("baton devices remove on the command line", .serialized, .ownThread, .timeLimit(.minutes(2)))
 struct DevicesCommandTests {
     typealias Home = CommandLineFileTests.Home
 

@@ -7,7 +7,7 @@ import Testing
 ///
 /// Needs root, `ip netns`, `nft` and the built `baton`; each test skips,
 /// saying why, when something is missing.
-@Suite("baton doctor (netlab)", .serialized, .timeLimit(.minutes(1)))
+@Suite("baton doctor (netlab)", .serialized, .ownThread, .timeLimit(.minutes(1)))
 struct DoctorLabTests {
     /// `baton doctor ARGUMENTS` in host `host`, with a fresh HOME and the lab's key.
     static func doctor(

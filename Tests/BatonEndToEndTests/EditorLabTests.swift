@@ -5,7 +5,7 @@ extension LabFaultTests {
     /// The editor's undo that travels, its recovery copies and bracketed paste (issue 23), with
     /// `baton edit` in tmux panes on lab hosts. Nested here so that they run one at a time with
     /// the flood and loss tests, never beside them.
-    @Suite("Editor in the lab: undo that travels, recovery copies, paste (issue 23)", .timeLimit(.minutes(2)))
+    @Suite("Editor in the lab: undo that travels, recovery copies, paste (issue 23)", .serialized, .timeLimit(.minutes(2)))
     struct EditorLab {
         @Test("Typed on h1, continued on h2: Ctrl-Z on h2 undoes h1's last typing, Ctrl-Y brings it back")
         func undoTravels() throws {

@@ -6,7 +6,7 @@ import Testing
 /// Needs root, `ip netns`, tmux, and the built programs (`swift build`): each test skips,
 /// saying why, when one is missing. One test at a time: each makes its own lab and tmux
 /// server and removes them when it ends.
-@Suite("Baton end to end (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
+@Suite("Baton end to end (netlab + tmux)", .serialized, .ownThread, .timeLimit(.minutes(2)))
 struct EndToEndTests {
     /// The counter shows `count`: in big block digits (5 rows of `█`, the app's 3×5 font with
     /// pixels two cells wide), or, in a small window, as a row holding only the number.

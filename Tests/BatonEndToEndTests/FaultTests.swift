@@ -3,7 +3,7 @@ import Testing
 
 extension LabFaultTests {
     /// Loss on the receiver, peers that are killed, exit in order or restart, and interfaces.
-    @Suite("Faults: loss, killed and restarted peers, interfaces", .timeLimit(.minutes(3)))
+    @Suite("Faults: loss, killed and restarted peers, interfaces", .serialized, .timeLimit(.minutes(3)))
     struct Faults {
         // MARK: - Loss
 

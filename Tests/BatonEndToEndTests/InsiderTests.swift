@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-extension LabFaultTests {
+extension LabFaultTests.UnderLoad {
     /// Issue 9, between real programs: what a key holder (or a buggy peer) can send, sealed with
     /// the group key, by `scripts/hostile.py` from h2. The victims are a `baton` counter (`e2e-a`,
     /// in tmux) and `baton monitor` on h1 or h3; h3 continues.
@@ -280,7 +280,7 @@ extension LabFaultTests {
                 }
                 let tally = try sniffer.finish()
                 let announces = tally.count(host: 1, kind: 1)
-                let repeats = LabFaultTests.Attacks.genuineRepeats(in: summary.seconds)
+                let repeats = LabFaultTests.UnderLoad.Attacks.genuineRepeats(in: summary.seconds)
                 results.append((label, announces, allowed + repeats, summary.seconds))
                 Figures.record("QUERY flood from \(label) (\(summary.sent) in \(String(format: "%.1f", summary.seconds)) s): ANNOUNCEs e2e-a sent",
                     "\(announces)", target: "≤ \(allowed) answers + \(repeats) of its own repeats")

@@ -7,10 +7,16 @@ import Testing
 /// prints it as a `[figure]` line.
 ///
 /// Needs root, `ip netns`, `nft`, tmux, python3 with `cryptography` (for `scripts/hostile.py`)
-/// and the built programs; each test skips, saying why, when something is missing. One test
-/// at a time, in the two suites together: their timings should not compete for the CPU.
-@Suite("Faults and attacks (netlab)", .serialized)
+/// and the built programs; each test skips, saying why, when something is missing. Each suite
+/// runs one test at a time; the suites run beside each other and beside the other lab tests,
+/// except the floods (`UnderLoad`), which take turns with each other: two of them at once
+/// would measure each other.
+@Suite("Faults and attacks (netlab)", .ownThread)
 struct LabFaultTests {
+    /// The suites that flood a live program with datagrams, one test at a time between them.
+    @Suite("Under load: attacks and insiders, one at a time", .serialized)
+    struct UnderLoad {}
+
     /// The environment for one-shot commands run in a lab host with `Command.run`.
     /// Its config folder holds the lab's shared identity, as every program of `E2E.key` does.
     static var commandEnvironment: [String: String] {

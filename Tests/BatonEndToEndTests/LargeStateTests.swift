@@ -8,7 +8,7 @@ extension LabFaultTests {
     ///
     /// Needs root, `ip netns`, `nft`, tmux and python3 (the sniffer and the probe are
     /// bench/batonlab/wire.py); each test skips, saying why, when one is missing.
-    @Suite("Large state: frame loss, big files, the bridge", .timeLimit(.minutes(5)))
+    @Suite("Large state: frame loss, big files, the bridge", .serialized, .timeLimit(.minutes(5)))
     struct LargeState {
         // MARK: - The lab itself
 

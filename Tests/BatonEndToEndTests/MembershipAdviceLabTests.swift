@@ -7,7 +7,7 @@ import Testing
 /// are set up as in `DeviceLabTests`: identities of their own, paired with `baton pair`.
 /// Skips, saying why, without root, `ip netns`, tmux or the built programs.
 @Suite("Membership advice in the lab: removal, key change, unresolved peers (netlab + tmux)",
-    .serialized, .timeLimit(.minutes(3)))
+    .serialized, .ownThread, .timeLimit(.minutes(3)))
 struct MembershipAdviceLabTests {
     typealias Machine = DeviceLabTests.Machine
 

@@ -4,7 +4,7 @@ import Testing
 /// `baton pair` between two lab hosts, in tmux, with no `BATON_KEY` anywhere: each side has a key
 /// file of its own (docs/PROTOCOL.md, section 15). Skips, saying why, without root, `ip netns`,
 /// tmux or the built programs.
-@Suite("Pairing end to end (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
+@Suite("Pairing end to end (netlab + tmux)", .serialized, .ownThread, .timeLimit(.minutes(2)))
 struct PairEndToEndTests {
     /// Where key file `name` goes, in the stage's keys folder (made, mode 0700); the file is not written.
     static func keyPath(_ stage: Stage, _ name: String) throws -> String {

@@ -4,7 +4,7 @@ import Testing
 /// Real programs in `baton shell`, read back through tmux and compared with the same program run
 /// directly in a pane of the same size, screen by screen: text, colours and attributes, and the
 /// cursor. Both run on one lab host, with the same environment.
-@Suite("baton shell shows programs as they are (netlab + tmux)", .serialized, .timeLimit(.minutes(3)))
+@Suite("baton shell shows programs as they are (netlab + tmux)", .serialized, .ownThread, .timeLimit(.minutes(3)))
 struct ShellScreenLabTests {
     /// A prompt with colours: bold green user, default colours after.
     static let environment = ["PS1": "\\[\\e[1;32m\\]e2e@box\\[\\e[0m\\]:\\[\\e[34m\\]\\W\\[\\e[0m\\]\\$ ", "HISTFILE": "/dev/null"]

@@ -6,7 +6,7 @@ import Testing
 /// names the other with `--peer`, `BATON_PEERS` or the `peers` file, and hands off by unicast.
 ///
 /// Needs root, `ip netns`, `nft`, tmux and the built programs; skips, saying why, without them.
-@Suite("Unicast peers where multicast does not pass (netlab + tmux)", .serialized, .timeLimit(.minutes(2)))
+@Suite("Unicast peers where multicast does not pass (netlab + tmux)", .serialized, .ownThread, .timeLimit(.minutes(2)))
 struct UnicastPeerTests {
     /// The nftables table this test adds to a lab host.
     static let table = "batonpeers"

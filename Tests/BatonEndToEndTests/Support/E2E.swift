@@ -13,7 +13,15 @@ enum E2E {
 
     /// Writes the lab's shared identity into the config folder `config` (`config/baton/identity.key`,
     /// mode 0600 in a 0700 folder), as Baton would keep its own.
+    /// Tests running side by side share folders such as `baton-faults-config`: one at a time
+    /// writes, so that none sees the file between its removal and its new contents.
     static func giveSharedIdentity(config: String) throws {
+        try identityLock.withLock { try writeSharedIdentity(config: config) }
+    }
+
+    private static let identityLock = NSLock()
+
+    private static func writeSharedIdentity(config: String) throws {
         let folder = URL(fileURLWithPath: config).appendingPathComponent("baton")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         chmod(folder.path, 0o700)
