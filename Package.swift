@@ -124,7 +124,7 @@ let package = Package(
         .target(
             name: "BatonCommands",
             dependencies: [
-                "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
+                "BatonApp", "HandoffCLI", "HandoffStore", "Handoff", "HandoffWire", "PropertyList", "BatonFiles", "BatonMembership",
                 "BatonRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

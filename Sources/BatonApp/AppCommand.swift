@@ -17,9 +17,9 @@ public enum AppCommand: Equatable, Sendable {
     /// there that still matches `expecting` (what the editor read or last saved) is the
     /// editor's own and is replaced without asking.
     case saveFile(path: String, text: String, replaceExisting: Bool, expecting: FileStamp? = nil)
-    /// Keep `lines` as the clipboard that follows the person (the key-value store's `clipboard`),
-    /// after a Ctrl-K. Nothing comes back.
-    case keepClipboard([String])
+    /// Keep `clip` as the clipboard that follows the person (the key-value store's `clipboard`),
+    /// after a Ctrl-K or Alt-6. Nothing comes back.
+    case keepClipboard(Clip)
     /// Open a live stream (docs/PROTOCOL.md, section 19): to the source of the session just
     /// continued, leading it (`activityID` nil), or to the nearby activity `activityID`,
     /// following it. The Program sends the opener's hello; answered by `.liveOpened` or

@@ -52,9 +52,9 @@ public enum AppMessage: Equatable, Sendable {
     case saveReadOnly(path: String)
     /// The terminal's input ended (it went away): nobody can answer a question, so quit.
     case inputClosed
-    /// The clipboard that follows the person is now `lines`: cut on another machine of the
-    /// group, or kept from before this program started. The next Ctrl-U pastes them.
-    case clipboard([String])
+    /// The clipboard that follows the person is now `clip`: cut on another machine of the
+    /// group, or kept from before this program started. The next Ctrl-U pastes it.
+    case clipboard(Clip)
     /// A live session's stream is open (docs/PROTOCOL.md, section 19): `link` numbers it;
     /// `opener`: this program opened it (as `.openLive` asked), else another machine did.
     case liveOpened(link: Int, peerName: String, opener: Bool)

@@ -29,10 +29,10 @@ public struct AppModel: Equatable, Sendable {
     public var now: Date
     /// Set when the app has asked to quit.
     public var isQuitting: Bool
-    /// The lines Ctrl-K cut last and Ctrl-U pastes: kept in the key-value store, so that they
-    /// follow the person to the group's other machines (`AppCommand.keepClipboard`,
+    /// What Ctrl-K (or Alt-6) took last and Ctrl-U pastes: kept in the key-value store, so
+    /// that it follows the person to the group's other machines (`AppCommand.keepClipboard`,
     /// `AppMessage.clipboard`).
-    public var clipboard: [String] = []
+    public var clipboard = Clip.empty
     /// The live session this program leads or follows, if any.
     public var live: LiveRole?
     /// A live stream asked for with `.openLive` and not open yet: whether this program leads it.

@@ -3,8 +3,10 @@ import TerminalUI
 
 extension BatonApp {
     /// The editor's keys: typing, Enter, Backspace, Delete, Tab, arrows, Home/End (also Ctrl-A/E),
-    /// PgUp/PgDn, Ctrl-S save, Ctrl-O save as, Ctrl-Z undo (also Alt-U), Ctrl-Y redo,
-    /// Ctrl-F/Ctrl-W search (F3 again), Ctrl-K cut line, Ctrl-U paste, Ctrl-G go to line.
+    /// PgUp/PgDn, Ctrl-arrows by word, Ctrl-Home/End (also Alt-\\ and Alt-/), Shift with any of
+    /// them to select, Ctrl-6 (or Alt-A) to set a mark, Ctrl-S save, Ctrl-O save as, Ctrl-Z undo
+    /// (also Alt-U), Ctrl-Y redo, Ctrl-F/Ctrl-W search (F3 again), Ctrl-\\ (or Alt-R) replace,
+    /// Ctrl-K cut (the selection, or the line), Alt-6 copy, Ctrl-U paste, Ctrl-G go to line, F1 help.
     static func handleEditorKey(_ key: Key, _ state: inout EditorState, _ model: inout AppModel) -> [AppCommand] {
         let page = max(1, model.layout.contentHeight)
         let now = model.now
@@ -13,62 +15,82 @@ extension BatonApp {
         state.findResult = nil
         if state.isEscapePending {
             state.isEscapePending = false
-            if key == .character("u") || key == .character("U") {
-                undo(&state)
-                return []
-            }
-            // Any other Alt-key (the terminal sends Esc and the key) is not a key of this editor:
-            // it types nothing, and the message line says so.
+            // Esc, then a character: what a terminal that sends Alt-U as two reads gives.
             if case .character(let character) = key {
-                model.show("Alt-\(character) does nothing here; Alt-U undoes")
-                return []
+                return handleAltKey(character, &state, &model, gathering: gathering)
             }
+        }
+        if case .alt(let character) = key {
+            return handleAltKey(character, &state, &model, gathering: gathering)
         }
         let line = state.buffer.cursor.line
         switch key {
         case .character(let character):
+            // Control characters are not text; a pasted one would only show as a picture.
+            if character != "\n", character != "\r", character != "\r\n", character != "\t",
+               character.asciiValue.map({ $0 >= 0x20 && $0 < 0x7F }) != true,
+               character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return []
+            }
+            dropMark(&state)
             switch character {
             case "\n", "\r", "\r\n":
                 edit(&state, .typing, lines: line...line, now: now) { $0.insertNewline() }
             case "\t":
                 edit(&state, .typing, lines: line...line, now: now) { $0.insertTab() }
             default:
-                // Control characters are not text; a pasted one would only show as a picture.
-                guard character.asciiValue.map({ $0 >= 0x20 && $0 < 0x7F }) == true
-                      || !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                    return []
-                }
                 edit(&state, .typing, lines: line...line, now: now) { $0.insert(character) }
             }
         case .enter:
+            dropMark(&state)
             edit(&state, .typing, lines: line...line, now: now) { $0.insertNewline() }
         case .tab:
+            dropMark(&state)
             edit(&state, .typing, lines: line...line, now: now) { $0.insertTab() }
         case .backspace:
+            if deleteSelection(&state, now: now) { return [] }
             let first = state.buffer.cursor.column == 0 ? max(0, line - 1) : line
             edit(&state, .backspace, lines: first...line, now: now) { $0.backspace() }
         case .delete:
+            if deleteSelection(&state, now: now) { return [] }
             let last = state.buffer.cursor.column == state.buffer.characterCount(ofLine: line)
                 ? min(line + 1, state.buffer.lineCount - 1) : line
             edit(&state, .deleteForward, lines: line...last, now: now) { $0.deleteForward() }
         case .control("z"):
+            dropMark(&state)
             undo(&state)
         case .control("y"):
+            dropMark(&state)
             redo(&state)
         case .escape:
             state.isEscapePending = true
+        case .control("^"):
+            toggleMark(&state)
         case .control("k"):
+            if state.mark != nil {
+                let clip = cutSelection(&state, now: now)
+                dropMark(&state)
+                if let clip {
+                    model.clipboard = clip
+                    return [.keepClipboard(clip)]
+                }
+            }
             let before = state.cutLines
             cutLine(&state, gathering: gathering, now: now)
             guard state.cutLines != before || !gathering else { return [] }
-            model.clipboard = state.cutLines
-            return [.keepClipboard(state.cutLines)]
+            model.clipboard = .lines(state.cutLines)
+            return [.keepClipboard(.lines(state.cutLines))]
         case .control("u"):
-            paste(model.clipboard.map { $0 + "\n" }.joined(), &state, now: now)
+            dropMark(&state)
+            paste(model.clipboard.pasteText, &state, now: now)
         case .control("f"), .control("w"):
-            model.overlay = .prompt(.search(last: state.lastSearch))
+            model.overlay = .prompt(.search(last: state.lastSearch, options: state.searchOptions))
+        case .control("\\"):
+            model.overlay = .prompt(.replace(last: state.lastSearch, options: state.searchOptions))
         case .function(3):
             if let query = state.lastSearch { find(query, &state) }
+        case .function(1):
+            model.overlay = .help
         case .control("g"):
             model.overlay = .prompt(.goToLine())
         default:
@@ -78,37 +100,145 @@ extension BatonApp {
         return []
     }
 
-    /// The keys that move the cursor or save.
+    /// Alt with a character (or Esc, then the character).
+    static func handleAltKey(
+        _ character: Character, _ state: inout EditorState, _ model: inout AppModel, gathering: Bool
+    ) -> [AppCommand] {
+        switch character {
+        case "u", "U":
+            dropMark(&state)
+            undo(&state)
+        case "a", "A":
+            toggleMark(&state)
+        case "6", "^":
+            let clip = copySelection(&state)
+            model.clipboard = clip
+            return [.keepClipboard(clip)]
+        case "r", "R":
+            model.overlay = .prompt(.replace(last: state.lastSearch, options: state.searchOptions))
+        case "\\":
+            state.history.seal()
+            state.buffer.moveToTextStart()
+        case "/":
+            state.history.seal()
+            state.buffer.moveToTextEnd()
+        default:
+            // Any other Alt-key is not a key of this editor: it types nothing, and the message
+            // line says where the keys are.
+            model.show("Alt-\(character) does nothing here; F1 lists the keys")
+        }
+        return []
+    }
+
+    /// The keys that move the cursor or save. Shift with a motion key selects (a mark at the
+    /// cursor, if none); a motion without Shift ends a selection Shift made.
     private static func handleEditorMotion(
         _ key: Key, _ state: inout EditorState, _ model: inout AppModel, page: Int
     ) -> [AppCommand] {
+        var motion: Key.Motion?
+        var modifiers: Key.Modifiers = []
         switch key {
-        case .left:
-            state.buffer.moveLeft()
-        case .right:
-            state.buffer.moveRight()
-        case .up:
-            state.buffer.moveUp()
-        case .down:
-            state.buffer.moveDown()
-        case .home, .control("a"):
-            state.buffer.moveToLineStart()
-        case .end, .control("e"):
-            state.buffer.moveToLineEnd()
+        case .up: motion = .up
+        case .down: motion = .down
+        case .left: motion = .left
+        case .right: motion = .right
+        case .home, .control("a"): motion = .home
+        case .end, .control("e"): motion = .end
+        case .pageUp: motion = .pageUp
+        case .pageDown: motion = .pageDown
+        case .modified(let held, let keys):
+            motion = held
+            modifiers = keys
+        case .control("s"):
+            return startSave(state, thenQuit: false, &model)
+        case .control("o"):
+            model.overlay = .prompt(.saveAs(suggestion: state.filePath ?? state.fileName))
+            return []
+        default:
+            return []
+        }
+        guard let motion else { return [] }
+        if modifiers.contains(.shift) {
+            if state.mark == nil {
+                state.mark = state.buffer.cursor
+                state.isShiftMark = true
+            }
+        } else if state.isShiftMark {
+            dropMark(&state)
+        }
+        move(motion, byWord: modifiers.contains(.control), &state, page: page)
+        return []
+    }
+
+    /// Moves the cursor: with Ctrl, left and right go by word and Home and End to the ends of
+    /// the text.
+    static func move(_ motion: Key.Motion, byWord: Bool, _ state: inout EditorState, page: Int) {
+        switch motion {
+        case .left: byWord ? state.buffer.moveWordLeft() : state.buffer.moveLeft()
+        case .right: byWord ? state.buffer.moveWordRight() : state.buffer.moveRight()
+        case .up: state.buffer.moveUp()
+        case .down: state.buffer.moveDown()
+        case .home: byWord ? state.buffer.moveToTextStart() : state.buffer.moveToLineStart()
+        case .end: byWord ? state.buffer.moveToTextEnd() : state.buffer.moveToLineEnd()
         case .pageUp:
             state.buffer.moveUp(by: page)
             state.scroll.top = max(0, state.scroll.top - page)
         case .pageDown:
             state.buffer.moveDown(by: page)
             state.scroll.top = state.scroll.top.addingSaturated(page).clamped(0, max(0, state.buffer.lineCount - page))
-        case .control("s"):
-            return startSave(state, thenQuit: false, &model)
-        case .control("o"):
-            model.overlay = .prompt(.saveAs(suggestion: state.filePath ?? state.fileName))
-        default:
-            break
         }
-        return []
+    }
+
+    /// Ctrl-6 or Alt-A: sets the mark at the cursor, or takes it away.
+    static func toggleMark(_ state: inout EditorState) {
+        state.history.seal()
+        if state.mark == nil {
+            state.mark = state.buffer.cursor
+            state.isShiftMark = false
+            state.findResult = "mark set"
+        } else {
+            dropMark(&state)
+            state.findResult = "mark unset"
+        }
+    }
+
+    /// Ends the selection.
+    static func dropMark(_ state: inout EditorState) {
+        state.mark = nil
+        state.isShiftMark = false
+    }
+
+    /// Removes the selected text as one step; false when nothing is selected (the mark, if any,
+    /// stays unset).
+    @discardableResult
+    static func deleteSelection(_ state: inout EditorState, now: Date) -> Bool {
+        guard let (start, end) = state.selection else {
+            return false
+        }
+        edit(&state, .replace, lines: start.line...end.line, now: now) { $0.replace(from: start, to: end, with: "") }
+        dropMark(&state)
+        return true
+    }
+
+    /// Ctrl-K with a mark: cuts the selected text (nil when the mark is at the cursor).
+    static func cutSelection(_ state: inout EditorState, now: Date) -> Clip? {
+        guard let (start, end) = state.selection else { return nil }
+        let text = state.buffer.text(from: start, to: end)
+        deleteSelection(&state, now: now)
+        state.findResult = "cut \(text.count) characters"
+        return .text(text)
+    }
+
+    /// Alt-6: copies the selected text, or the cursor's line when nothing is selected.
+    static func copySelection(_ state: inout EditorState) -> Clip {
+        defer { dropMark(&state) }
+        guard let (start, end) = state.selection else {
+            state.findResult = "copied the line"
+            return .lines([String(state.buffer.currentLine)])
+        }
+        let text = state.buffer.text(from: start, to: end)
+        state.findResult = "copied \(text.count) characters"
+        return .text(text)
     }
 
     /// Makes one edit to the buffer, which touches at most the lines `range` (they may become

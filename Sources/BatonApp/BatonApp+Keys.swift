@@ -12,6 +12,9 @@ extension BatonApp {
             return []
         case .control("q"), .control("c"), .control("x"):
             return requestQuit(&model)
+        case .function(1):
+            model.overlay = .help
+            return []
         default:
             break
         }

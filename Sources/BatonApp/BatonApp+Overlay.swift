@@ -13,6 +13,11 @@ extension BatonApp {
             return handlePromptKey(key, &prompt, &model)
         case .continuing(let state):
             return handleContinuingKey(key, state, &model)
+        case .help:
+            model.overlay = nil
+            return []
+        case .replacing(let replace):
+            return handleReplacingKey(key, replace, &model)
         }
     }
 
@@ -82,6 +87,17 @@ extension BatonApp {
             // In the search prompt with nothing typed: look for the last search again.
             guard prompt.purpose == .search, prompt.field.isEmpty else { return [] }
             return answerPrompt(prompt, &model)
+        case .alt("c"), .alt("C"), .alt("r"), .alt("R"):
+            // In the search and replace prompts: case sensitivity and regular expressions, on or off.
+            guard prompt.purpose == .search || prompt.purpose == .replace,
+                  case .editor(var state) = model.session, case .alt(let letter) = key else { return [] }
+            if letter == "c" || letter == "C" {
+                state.searchOptions.caseSensitive.toggle()
+            } else {
+                state.searchOptions.regularExpression.toggle()
+            }
+            prompt.relabel(last: state.lastSearch, options: state.searchOptions)
+            model.session = .editor(state)
         case .character(let character):
             guard !character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 return []
@@ -132,6 +148,21 @@ extension BatonApp {
             let typed = prompt.field.text
             guard let query = typed.isEmpty ? state.lastSearch : typed else { return [] }
             find(query, &state)
+            model.session = .editor(state)
+            return []
+        case .replace:
+            model.overlay = nil
+            guard case .editor(let state) = model.session else { return [] }
+            let typed = prompt.field.text
+            guard let query = typed.isEmpty ? state.lastSearch : typed, !query.isEmpty else { return [] }
+            model.overlay = .prompt(.replaceWith(query: query, last: state.lastReplacement))
+            return []
+        case .replaceWith(let query):
+            guard case .editor(var state) = model.session else {
+                model.overlay = nil
+                return []
+            }
+            startReplace(query, with: prompt.field.text, &state, &model)
             model.session = .editor(state)
             return []
         case .goToLine:

@@ -102,12 +102,12 @@ public enum BatonApp {
             commands += takeHeldInput(&model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
-        case .clipboard(let lines):
-            model.clipboard = lines
+        case .clipboard(let clip):
+            model.clipboard = clip
             // A Ctrl-K after this starts a new cut rather than adding to one from before.
             if case .editor(var state) = model.session {
                 state.isGatheringCut = false
-                state.cutLines = lines
+                if case .lines(let lines) = clip { state.cutLines = lines } else { state.cutLines = [] }
                 model.session = .editor(state)
             }
             commands = []
@@ -194,6 +194,11 @@ public enum BatonApp {
         case .continuing(let state):
             if state.isShown { ContinuePanel.draw(state, layout: layout, into: &frame) }
             overlayShown = state.isShown
+        case .help:
+            HelpPanel.draw(model.session.kind, layout: layout, into: &frame)
+        case .replacing:
+            // The match is selected in the text; the question is on the message line.
+            overlayShown = false
         case .confirm, .prompt, nil:
             break
         }

@@ -19,6 +19,11 @@ public struct EditStep: Equatable, Sendable {
         case paste
         /// A step that came with a continued activity; never grouped with.
         case received
+        /// One replacement of a search's match, or the removal of a selection: a step of its own.
+        case replace
+
+        /// Whether a step of this kind is never joined with the steps around it.
+        var standsAlone: Bool { self == .paste || self == .received || self == .replace }
     }
 
     /// The first line the change touched.
@@ -102,15 +107,15 @@ public struct EditHistory: Equatable, Sendable {
     /// Notes an edit: joins the open step when it continues it, else starts a new one.
     mutating func record(_ step: EditStep, at now: Date) {
         releaseRedo()
-        if !isSealed, let last = undoSteps.last, last.kind == step.kind, step.kind != .paste,
-           step.kind != .received, last.cursorAfter == step.cursorBefore, let joined = last.merged(with: step) {
+        if !isSealed, let last = undoSteps.last, last.kind == step.kind, !step.kind.standsAlone,
+           last.cursorAfter == step.cursorBefore, let joined = last.merged(with: step) {
             bytes -= last.byteCount
             undoSteps.removeLast()
             push(joined)
         } else {
             push(step)
         }
-        isSealed = step.kind == .paste || step.kind == .received
+        isSealed = step.kind.standsAlone
         editedSinceTick = true
         lastActive = now
     }

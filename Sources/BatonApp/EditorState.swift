@@ -27,6 +27,16 @@ public struct EditorState: Equatable, Sendable {
     public var isEscapePending = false
     /// What the last search looked for (Ctrl-F with an empty answer, or F3, looks again).
     public var lastSearch: String?
+    /// How searches match: case, regular expressions (Alt-C and Alt-R in the search prompt).
+    public var searchOptions = SearchOptions()
+    /// What the last replace put in (the "Replace with" prompt offers it again).
+    public var lastReplacement: String?
+    /// The other end of the selection, the cursor being this end; nil when nothing is
+    /// selected. Ctrl-6 (or Alt-A) sets it at the cursor, Shift with a motion key too.
+    public var mark: TextPosition?
+    /// Whether `mark` was set by Shift with a motion key: then a motion without Shift ends the
+    /// selection, as in most editors (a mark set with Ctrl-6 stays until Ctrl-6 again).
+    public var isShiftMark = false
     /// What the last search or go-to found ("3 of 17", "not found"), shown in the status bar
     /// until the next key.
     public var findResult: String?
@@ -71,6 +81,12 @@ public struct EditorState: Equatable, Sendable {
         self.init(
             buffer: TextBuffer(text: text), filePath: filePath, fileName: fileName, lineEnding: lineEnding,
             isReadOnly: isReadOnly, disk: disk)
+    }
+
+    /// The selected text's bounds, first then last, when something is selected.
+    public var selection: (start: TextPosition, end: TextPosition)? {
+        guard let mark, mark != buffer.cursor else { return nil }
+        return mark < buffer.cursor ? (mark, buffer.cursor) : (buffer.cursor, mark)
     }
 
     /// The name the title shows: the path as given when it has a folder in it (`docs/notes.txt`,

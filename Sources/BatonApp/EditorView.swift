@@ -39,7 +39,36 @@ enum EditorView {
                 frame.put("<", x: 0, y: y, style: edgeMark)
             }
         }
+        if let selection = state.selection {
+            highlight(selection, buffer: buffer, scroll: scroll, top: layout.contentTop, width: width, height: height, into: &frame)
+        }
         return cursor
+    }
+
+    /// Shows the selection (or the match a replace asks about) in reverse video, over the
+    /// lines as drawn; a line break inside it shows as one reversed cell, as in nano.
+    static func highlight(
+        _ selection: (start: TextPosition, end: TextPosition), buffer: TextBuffer, scroll: ScrollOffset, top: Int,
+        width: Int, height: Int, into frame: inout ScreenBuffer
+    ) {
+        let first = max(selection.start.line, scroll.top)
+        let last = min(selection.end.line, scroll.top + height - 1, buffer.lineCount - 1)
+        guard first <= last else { return }
+        for index in first...last {
+            let line = buffer.line(index)
+            let from = index == selection.start.line ? TextBuffer.displayWidth(line.prefix(selection.start.column)) : 0
+            let to = index == selection.end.line
+                ? TextBuffer.displayWidth(line.prefix(selection.end.column)) : TextBuffer.displayWidth(line) + 1
+            let y = top + index - scroll.top
+            let lower = max(0, from - scroll.left)
+            let upper = min(width, to - scroll.left)
+            guard lower < upper else { continue }
+            for x in lower..<upper {
+                var cell = frame[x: x, y: y]
+                cell.style.reverse.toggle()
+                _ = frame.put(cell, x: x, y: y)
+            }
+        }
     }
 
     /// How the edge marks are drawn.

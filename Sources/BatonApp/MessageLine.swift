@@ -14,7 +14,9 @@ enum MessageLine {
     static let counterHelp = ["+/- count · r reset · n nearby · q quit", "+/- r n q"]
     /// The editor's keys, longest first.
     static let editorHelp = [
+        "Ctrl-S save · Ctrl-O save as · Ctrl-Q quit · Ctrl-N nearby · F1 keys",
         "Ctrl-S save · Ctrl-O save as · Ctrl-Q quit · Ctrl-N nearby",
+        "^S save · ^O save as · ^Q quit · ^N nearby · F1 keys",
         "^S save · ^O save as · ^Q quit · ^N nearby",
         "^S save  ^O save as  ^Q quit  ^N nearby",
         "^S save  ^Q quit  ^N nearby",
@@ -24,9 +26,9 @@ enum MessageLine {
     /// Whether, without a message line, the status bar's row is needed for the prompt or a notice.
     static func takesStatusRow(_ model: AppModel, layout: ScreenLayout) -> Bool {
         switch model.overlay {
-        case .confirm, .prompt: return true
+        case .confirm, .prompt, .replacing: return true
         case .nearby: if layout.mainBottom == 0 { return true }
-        case .continuing, nil: break
+        case .continuing, .help, nil: break
         }
         return model.visibleNotice != nil
     }
@@ -52,6 +54,14 @@ enum MessageLine {
                 frame.putTruncated(text, x: 0, y: row, width: width, style: Style(reverse: true))
                 return nil
             }
+        case .replacing:
+            let question = "Replace this instance? (y)es (n)o (a)ll · Esc stops"
+            let text = question.columns <= width ? question : "Replace? y/n/a/Esc"
+            frame.putTruncated(text, x: 0, y: row, width: width, style: Style(bold: true))
+            return nil
+        case .help:
+            putFirstFitting(["Any key closes this list"], row: row, into: &frame, style: Style(dim: true))
+            return nil
         case .continuing, nil:
             break
         }

@@ -6,6 +6,10 @@ public enum Overlay: Equatable, Sendable {
     case confirm(Confirmation)
     /// A typed answer on the prompt line.
     case prompt(TextPrompt)
+    /// The keys, on one screen (F1); any key closes it.
+    case help
+    /// Replacing a search's matches one at a time: y, n, a(ll), Esc.
+    case replacing(ReplaceState)
     /// A continue under way: Esc cancels it, other keys wait (the session is about to be replaced).
     case continuing(ContinueState)
 }

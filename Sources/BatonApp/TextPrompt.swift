@@ -6,6 +6,10 @@ public struct TextPrompt: Equatable, Sendable {
         case saveAs(thenQuit: Bool)
         /// Text to find in the editor (Ctrl-F, Ctrl-W).
         case search
+        /// Text to replace (Ctrl-\\, Alt-R); the replacement is asked next.
+        case replace
+        /// What replaces `query`.
+        case replaceWith(query: String)
         /// A line number to go to (Ctrl-G).
         case goToLine
     }
@@ -32,9 +36,33 @@ public struct TextPrompt: Equatable, Sendable {
         TextPrompt(purpose: .saveAs(thenQuit: thenQuit), label: "Save as: ", text: suggestion ?? "")
     }
 
-    /// The "Search: " prompt; an empty answer looks for `last` again, so the label shows it.
-    public static func search(last: String? = nil) -> TextPrompt {
-        TextPrompt(purpose: .search, label: last.map { "Search [\($0)]: " } ?? "Search: ")
+    /// The "Search: " prompt; an empty answer looks for `last` again, so the label shows it,
+    /// and the options that are on ("Search [Case Sensitive]: ").
+    public static func search(last: String? = nil, options: SearchOptions = SearchOptions()) -> TextPrompt {
+        TextPrompt(purpose: .search, label: searchLabel("Search", last: last, options: options))
+    }
+
+    /// The "Replace: " prompt, as the search prompt.
+    public static func replace(last: String? = nil, options: SearchOptions = SearchOptions()) -> TextPrompt {
+        TextPrompt(purpose: .replace, label: searchLabel("Replace", last: last, options: options))
+    }
+
+    /// The "Replace with: " prompt, prefilled with the last replacement.
+    public static func replaceWith(query: String, last: String? = nil) -> TextPrompt {
+        TextPrompt(purpose: .replaceWith(query: query), label: "Replace with: ", text: last ?? "")
+    }
+
+    static func searchLabel(_ verb: String, last: String?, options: SearchOptions) -> String {
+        verb + options.labelText + (last.map { " [\($0)]" } ?? "") + ": "
+    }
+
+    /// The label again, after Alt-C or Alt-R changed `options` in the open prompt.
+    mutating func relabel(last: String?, options: SearchOptions) {
+        switch purpose {
+        case .search: label = Self.searchLabel("Search", last: last, options: options)
+        case .replace: label = Self.searchLabel("Replace", last: last, options: options)
+        default: break
+        }
     }
 
     /// The "Go to line: " prompt.

@@ -1,3 +1,4 @@
+import BatonApp
 import BatonRuntime
 import HandoffStore
 import PropertyList
@@ -14,14 +15,20 @@ public final class StoreClipboard: Clipboard {
         self.store = store
     }
 
-    public func lines() -> [String]? {
+    /// Whole lines are an array of strings (what every version of Baton keeps); a selection's
+    /// text is one string.
+    public func clip() -> Clip? {
+        if let text = store.string(forKey: Self.key) { return .text(text) }
         guard let array = store.array(forKey: Self.key) else { return nil }
         let lines = array.compactMap(\.stringValue)
-        return lines.count == array.count ? lines : nil
+        return lines.count == array.count ? .lines(lines) : nil
     }
 
-    public func keep(_ lines: [String]) throws {
-        try store.set(.array(lines.map(PropertyListValue.string)), forKey: Self.key)
+    public func keep(_ clip: Clip) throws {
+        switch clip {
+        case .lines(let lines): try store.set(.array(lines.map(PropertyListValue.string)), forKey: Self.key)
+        case .text(let text): try store.set(.string(text), forKey: Self.key)
+        }
     }
 
     public func changes() -> AsyncStream<Void> {

@@ -32,9 +32,9 @@ extension Program {
             activity = nil
         case .cancelContinue:
             cancelContinue()
-        case .keepClipboard(let lines):
+        case .keepClipboard(let clip):
             do {
-                try clipboard?.keep(lines)
+                try clipboard?.keep(clip)
             } catch {
                 logger.warning("the clipboard stays on this machine: \(error)")
             }

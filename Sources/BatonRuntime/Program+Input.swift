@@ -72,8 +72,8 @@ extension Program {
         if let changes = clipboard?.changes() {
             tasks.append(Task { [weak self, inbox] in
                 for await _ in changes {
-                    guard let lines = self?.clipboard?.lines() else { continue }
-                    inbox.yield(.clipboard(lines))
+                    guard let clip = self?.clipboard?.clip() else { continue }
+                    inbox.yield(.clipboard(clip))
                 }
             })
         }

@@ -141,7 +141,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             recoveryWritten = recovery.location(for: editor.filePath.map(RecoveryStore.absolute))
             upkeep.hasCopy = true
         }
-        if let lines = clipboard?.lines() { handle(.clipboard(lines)) }
+        if let clip = clipboard?.clip() { handle(.clipboard(clip)) }
         for message in opening { handle(message) }
         // A follower publishes nothing: the session it shows is another's.
         if activity == nil, model.handoffOff == nil, !model.followsOrWillFollow { startActivity() }

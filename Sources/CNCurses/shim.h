@@ -102,6 +102,15 @@ static inline int baton_terminfo_string_of(const char *type, const char *name, i
     return length;
 }
 
+/// The key code ncurses gives the current terminal's key capability `name` (extended names
+/// such as `kLFT5`, Ctrl-Left, included), or 0 when the terminal has no such key.
+static inline int baton_key_code_of(const char *name) {
+    const char *value = tigetstr(name);
+    if (value == NULL || value == (const char *)-1 || value[0] == 0) return 0;
+    int code = key_defined(value);
+    return code > 0 ? code : 0;
+}
+
 /// `KEY_F(n)`; ncurses reserves 64 function keys starting at `KEY_F0`.
 static inline int baton_key_f(int n) { return KEY_F(n); }
 

@@ -44,13 +44,43 @@ enum NCursesKeyDecoder {
         }
     }
 
+    /// The key codes of the current terminal's arrows, Home, End, Page Up and Page Down with
+    /// modifiers held, from its terminfo entry: the Shift ones by their standard names (`kLFT`,
+    /// `kri`, …), the others by xterm's extended names, whose digit is 1 + the modifiers
+    /// (Shift 1, Alt 2, Ctrl 4: `kLFT5` is Ctrl-Left). A terminal without them has none here,
+    /// and those keys arrive as the terminal sends them. Lock held, screen set.
+    static func modifiedKeyCodes() -> [Int32: Key] {
+        let names: [(Key.Motion, shifted: String, base: String)] = [
+            (.up, "kri", "kUP"), (.down, "kind", "kDN"), (.left, "kLFT", "kLFT"), (.right, "kRIT", "kRIT"),
+            (.home, "kHOM", "kHOM"), (.end, "kEND", "kEND"), (.pageUp, "kPRV", "kPRV"), (.pageDown, "kNXT", "kNXT"),
+        ]
+        var codes: [Int32: Key] = [:]
+        for (motion, shifted, base) in names {
+            for bits in 1...7 {
+                let name = bits == 1 ? shifted : base + String(bits + 1)
+                let code = baton_key_code_of(name)
+                if code > 0, codes[code] == nil {
+                    codes[code] = .modified(motion, Key.Modifiers(rawValue: bits))
+                }
+            }
+        }
+        return codes
+    }
+
     /// `events` with runs of `.character` keys joined where they form one
     /// grapheme cluster (e + U+0301 → é, emoji ZWJ sequences, flags), since
-    /// ncurses reports one code point at a time.
+    /// ncurses reports one code point at a time; and Esc with the character read after it
+    /// as `.alt` (what the terminal sends for Alt-C).
     static func mergingGraphemes(_ events: [TerminalEvent]) -> [TerminalEvent] {
         var result: [TerminalEvent] = []
         result.reserveCapacity(events.count)
         for event in events {
+            // Esc and a character read together are one key: Alt with the character.
+            if case let .key(.character(next)) = event, case .key(.escape)? = result.last,
+               next.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) {
+                result[result.count - 1] = .key(.alt(next))
+                continue
+            }
             if case let .key(.character(next)) = event,
                case let .key(.character(previous))? = result.last {
                 let joined = String(previous) + String(next)

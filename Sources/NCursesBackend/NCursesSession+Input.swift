@@ -132,7 +132,7 @@ extension NCursesSession {
                     if let text = pasteText { events.append(.paste(text)) }
                     pasteText = nil
                 } else if pasteText == nil {
-                    events.append(.key(NCursesKeyDecoder.key(forKeyCode: code)))
+                    events.append(.key(modifiedKeys[code] ?? NCursesKeyDecoder.key(forKeyCode: code)))
                 }
                 // A key sequence inside a paste (an escape sequence in the pasted text) is dropped.
             } else if pasteText != nil {

@@ -29,6 +29,9 @@ final class NCursesSession: @unchecked Sendable, CursesInputHandler {
     var colorsEnabled = false
     /// The paste being read, between its start and end markers; nil outside a paste.
     var pasteText: String?
+    /// The codes this terminal's arrows, Home, End and pages have with Shift, Alt or Ctrl
+    /// (ncurses numbers the extended ones as it reads the terminfo entry). Set once, at start.
+    var modifiedKeys: [Int32: Key] = [:]
     /// Called on the input thread after SIGINT, SIGTERM or SIGHUP restored the terminal;
     /// when nil the signal is raised again with its default action at once.
     var terminationHandler: (@Sendable (Int32) -> Void)?
@@ -71,6 +74,7 @@ final class NCursesSession: @unchecked Sendable, CursesInputHandler {
                     }
                     colorsEnabled = true
                 }
+                modifiedKeys = NCursesKeyDecoder.modifiedKeyCodes()
             }
             terminal.activateSignalsLocked()
         }

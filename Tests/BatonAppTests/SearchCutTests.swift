@@ -127,15 +127,19 @@ struct SearchCutTests {
     @Test("Ctrl-K asks to keep the cut lines as the clipboard that follows; a clipboard from another machine is what Ctrl-U pastes")
     func clipboardFollows() {
         var model = Fixtures.editor("a\nb\nc", cursor: TextPosition(line: 0, column: 0))
-        #expect(model.press(.control("k")) == [.publish, .keepClipboard(["a"])])
-        #expect(model.press(.control("k")) == [.publish, .keepClipboard(["a", "b"])])
-        #expect(model.clipboard == ["a", "b"])
+        #expect(model.press(.control("k")) == [.publish, .keepClipboard(.lines(["a"]))])
+        #expect(model.press(.control("k")) == [.publish, .keepClipboard(.lines(["a", "b"]))])
+        #expect(model.clipboard == .lines(["a", "b"]))
         // Cut on another machine of the group: Ctrl-U pastes those lines, and the next Ctrl-K starts anew.
-        _ = BatonApp.update(&model, .clipboard(["from", "laptop"]))
+        _ = BatonApp.update(&model, .clipboard(.lines(["from", "laptop"])))
         model.press(.control("u"))
         #expect(model.editorState.buffer.text == "from\nlaptop\nc")
         model.press(.up, .control("k"))
-        #expect(model.clipboard == ["laptop"])
+        #expect(model.clipboard == .lines(["laptop"]))
+        // A selection cut there is pasted as it was, without a line break of its own.
+        _ = BatonApp.update(&model, .clipboard(.text("sel")))
+        model.press(.control("u"))
+        #expect(model.editorState.buffer.text == "from\nselc")
     }
 
     @Test("Ctrl-G goes to a line; past the end to the last line; a non-number is refused")

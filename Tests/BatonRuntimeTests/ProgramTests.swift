@@ -69,13 +69,17 @@ struct ProgramTests {
         try await a.backend.waitForScreen(containing: "tail", timeout: Self.patience)
         a.backend.send(.down)
         a.backend.send(.control("k"), .control("k"))
-        #expect(await waitUntil(timeout: Self.patience) { b.program.model.clipboard == ["mé 👋", "tail"] })
+        #expect(await waitUntil(timeout: Self.patience) { b.program.model.clipboard == .lines(["mé 👋", "tail"]) })
         b.backend.send(.control("u"))
         #expect(await waitUntil(timeout: Self.patience) {
             guard case .editor(let state) = b.program.model.session else { return false }
             return state.buffer.text == "mé 👋\ntail\n"
         })
         #expect(bStore.array(forKey: StoreClipboard.key) == ["mé 👋", "tail"])
+        // A selection goes as its text: Shift-Right twice from the start of "mé 👋", Ctrl-K.
+        a.backend.send(.control("z"), .modified(.right, .shift), .modified(.right, .shift), .control("k"))
+        #expect(await waitUntil(timeout: Self.patience) { b.program.model.clipboard == .text("mé") })
+        #expect(bStore.string(forKey: StoreClipboard.key) == "mé")
         aSync.stop()
         bSync.stop()
         await stop(a, b)

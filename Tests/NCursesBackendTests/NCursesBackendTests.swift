@@ -210,6 +210,40 @@ struct NCursesBackendTests {
         #expect(recorder.keys == expected)
     }
 
+    @Test("Arrows, Home and End with Shift, Ctrl or both decode as .modified, from the entry's own (and extended) names")
+    func decodesModifiedKeys() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        let expectations: [(String, Key)] = [
+            ("kLFT5", .modified(.left, .control)), ("kRIT5", .modified(.right, .control)),
+            ("kHOM5", .modified(.home, .control)), ("kEND5", .modified(.end, .control)),
+            ("kLFT", .modified(.left, .shift)), ("kRIT", .modified(.right, .shift)),
+            ("kri", .modified(.up, .shift)), ("kind", .modified(.down, .shift)),
+            ("kHOM", .modified(.home, .shift)), ("kEND", .modified(.end, .shift)),
+            ("kLFT6", .modified(.left, [.shift, .control])), ("kUP3", .modified(.up, .alt)),
+        ]
+        var expected: [Key] = []
+        for (capability, key) in expectations {
+            let sequence = try #require(terminal.backend.terminfoString(capability), "xterm-256color defines \(capability)")
+            terminal.type(sequence)
+            expected.append(key)
+            try await recorder.waitForKeys(expected)
+        }
+        #expect(recorder.keys == expected)
+    }
+
+    @Test("Esc and a character in one read are Alt with it (what a terminal sends for Alt-C); an Esc alone stays one")
+    func decodesAltKeys() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        terminal.type(Array("\u{1B}c".utf8))
+        try await recorder.waitForKeys([.alt("c")])
+        terminal.type(Array("\u{1B}/".utf8))
+        try await recorder.waitForKeys([.alt("c"), .alt("/")])
+        terminal.type([0x1B])
+        try await recorder.waitForKeys([.alt("c"), .alt("/"), .escape])
+    }
+
     @Test("Control bytes decode: Ctrl-S, Ctrl-Q, Ctrl-C, DEL, CR, TAB and a lone Escape")
     func decodesControlBytes() async throws {
         let terminal = try TerminalPipes()
