@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 extension LabFaultTests {
-    /// The editor's undo that travels, its recovery copies and bracketed paste (issue 23), with
-    /// `baton edit` in tmux panes on lab hosts. Nested here so that they run one at a time with
-    /// the flood and loss tests, never beside them.
-    @Suite("Editor in the lab: undo that travels, recovery copies, paste (issue 23)", .serialized, .timeLimit(.minutes(2)))
+    /// The editor's undo that travels, its recovery copies, bracketed paste (issue 23) and the
+    /// keys of issue 38 as tmux sends them, with `baton edit` in tmux panes on lab hosts; one
+    /// test at a time.
+    @Suite("Editor in the lab: undo that travels, recovery copies, paste, nano's keys (issues 23, 38)", .serialized, .timeLimit(.minutes(2)))
     struct EditorLab {
         @Test("Typed on h1, continued on h2: Ctrl-Z on h2 undoes h1's last typing, Ctrl-Y brings it back")
         func undoTravels() throws {
@@ -197,6 +197,40 @@ extension LabFaultTests {
                 try b.press("C-q")
                 _ = try b.waitForExit()
                 #expect(folder.copies().isEmpty, "a saved buffer left \(folder.copies())")
+            }
+        }
+
+        @Test("Keys as tmux sends them: Ctrl-Right by word, Shift-End selects, Ctrl-K cuts the selection; Alt-R replaces; Ctrl-End")
+        func nanoKeysThroughTmux() throws {
+            try Stage.run(hosts: 1) { stage in
+                let folder = try EditorFolder(stage)
+                let a = try folder.edit("a", "f.txt")
+                try a.waitForScreen(containing: "line 1 of the file")
+                // "line 1 of the file": two words on, select to the line's end, cut it.
+                try a.press("C-Right", "C-Right", "S-End", "C-k")
+                try a.waitForScreen("the selection cut") {
+                    $0.count > 1 && $0[1].trimmingCharacters(in: .whitespaces) == "line 1"
+                }
+                // Alt-R: replace "file" with "text", all of them.
+                try a.press("M-r")
+                try a.waitForScreen(containing: "Replace:")
+                try a.type("FILE")
+                try a.press("Enter")
+                try a.waitForScreen(containing: "Replace with:")
+                try a.type("text")
+                try a.press("Enter")
+                try a.waitForScreen(containing: "Replace this instance?")
+                try a.type("a")
+                try a.waitForScreen(containing: "replaced 1 occurrence")
+                // Ctrl-End: the end of the text, where typing lands.
+                try a.press("C-End")
+                try a.type("end")
+                try a.press("C-s")
+                try Wait.until("the file saved", timeout: 10) {
+                    folder.file("f.txt") == "line 1 \nline 2 of the text\nend"
+                }
+                try a.press("C-q")
+                _ = try a.waitForExit()
             }
         }
 
