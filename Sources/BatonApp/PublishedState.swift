@@ -6,7 +6,22 @@ import Handoff
 struct PublishedState: Equatable {
     enum Content: Equatable {
         case counter(Int)
-        case editor(textVersion: UInt64, cursor: TextPosition, fileName: String?)
+        case editor(textVersion: UInt64, cursor: TextPosition, fileName: String?, extras: EditorExtras)
+    }
+
+    /// What else of an editor travels (issue 38): a change to any of it is published too.
+    struct EditorExtras: Equatable {
+        let mark: TextPosition?
+        let search: String?
+        let options: SearchOptions
+        let display: EditorDisplay
+
+        init(_ state: EditorState) {
+            mark = state.selection == nil ? nil : state.mark
+            search = state.lastSearch
+            options = state.searchOptions
+            display = state.display
+        }
     }
 
     let activityType: String
@@ -20,7 +35,9 @@ struct PublishedState: Equatable {
         case .counter(let state):
             content = .counter(state.count)
         case .editor(let state):
-            content = .editor(textVersion: state.buffer.version, cursor: state.buffer.cursor, fileName: state.fileName)
+            content = .editor(
+                textVersion: state.buffer.version, cursor: state.buffer.cursor, fileName: state.fileName,
+                extras: EditorExtras(state))
         }
     }
 }

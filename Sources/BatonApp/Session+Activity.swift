@@ -44,6 +44,15 @@ extension Session {
             }
             if state.lineEnding == .crlf { info["lineEnding"] = .string(LineEnding.crlf.rawValue) }
             if let history = state.history.userInfoValue { info["undoHistory"] = history }
+            if let mark = state.mark, state.selection != nil {
+                info["markLine"] = .integer(mark.line)
+                info["markColumn"] = .integer(mark.column)
+            }
+            if let search = state.lastSearch { info["searchText"] = .string(search) }
+            if state.searchOptions.caseSensitive { info["searchCaseSensitive"] = .boolean(true) }
+            if state.searchOptions.regularExpression { info["searchRegexp"] = .boolean(true) }
+            if state.display.lineNumbers { info["lineNumbers"] = .boolean(true) }
+            if state.display.softWrap { info["softWrap"] = .boolean(true) }
             return info
         }
     }
@@ -59,6 +68,9 @@ extension Session {
     /// else, or none, `\n`. `peer`, the name shown as where it came from, is kept
     /// made visible (`PeerText.visible`). `undoHistory` becomes what Ctrl-Z undoes when it
     /// checks out against the text (`EditHistory.received`); otherwise there is nothing to undo.
+    /// `markLine` and `markColumn` select from the mark (clamped) to the cursor; `searchText`
+    /// and its options are what the next search again looks for; `lineNumbers` and `softWrap`
+    /// show the text as the sender did.
     public init?(activityType: String, userInfo: [String: PropertyListValue], from peer: String?) {
         switch activityType {
         case Self.counterActivityType:
@@ -82,6 +94,18 @@ extension Session {
             if state.pathHint != nil, let digest = userInfo["fileDigest"]?.intValue {
                 state.digestHint = UInt64(bitPattern: Int64(digest))
             }
+            if let line = userInfo["markLine"]?.intValue, let column = userInfo["markColumn"]?.intValue {
+                var clamped = buffer
+                clamped.move(to: TextPosition(line: line, column: column))
+                if clamped.cursor != buffer.cursor { state.mark = clamped.cursor }
+            }
+            state.lastSearch = userInfo["searchText"]?.stringValue
+            state.searchOptions = SearchOptions(
+                caseSensitive: userInfo["searchCaseSensitive"]?.boolValue ?? false,
+                regularExpression: userInfo["searchRegexp"]?.boolValue ?? false)
+            state.display = EditorDisplay(
+                lineNumbers: userInfo["lineNumbers"]?.boolValue ?? false,
+                softWrap: userInfo["softWrap"]?.boolValue ?? false)
             self = .editor(state)
         default:
             return nil

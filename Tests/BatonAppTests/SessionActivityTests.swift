@@ -37,6 +37,41 @@ struct SessionActivityTests {
         #expect(back.userInfo == session.userInfo)
     }
 
+    @Test("The selection, the search and its options, and the display toggles travel (issue 38); a mark alone or at the cursor is no selection")
+    func selectionSearchAndDisplayTravel() throws {
+        var state = EditorState(buffer: TextBuffer(text: "one two\nthree", cursor: TextPosition(line: 1, column: 2)), filePath: nil)
+        state.mark = TextPosition(line: 0, column: 4)
+        state.lastSearch = "t[wh]"
+        state.searchOptions = SearchOptions(caseSensitive: true, regularExpression: true)
+        state.display = EditorDisplay(lineNumbers: true, softWrap: true)
+        let info = Session.editor(state).userInfo
+        #expect(info["markLine"] == 0 && info["markColumn"] == 4)
+        #expect(info["searchText"] == "t[wh]")
+        #expect(info["searchCaseSensitive"] == .boolean(true) && info["searchRegexp"] == .boolean(true))
+        #expect(info["lineNumbers"] == .boolean(true) && info["softWrap"] == .boolean(true))
+        let back = try #require(Session(activityType: "dev.baton.editing", userInfo: info, from: "alice@laptop")?.editorState)
+        #expect(back.selection?.start == TextPosition(line: 0, column: 4))
+        #expect(back.selection?.end == TextPosition(line: 1, column: 2))
+        #expect(!back.isShiftMark)
+        #expect(back.lastSearch == "t[wh]")
+        #expect(back.searchOptions == state.searchOptions)
+        #expect(back.display == state.display)
+
+        // Nothing selected, no search, nothing shown differently: none of the keys.
+        let plain = Session.editor(EditorState(text: "x", filePath: nil)).userInfo
+        for key in ["markLine", "markColumn", "searchText", "searchCaseSensitive", "searchRegexp", "lineNumbers", "softWrap"] {
+            #expect(plain[key] == nil, "\(key) sent without a reason")
+        }
+        // A mark alone, or one that clamps onto the cursor, selects nothing.
+        var alone = info
+        alone["markColumn"] = nil
+        #expect(Session(activityType: "dev.baton.editing", userInfo: alone, from: nil)?.editorState?.mark == nil)
+        var onCursor = info
+        onCursor["markLine"] = 1
+        onCursor["markColumn"] = 2
+        #expect(Session(activityType: "dev.baton.editing", userInfo: onCursor, from: nil)?.editorState?.mark == nil)
+    }
+
     @Test("An unnamed editor has no fileName key and says so in its title")
     func unnamed() {
         let session = Session.editor(EditorState(text: "", filePath: nil))

@@ -22,6 +22,24 @@ struct BatonResourcesTests {
             requiredKeys: ["folder", "command", "rows", "columns"]))
     }
 
+    @Test("Issue 38's keys are optional and typed: a selection's mark, the search and its options, the display toggles")
+    func editorDisplayKeys() throws {
+        let registry = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
+        let schema = try #require(registry.schemas["dev.baton.editing"])
+        let expected: [String: PropertyListType] = [
+            "markLine": .integer, "markColumn": .integer, "searchText": .string, "searchCaseSensitive": .boolean,
+            "searchRegexp": .boolean, "lineNumbers": .boolean, "softWrap": .boolean,
+        ]
+        for (key, type) in expected {
+            #expect(schema.keyTypes[key] == type, "\(key)")
+            #expect(!schema.requiredKeys.contains(key), "\(key) is required")
+        }
+        var info: [String: PropertyListValue] = ["text": "a\nb", "cursorLine": 0, "cursorColumn": 0]
+        try schema.validate(type: "dev.baton.editing", userInfo: info)
+        info["softWrap"] = 1
+        #expect(throws: HandoffError.self) { try schema.validate(type: "dev.baton.editing", userInfo: info) }
+    }
+
     @Test("The optional lineEnding key: checked as a string when present, and a schema without it (an older peer) accepts it")
     func optionalLineEnding() throws {
         let registry = try ActivityTypeRegistry(data: BatonResources.registryData, path: BatonResources.registryName)
