@@ -93,10 +93,15 @@ private enum Step {
     case paste(String)
 }
 
-/// The editor keys of issue 23 (undo, redo, search, cut and paste, go to line), for 0x1F.
+/// The editor keys of issues 23 and 38 (undo, redo, search, replace, cut and paste, go to line,
+/// marks and selections, words, the display toggles, help), for 0x1F.
 private let editorKeys: [Key] = [
     .control("z"), .control("y"), .control("f"), .control("w"), .function(3), .control("k"), .control("u"),
-    .control("g"), .enter, .escape,
+    .control("g"), .enter, .escape, .control("\\"), .control("^"), .alt("6"), .alt("a"), .alt("r"), .alt("c"),
+    .alt("n"), .alt("s"), .alt("/"), .alt("\\"), .function(1), .character("y"), .character("n"), .character("a"),
+    .modified(.left, .control), .modified(.right, .control), .modified(.home, .control), .modified(.end, .control),
+    .modified(.left, .shift), .modified(.right, .shift), .modified(.up, .shift), .modified(.down, .shift),
+    .modified(.end, .shift),
 ]
 
 private func nextStep(_ script: inout Script) -> Step? {
@@ -145,10 +150,10 @@ private func nextStep(_ script: inout Script) -> Step? {
         let number = script.coordinate()
         return .message(kind, script.text(), number)
     case 0x1F:
-        let k = Int(script.byte() % 12)
+        let k = Int(script.byte()) % (editorKeys.count + 2)
         if k < editorKeys.count { return .key(editorKeys[k]) }
         let text = script.text()
-        return .paste(k == 10 ? text : String(repeating: text, count: 64))
+        return .paste(k == editorKeys.count ? text : String(repeating: text, count: 64))
     case 0x80...0xFF: return .text(script.utf8(lead: b))
     default: return .key(.unknown(Int(b)))
     }

@@ -174,11 +174,16 @@ struct MakeSeeds {
             ("continued", [0, 0x18, 11, 0x7F, 12] + Array("peer\ntext中".utf8) + [0x18, 12, 0x80, 0, 0x02, 0x7F]),
             ("counter", [1] + Array("+++--=r".utf8) + [0x01, 0x02, 0x10, 1, 1] + Array("+n".utf8) + [0x1B, 0x15, 100, 0x18, 2, 0, 3] + Array("bob".utf8)),
             ("quit", [1, 0x71]),
-            // 0x1F k: the editor keys of issue 23 (undo, redo, search, cut, go to line) and pastes.
-            ("undo-search-cut-paste", [0] + Array("abc".utf8) + [0x0A] + Array("def".utf8) + [0x1F, 10, 9] + Array("xy\nz\rq".utf8)
+            // 0x1F k: the editor keys of issues 23 and 38 (k < 33) and pastes (33: once, 34: 64 times).
+            ("undo-search-cut-paste", [0] + Array("abc".utf8) + [0x0A] + Array("def".utf8) + [0x1F, 33, 9] + Array("xy\nz\rq".utf8)
                 + [0x01, 0x77, 0x1F, 0, 0x1F, 1, 0x1F, 0, 0x1F, 2] + Array("b".utf8) + [0x1F, 8, 0x1F, 4, 0x1F, 3]
                 + Array("zz".utf8) + [0x1F, 9, 0x1F, 5, 0x1F, 5, 0x1F, 6, 0x1F, 6, 0x1F, 7] + Array("2".utf8)
-                + [0x1F, 8, 0x1F, 11, 5] + Array("ab\ncd".utf8) + [0x1F, 0, 0x1F, 1]),
+                + [0x1F, 8, 0x1F, 34, 5] + Array("ab\ncd".utf8) + [0x1F, 0, 0x1F, 1]),
+            // Issue 38: select with Shift, cut and paste it, replace (y, then a), the toggles, help, a regexp search.
+            ("select-replace-toggles", [0] + Array("foo bar foo\nbaz foo".utf8) + [0x1F, 26, 0x1F, 29, 0x1F, 29, 0x1F, 31]
+                + [0x1F, 5, 0x1F, 6, 0x1F, 10] + Array("foo".utf8) + [0x1F, 8] + Array("qux".utf8) + [0x1F, 8, 0x1F, 21, 0x1F, 23]
+                + [0x1F, 16, 0x1F, 17, 0x1F, 20] + Array("x".utf8) + [0x1F, 2, 0x1F, 14] + Array("q.x".utf8) + [0x1F, 8]
+                + [0x1F, 11, 0x1F, 25, 0x1F, 12, 0x1F, 27, 0x1F, 6, 0x1F, 24, 0x1F, 13, 0x1F, 32, 0x7F]),
         ]
         for (name, bytes) in seeds { try write(bytes, "\(name).bin", in: folder) }
     }

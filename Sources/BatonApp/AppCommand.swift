@@ -20,6 +20,9 @@ public enum AppCommand: Equatable, Sendable {
     /// Keep `clip` as the clipboard that follows the person (the key-value store's `clipboard`),
     /// after a Ctrl-K or Alt-6. Nothing comes back.
     case keepClipboard(Clip)
+    /// Keep `display` as how this person likes the editor's text shown (Alt-N, Alt-S), for
+    /// the next session. Nothing comes back.
+    case keepDisplay(EditorDisplay)
     /// Open a live stream (docs/PROTOCOL.md, section 19): to the source of the session just
     /// continued, leading it (`activityID` nil), or to the nearby activity `activityID`,
     /// following it. The Program sends the opener's hello; answered by `.liveOpened` or

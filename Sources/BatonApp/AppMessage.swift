@@ -55,6 +55,10 @@ public enum AppMessage: Equatable, Sendable {
     /// The clipboard that follows the person is now `clip`: cut on another machine of the
     /// group, or kept from before this program started. The next Ctrl-U pastes it.
     case clipboard(Clip)
+    /// How this person last chose to show the editor's text (line numbers, soft wrap), kept
+    /// from before this program started; applied to a session that was not continued (a
+    /// continued one shows the text as its sender did).
+    case displayPreference(EditorDisplay)
     /// A live session's stream is open (docs/PROTOCOL.md, section 19): `link` numbers it;
     /// `opener`: this program opened it (as `.openLive` asked), else another machine did.
     case liveOpened(link: Int, peerName: String, opener: Bool)

@@ -116,6 +116,15 @@ extension BatonApp {
             return [.keepClipboard(clip)]
         case "r", "R":
             model.overlay = .prompt(.replace(last: state.lastSearch, options: state.searchOptions))
+        case "n", "N":
+            state.display.lineNumbers.toggle()
+            state.findResult = state.display.lineNumbers ? "line numbers on" : "line numbers off"
+            return [.keepDisplay(state.display)]
+        case "s", "S":
+            state.display.softWrap.toggle()
+            if state.display.softWrap { state.scroll.left = 0 }
+            state.findResult = state.display.softWrap ? "soft wrap on" : "soft wrap off"
+            return [.keepDisplay(state.display)]
         case "\\":
             state.history.seal()
             state.buffer.moveToTextStart()

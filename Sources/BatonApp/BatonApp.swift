@@ -102,6 +102,12 @@ public enum BatonApp {
             commands += takeHeldInput(&model)
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
+        case .displayPreference(let display):
+            if case .editor(var state) = model.session, state.continuedFrom == nil {
+                state.display = display
+                model.session = .editor(state)
+            }
+            commands = []
         case .clipboard(let clip):
             model.clipboard = clip
             // A Ctrl-K after this starts a new cut rather than adding to one from before.

@@ -18,6 +18,9 @@ enum EditorView {
         let width = layout.contentWidth
         let height = layout.contentHeight
         guard width > 0, height > 0 else { return nil }
+        if state.display.lineNumbers || state.display.softWrap {
+            return drawDecorated(state, layout: layout, into: &frame)
+        }
         let buffer = state.buffer
         let cursorColumns = buffer.cursorColumns
         let scroll = state.scrollShowingCursor(width: width, height: height, cursorColumns: cursorColumns)
@@ -55,21 +58,109 @@ enum EditorView {
         let last = min(selection.end.line, scroll.top + height - 1, buffer.lineCount - 1)
         guard first <= last else { return }
         for index in first...last {
-            let line = buffer.line(index)
-            let from = index == selection.start.line ? TextBuffer.displayWidth(line.prefix(selection.start.column)) : 0
-            let to = index == selection.end.line
-                ? TextBuffer.displayWidth(line.prefix(selection.end.column)) : TextBuffer.displayWidth(line) + 1
-            let y = top + index - scroll.top
-            let lower = max(0, from - scroll.left)
-            let upper = min(width, to - scroll.left)
-            guard lower < upper else { continue }
-            for x in lower..<upper {
-                var cell = frame[x: x, y: y]
-                cell.style.reverse.toggle()
-                _ = frame.put(cell, x: x, y: y)
-            }
+            highlight(selection, line: index, buffer: buffer, left: scroll.left, x: 0, y: top + index - scroll.top,
+                width: width, into: &frame)
         }
     }
+
+    /// `highlight` for one row: line `index` seen from display column `left`, drawn at (`x`, `y`).
+    static func highlight(
+        _ selection: (start: TextPosition, end: TextPosition), line index: Int, buffer: TextBuffer, left: Int, x: Int,
+        y: Int, width: Int, into frame: inout ScreenBuffer
+    ) {
+        let line = buffer.line(index)
+        let from = index == selection.start.line ? TextBuffer.displayWidth(line.prefix(selection.start.column)) : 0
+        let to = index == selection.end.line
+            ? TextBuffer.displayWidth(line.prefix(selection.end.column)) : TextBuffer.displayWidth(line) + 1
+        let lower = max(0, from - left)
+        let upper = min(width, to - left)
+        guard lower < upper else { return }
+        for column in lower..<upper {
+            var cell = frame[x: x + column, y: y]
+            cell.style.reverse.toggle()
+            _ = frame.put(cell, x: x + column, y: y)
+        }
+    }
+
+    /// One row of the text area: line `line` seen from display column `left`, at row `y`.
+    struct VisualRow {
+        let line: Int
+        let left: Int
+        let y: Int
+        /// Whether this is the line's first row (its number is drawn there).
+        let isFirst: Bool
+    }
+
+    /// The rows the text area shows, top down: one per line scrolled sideways by `scroll.left`,
+    /// or with soft wrap as many per line as it needs in `textWidth` columns.
+    static func visualRows(
+        _ state: EditorState, scroll: ScrollOffset, top: Int, textWidth: Int, height: Int
+    ) -> [VisualRow] {
+        var rows: [VisualRow] = []
+        var line = scroll.top
+        var row = state.display.softWrap ? scroll.topRow : 0
+        while rows.count < height, line < state.buffer.lineCount {
+            if state.display.softWrap {
+                let count = state.wrappedRows(ofLine: line, textWidth: textWidth)
+                while row < count, rows.count < height {
+                    rows.append(VisualRow(line: line, left: row * textWidth, y: top + rows.count, isFirst: row == 0))
+                    row += 1
+                }
+                row = 0
+            } else {
+                rows.append(VisualRow(line: line, left: scroll.left, y: top + rows.count, isFirst: true))
+            }
+            line += 1
+        }
+        return rows
+    }
+
+    /// Draws the text with line numbers in a gutter, or soft-wrapped, or both; returns the cursor.
+    static func drawDecorated(_ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer) -> CursorPosition? {
+        let areaWidth = layout.contentWidth
+        let height = layout.contentHeight
+        let gutter = state.gutterWidth(areaWidth: areaWidth)
+        let width = areaWidth - gutter
+        let buffer = state.buffer
+        let cursorColumns = buffer.cursorColumns
+        let scroll = state.scrollShowingCursor(width: areaWidth, height: height, cursorColumns: cursorColumns)
+        let rows = visualRows(state, scroll: scroll, top: layout.contentTop, textWidth: width, height: height)
+        let digits = max(0, gutter - 1)
+        var cursor: CursorPosition?
+        let selection = state.selection
+        for row in rows {
+            if gutter > 0 && row.isFirst {
+                let number = String(row.line + 1)
+                frame.put(
+                    String(repeating: " ", count: max(0, digits - number.count)) + number, x: 0, y: row.y, style: gutterStyle)
+            }
+            let text = buffer.lineText(row.line)
+            let cut = frame.drawScrolled(
+                text, from: row.left, start: buffer.drawStart(ofLine: row.line, left: row.left), x: gutter, y: row.y,
+                width: width)
+            if row.line == buffer.cursor.line, cursorColumns.start >= row.left,
+               cursorColumns.start < row.left + width || (!state.display.softWrap && cursorColumns.start == row.left + width) {
+                cursor = CursorPosition(x: gutter + cursorColumns.start - row.left, y: row.y)
+            }
+            if !state.display.softWrap {
+                if cut.right, width > 1, cursor != CursorPosition(x: gutter + width - 1, y: row.y) {
+                    frame.put(">", x: gutter + width - 1, y: row.y, style: edgeMark)
+                }
+                if cut.left, width > 1, cursor != CursorPosition(x: gutter, y: row.y) {
+                    frame.put("<", x: gutter, y: row.y, style: edgeMark)
+                }
+            }
+            if let selection, row.line >= selection.start.line, row.line <= selection.end.line {
+                highlight(
+                    selection, line: row.line, buffer: buffer, left: row.left, x: gutter, y: row.y, width: width,
+                    into: &frame)
+            }
+        }
+        return cursor
+    }
+
+    /// How line numbers are drawn.
+    static let gutterStyle = Style(dim: true)
 
     /// How the edge marks are drawn.
     static let edgeMark = Style(reverse: true)

@@ -24,6 +24,8 @@ enum HelpPanel {
         ("Home, End, Ctrl-A, Ctrl-E", "start, end of the line"),
         ("Ctrl-Home, Ctrl-End", "start, end of the text (Alt-\\, Alt-/)"),
         ("PgUp, PgDn", "page up, page down"),
+        ("Alt-N", "line numbers on or off"),
+        ("Alt-S", "soft wrap on or off"),
         ("F1", "this list"),
     ]
 

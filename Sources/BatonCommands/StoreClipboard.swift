@@ -44,3 +44,29 @@ public final class StoreClipboard: Clipboard {
         }
     }
 }
+
+/// The editor's display toggles as one key of a key-value store (`editorDisplay`: a
+/// dictionary of `lineNumbers` and `softWrap`, booleans), so the next session, here or on
+/// another machine of the group, shows text the same way.
+@MainActor
+public final class StoreDisplayPreference: DisplayPreference {
+    /// The key of the toggles in their store.
+    public static let key = "editorDisplay"
+    public let store: KeyValueStore
+
+    public init(store: KeyValueStore) {
+        self.store = store
+    }
+
+    public func display() -> EditorDisplay? {
+        guard let toggles = store.dictionary(forKey: Self.key) else { return nil }
+        return EditorDisplay(
+            lineNumbers: toggles["lineNumbers"]?.boolValue ?? false, softWrap: toggles["softWrap"]?.boolValue ?? false)
+    }
+
+    public func keep(_ display: EditorDisplay) throws {
+        try store.set(
+            .dictionary(["lineNumbers": .boolean(display.lineNumbers), "softWrap": .boolean(display.softWrap)]),
+            forKey: Self.key)
+    }
+}

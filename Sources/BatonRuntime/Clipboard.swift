@@ -12,3 +12,13 @@ public protocol Clipboard: AnyObject {
     /// One element each time the kept lines change, here or on another machine.
     func changes() -> AsyncStream<Void>
 }
+
+/// Where this person's choice of how the editor shows text (line numbers, soft wrap) is kept
+/// for the next session: in `baton`, a key of the key-value store (`StoreDisplayPreference`).
+@MainActor
+public protocol DisplayPreference: AnyObject {
+    /// The choice kept, if any.
+    func display() -> EditorDisplay?
+    /// Keeps `display`, replacing what was kept.
+    func keep(_ display: EditorDisplay) throws
+}

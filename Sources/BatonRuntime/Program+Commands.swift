@@ -32,6 +32,12 @@ extension Program {
             activity = nil
         case .cancelContinue:
             cancelContinue()
+        case .keepDisplay(let display):
+            do {
+                try displayPreference?.keep(display)
+            } catch {
+                logger.warning("the display toggles are not kept for the next session: \(error)")
+            }
         case .keepClipboard(let clip):
             do {
                 try clipboard?.keep(clip)

@@ -102,6 +102,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Where what Ctrl-K cut is kept, so that it follows the person to the group's other
     /// machines; nil: the clipboard stays in this program.
     let clipboard: (any Clipboard)?
+    /// Where the editor's display toggles are kept between sessions; nil: they are not.
+    let displayPreference: (any DisplayPreference)?
 
     /// - Parameters:
     ///   - session: what to show first — a new counter or editor, or one a peer's activity described.
@@ -109,10 +111,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public init(
         backend: any TerminalBackend, center: ActivityCenter, session: Session, status: StatusInfo,
         files: FileStore = FileStore(), recovery: RecoveryStore? = nil, nearbyRefreshInterval: Duration = .milliseconds(250),
-        clipboard: (any Clipboard)? = nil, clock: any HandoffClock = SystemClock(),
+        clipboard: (any Clipboard)? = nil, displayPreference: (any DisplayPreference)? = nil,
+        clock: any HandoffClock = SystemClock(),
         logger: Logger = Logger(label: "baton", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.clipboard = clipboard
+        self.displayPreference = displayPreference
         self.clock = clock
         upkeep = EditorUpkeep(keepsCopies: recovery != nil)
         self.nearbyRefreshInterval = nearbyRefreshInterval
@@ -142,6 +146,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
             upkeep.hasCopy = true
         }
         if let clip = clipboard?.clip() { handle(.clipboard(clip)) }
+        if let display = displayPreference?.display() { handle(.displayPreference(display)) }
         for message in opening { handle(message) }
         // A follower publishes nothing: the session it shows is another's.
         if activity == nil, model.handoffOff == nil, !model.followsOrWillFollow { startActivity() }

@@ -80,7 +80,7 @@ struct EditorSelectionTests {
     func copyAndDelete() {
         var model = Fixtures.editor("one two three")
         model.press(.modified(.right, .shift), .modified(.right, .shift), .modified(.right, .shift))
-        #expect(model.press(.alt("6")) == [.keepClipboard(.text("one"))])
+        #expect(model.press(.alt("6")) == [.publish, .keepClipboard(.text("one"))])
         #expect(model.editorState.buffer.text == "one two three")
         #expect(model.editorState.mark == nil)
         #expect(model.press(.escape, .character("6")) == [.keepClipboard(.lines(["one two three"]))])

@@ -84,6 +84,8 @@ struct Launch {
         stores.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
         // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
         let clipboard = (try? stores.store(named: StoreText.defaultStore)).map(StoreClipboard.init(store:))
+        // So are the editor's display toggles (Alt-N, Alt-S), the `editorDisplay` key.
+        let displayPreference = clipboard.map { StoreDisplayPreference(store: $0.store) }
         stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
         stores.start()
         // At the end, what was taken since the keeper's last round is stored too.
@@ -165,7 +167,8 @@ struct Launch {
         let program = Program(
             backend: backend, center: center, session: session,
             status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
-            recovery: RecoveryStore.standard(), clipboard: clipboard, logger: logger)
+            recovery: RecoveryStore.standard(), clipboard: clipboard, displayPreference: displayPreference,
+            logger: logger)
         program.lastContinued = continued
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at

@@ -36,7 +36,9 @@ enum Fixtures {
             "dev.baton.counter": ActivitySchema(keyTypes: ["count": .integer], requiredKeys: ["count"]),
             "dev.baton.editing": ActivitySchema(
                 keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string,
-                    "lineEnding": .string, "undoHistory": .array],
+                    "lineEnding": .string, "undoHistory": .array, "markLine": .integer, "markColumn": .integer,
+                    "searchText": .string, "searchCaseSensitive": .boolean, "searchRegexp": .boolean,
+                    "lineNumbers": .boolean, "softWrap": .boolean],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
             "dev.baton.shell": ActivitySchema(
                 keyTypes: ["folder": .string, "command": .string, "rows": .integer, "columns": .integer],

@@ -1,0 +1,92 @@
+import Testing
+import TerminalUI
+@testable import BatonApp
+
+/// Issue 38: line numbers (Alt-N) and soft wrap (Alt-S), kept for the next session.
+@Suite("Line numbers and soft wrap")
+struct EditorDisplayTests {
+    @Test("Alt-N puts each line's number in a gutter, the text and the cursor after it; Alt-N again takes it away")
+    func lineNumbers() {
+        var model = Fixtures.editor("first\nsecond", cursor: TextPosition(line: 1, column: 3), width: 20, height: 6)
+        #expect(model.press(.alt("n")).contains(.keepDisplay(EditorDisplay(lineNumbers: true))))
+        #expect(model.editorState.findResult == "line numbers on")
+        let view = BatonApp.view(model)
+        let lines = view.frame.lines()
+        #expect(lines[1].hasPrefix("1 first"))
+        #expect(lines[2].hasPrefix("2 second"))
+        #expect(view.frame[x: 0, y: 1].style.dim)
+        #expect(view.cursor == CursorPosition(x: 5, y: 2))
+        model.press(.escape, .character("N"))
+        #expect(BatonApp.view(model).frame.lines()[1].hasPrefix("first"))
+        #expect(BatonApp.view(model).cursor == CursorPosition(x: 3, y: 2))
+    }
+
+    @Test("Alt-S wraps a long line at the window's edge; the cursor at its end is on its last row, and the next line follows")
+    func softWrap() {
+        let long = String(repeating: "abcdefghij", count: 4)  // 40 columns in a 16-column window
+        var model = Fixtures.editor(long + "\nnext", cursor: TextPosition(line: 0, column: 40), width: 16, height: 8)
+        #expect(model.press(.alt("s")).contains(.keepDisplay(EditorDisplay(softWrap: true))))
+        let view = BatonApp.view(model)
+        let lines = view.frame.lines()
+        #expect(lines[1] == "abcdefghijabcdef")
+        #expect(lines[2] == "ghijabcdefghijab")
+        #expect(lines[3].hasPrefix("cdefghij"))
+        #expect(lines[4].hasPrefix("next"))
+        #expect(view.cursor == CursorPosition(x: 8, y: 3))
+        // With line numbers too: 14 columns of text after "1 ".
+        model.press(.alt("n"))
+        let numbered = BatonApp.view(model).frame.lines()
+        #expect(numbered[1] == "1 abcdefghijabcd")
+        #expect(numbered[2] == "  efghijabcdefgh")
+        #expect(numbered[4].hasPrefix("2 next"))
+    }
+
+    @Test("With soft wrap, the cursor stays on screen wherever it goes in wrapped text (seeded moves)")
+    func wrappedCursorAlwaysShows() {
+        var generator = SplitMix(seed: 38)
+        var lines: [String] = []
+        for _ in 0..<60 {
+            let length = Int(generator.next() % 90)
+            lines.append(String((0..<length).map { _ in "ab 中x\t"[Int(generator.next() % 6)] }))
+        }
+        var model = Fixtures.editor(lines.joined(separator: "\n"), width: 17, height: 9)
+        model.press(.alt("s"))
+        let keys: [Key] = [.down, .up, .right, .left, .end, .home, .pageDown, .pageUp, .modified(.end, .control)]
+        for step in 0..<600 {
+            model.press(keys[Int(generator.next() % UInt64(keys.count))])
+            let view = BatonApp.view(model)
+            guard let cursor = view.cursor else {
+                Issue.record("step \(step): no cursor at \(model.editorState.buffer.cursor)")
+                return
+            }
+            #expect(cursor.y >= 1 && cursor.y < 7 && cursor.x >= 0 && cursor.x < 17, "step \(step): \(cursor)")
+        }
+    }
+
+    @Test("The toggles kept from before apply to a session opened here, not to one continued from another machine")
+    func preferenceApplies() {
+        var local = Fixtures.editor("text")
+        local.send(.displayPreference(EditorDisplay(lineNumbers: true, softWrap: true)))
+        #expect(local.editorState.display == EditorDisplay(lineNumbers: true, softWrap: true))
+        var continued = Fixtures.editor("text", continuedFrom: "bob@desk")
+        continued.send(.displayPreference(EditorDisplay(lineNumbers: true)))
+        #expect(continued.editorState.display == EditorDisplay())
+    }
+}
+
+/// A small seeded generator, so a failure repeats.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+private extension String {
+    subscript(index: Int) -> Character { self[self.index(startIndex, offsetBy: index)] }
+}
