@@ -18,8 +18,9 @@ enum EditorView {
         let width = layout.contentWidth
         let height = layout.contentHeight
         guard width > 0, height > 0 else { return nil }
+        let colouring = SyntaxColouring.make(for: state, memo: memo?.syntax)
         if state.display.lineNumbers || state.display.softWrap {
-            return drawDecorated(state, layout: layout, into: &frame)
+            return drawDecorated(state, layout: layout, colouring: colouring, into: &frame)
         }
         let buffer = state.buffer
         let cursorColumns = buffer.cursorColumns
@@ -35,6 +36,7 @@ enum EditorView {
             let start = { buffer.drawStart(ofLine: index, left: scroll.left) }
             let cut = memo?.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start)
                 ?? frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
+            colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
             }
@@ -116,7 +118,9 @@ enum EditorView {
     }
 
     /// Draws the text with line numbers in a gutter, or soft-wrapped, or both; returns the cursor.
-    static func drawDecorated(_ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer) -> CursorPosition? {
+    static func drawDecorated(
+        _ state: EditorState, layout: ScreenLayout, colouring: SyntaxColouring?, into frame: inout ScreenBuffer
+    ) -> CursorPosition? {
         let areaWidth = layout.contentWidth
         let height = layout.contentHeight
         let gutter = state.gutterWidth(areaWidth: areaWidth)
@@ -138,6 +142,7 @@ enum EditorView {
             let cut = frame.drawScrolled(
                 text, from: row.left, start: buffer.drawStart(ofLine: row.line, left: row.left), x: gutter, y: row.y,
                 width: width)
+            colouring?.paint(line: row.line, text: text, buffer: buffer, left: row.left, x: gutter, y: row.y, width: width, into: &frame)
             if row.line == buffer.cursor.line, cursorColumns.start >= row.left,
                cursorColumns.start < row.left + width || (!state.display.softWrap && cursorColumns.start == row.left + width) {
                 cursor = CursorPosition(x: gutter + cursorColumns.start - row.left, y: row.y)

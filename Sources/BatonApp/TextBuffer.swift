@@ -26,6 +26,8 @@ public struct TextBuffer: Equatable, Sendable {
     public private(set) var lineChanges: LineChanges
     /// The display column vertical moves aim for; reset by any horizontal move or edit.
     private var goalColumn: Int?
+    /// Where the last edits began, by version (for caches kept from the top down).
+    public private(set) var recentEdits = RecentEdits()
 
     /// Columns per tab stop: a tab character is drawn as spaces up to the next stop.
     public static let tabWidth = 4
@@ -115,6 +117,10 @@ public struct TextBuffer: Equatable, Sendable {
         return (place.column, max(1, Self.advance(from: place.column, over: character) - place.column))
     }
 
+    /// Whether line `index` is a long one (kept with checkpoints, so that reading it whole
+    /// costs its length): then it is not read for things that need only its start.
+    public func isLongLine(_ index: Int) -> Bool { rope.isLong(line: index) }
+
     /// Characters in line `index` (from 0, less than `lineCount`).
     public func characterCount(ofLine index: Int) -> Int { rope.characterCount(ofLine: index) }
 
@@ -138,7 +144,9 @@ public struct TextBuffer: Equatable, Sendable {
             cursor = from
             return ""
         }
+        let versionBefore = version
         let (removed, end) = rope.replace(from: from, to: to, with: text)
+        recentEdits.record(before: versionBefore, after: version, line: from.line)
         lineChanges.record(line: from.line, removed: to.line - from.line + 1, inserted: end.line - from.line + 1)
         cursor = end
         return removed

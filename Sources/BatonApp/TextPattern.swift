@@ -127,7 +127,7 @@ final class TextPattern {
         }
     }
 
-    private func firstMatch(in line: inout PreparedLine, from column: Int) -> PatternMatch? {
+    func firstMatch(in line: inout PreparedLine, from column: Int) -> PatternMatch? {
         guard column < line.starts.count else { return nil }
         let length = line.starts[line.starts.count - 1]
         var byte = line.starts[column]

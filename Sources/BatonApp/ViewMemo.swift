@@ -53,6 +53,9 @@ public final class ViewMemo {
     /// instead of allocated again.
     private var spares: [ScreenBuffer] = []
 
+    /// What the syntax colours kept from the last frame.
+    let syntax = SyntaxMemo()
+
     /// An empty memo.
     public init() {}
 
@@ -81,6 +84,7 @@ public final class ViewMemo {
 
     /// Starts a frame: rows kept since the last call become the ones to reuse.
     func startFrame() {
+        syntax.startFrame()
         swap(&previous, &current)
         current.removeAll(keepingCapacity: true)
     }

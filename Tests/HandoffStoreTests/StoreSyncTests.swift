@@ -50,11 +50,18 @@ struct StoreSyncTests {
     /// Moves `clock` on by `step` at each look until `condition` holds: virtual time passes only
     /// while the test looks, never faster than real time's looks (so that the state stream's
     /// timeouts, seconds of virtual time, are not outrun by a busy machine).
+    ///
+    /// The clock moves `step` every 2 ms of real time, never slower: `waitUntil`'s pause grows
+    /// to 25 ms, and a wait for a digest exchange (about 30 s of virtual time) then took 6,000
+    /// polls, 30 s and more of real time on a busy machine, against the wait's real deadline of 60 s.
     static func settle(_ clock: ManualClock, step: Duration = .milliseconds(5), until condition: @MainActor () -> Bool) async -> Bool {
-        await waitUntil {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !(await MainActor.run(body: condition)) {
+            if ContinuousClock.now >= deadline { return false }
             clock.advance(by: step)
-            return condition()
+            try? await Task.sleep(for: .milliseconds(2))  // wait-ok: the real pause between steps of virtual time
         }
+        return true
     }
 
     /// The answer of `wait` (a wait for peers, with a timeout in virtual time), moving `clock` on

@@ -1,0 +1,116 @@
+import TerminalUI
+
+/// A syntax ready to colour lines: its expressions compiled with the C library's `regcomp`
+/// (extended, as nano compiles them). A rule whose expression does not compile is left out.
+/// Immutable once made; `regexec` may be called from any thread.
+final class CompiledSyntax: @unchecked Sendable {
+    enum Rule {
+        case pattern(TextPattern, Style)
+        case region(start: TextPattern, end: TextPattern, Style)
+    }
+
+    let name: String
+    let rules: [Rule]
+
+    /// A run of characters of a line and how it is drawn.
+    struct Span: Equatable {
+        var characters: Range<Int>
+        var style: Style
+    }
+
+    /// A line's colours: spans in rule order (a later one paints over an earlier one), and the
+    /// region left open at its end (the index of its rule), which the next line starts in.
+    struct LineColours: Equatable {
+        var spans: [Span]
+        var openRegion: Int?
+    }
+
+    init(_ definition: SyntaxDefinition) {
+        name = definition.name
+        rules = definition.rules.compactMap { rule in
+            let options = SearchOptions(caseSensitive: !rule.ignoresCase, regularExpression: true)
+            switch rule.match {
+            case .pattern(let expression):
+                guard let pattern = try? TextPattern(expression, options: options) else { return nil }
+                return .pattern(pattern, rule.style)
+            case .region(let start, let end):
+                guard let start = try? TextPattern(start, options: options),
+                      let end = try? TextPattern(end, options: options) else { return nil }
+                return .region(start: start, end: end, rule.style)
+            }
+        }
+    }
+
+    /// Colours `line`, which starts inside the region of rule `openRegion` (nil: none).
+    func colours(of line: String, startingIn openRegion: Int?) -> LineColours {
+        var prepared = TextPattern.PreparedLine(line)
+        let count = prepared.starts.count - 1
+        var spans: [Span] = []
+        var leftOpen: Int?
+        for (index, rule) in rules.enumerated() {
+            switch rule {
+            case .pattern(let pattern, let style):
+                var column = 0
+                while column <= count, let match = pattern.firstMatch(in: &prepared, from: column) {
+                    spans.append(Span(characters: match.columns, style: style))
+                    column = match.columns.upperBound
+                }
+            case .region(let start, let end, let style):
+                var column = 0
+                if openRegion == index {
+                    // Inside the region from the line's start: it goes on to its end, or past this line.
+                    guard let closing = end.firstMatch(in: &prepared, from: 0) else {
+                        spans.append(Span(characters: 0..<count, style: style))
+                        leftOpen = index
+                        continue
+                    }
+                    spans.append(Span(characters: 0..<closing.columns.upperBound, style: style))
+                    column = closing.columns.upperBound
+                }
+                while column <= count, let opening = start.firstMatch(in: &prepared, from: column) {
+                    guard let closing = end.firstMatch(in: &prepared, from: opening.columns.upperBound) else {
+                        spans.append(Span(characters: opening.columns.lowerBound..<count, style: style))
+                        leftOpen = index
+                        break
+                    }
+                    spans.append(Span(characters: opening.columns.lowerBound..<closing.columns.upperBound, style: style))
+                    column = max(closing.columns.upperBound, opening.columns.upperBound)
+                }
+            }
+        }
+        return LineColours(spans: spans, openRegion: leftOpen)
+    }
+
+    /// The region left open at the end of `line` when it starts in `openRegion`: what
+    /// `colours(of:startingIn:)` gives as `openRegion`, from the region rules alone (the
+    /// others never open one), for walking down to the lines on screen.
+    func openRegion(after line: String, startingIn openRegion: Int?) -> Int? {
+        var prepared = TextPattern.PreparedLine(line)
+        let count = prepared.starts.count - 1
+        var leftOpen: Int?
+        for (index, rule) in rules.enumerated() {
+            guard case .region(let start, let end, _) = rule else { continue }
+            var column = 0
+            if openRegion == index {
+                guard let closing = end.firstMatch(in: &prepared, from: 0) else {
+                    leftOpen = index
+                    continue
+                }
+                column = closing.columns.upperBound
+            }
+            while column <= count, let opening = start.firstMatch(in: &prepared, from: column) {
+                guard let closing = end.firstMatch(in: &prepared, from: opening.columns.upperBound) else {
+                    leftOpen = index
+                    break
+                }
+                column = max(closing.columns.upperBound, opening.columns.upperBound)
+            }
+        }
+        return leftOpen
+    }
+
+    /// Whether any rule spans lines (then a line's colours depend on the lines above it).
+    var hasRegions: Bool {
+        rules.contains { if case .region = $0 { true } else { false } }
+    }
+}
