@@ -46,4 +46,40 @@ extension EndToEndTests {
             try a.waitForScreen(containing: "Continued on e2e-b")
         }
     }
+
+    @Test("A selection, a case-sensitive search and line numbers made on h1 arrive on h2 with the text (issue 38): F3 there finds the next match, Ctrl-K cuts the selection")
+    func selectionAndSearchTravel() throws {
+        try Stage.run(hosts: 2) { stage in
+            let a = try stage.baton("a", on: 1, ["edit", "--name", "e2e-a"])
+            try a.waitForScreen(containing: "(unnamed)")
+            try a.type("Alpha alpha ALPHA alpha")
+            // A case-sensitive search for "alpha": Ctrl-F, Alt-C in the prompt, Enter.
+            try a.press("C-f")
+            try a.waitForScreen(containing: "Search")
+            try a.press("M-c")
+            try a.waitForScreen(containing: "[Case Sensitive]")
+            try a.type("alpha")
+            try a.press("Enter")
+            try a.waitForScreen(containing: "1 of 2")
+            // Line numbers on, and "alpha" (at column 7) selected with Shift.
+            try a.press("M-n")
+            for _ in 0..<5 { try a.press("S-Right") }
+            try stage.listener.waitForEvent("e2e-a's selection and search") {
+                $0.peerName == "e2e-a" && $0.int("markColumn") == 6 && $0.int("cursorColumn") == 11
+                    && $0.string("searchText") == "alpha" && $0.bool("searchCaseSensitive") == true
+                    && $0.bool("lineNumbers") == true
+            }
+            let b = try stage.baton("b", on: 2, [
+                "--continue-activity", "dev.baton.editing", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",
+            ])
+            try b.waitForScreen("b shows line numbers") { $0.count > 1 && $0[1].hasPrefix("1 Alpha") }
+            // The selection came too: Ctrl-K cuts exactly it.
+            try b.press("C-k")
+            try b.waitForScreen("the selection cut on b") { $0.count > 1 && $0[1] == "1 Alpha  ALPHA alpha" }
+            // And the search: F3 finds the next "alpha" by case, past "ALPHA".
+            try b.press("F3")
+            try b.waitForScreen(containing: "1 of 1")
+            try b.waitForScreen(containing: "Ln 1, Col 14")
+        }
+    }
 }

@@ -17,6 +17,8 @@ final class PeerListener: @unchecked Sendable {
         func int(_ key: String) -> Int? { (userInfo[key] as? NSNumber)?.intValue }
         /// A string of `userInfo`.
         func string(_ key: String) -> String? { userInfo[key] as? String }
+        /// A boolean of `userInfo` (JSON's true or false).
+        func bool(_ key: String) -> Bool? { userInfo[key] as? Bool }
     }
 
     private let child: ChildProcess
