@@ -12,7 +12,7 @@ extension EditHistory {
     public var userInfoValue: PropertyListValue? {
         var kept: [PropertyListValue] = []
         var bytes = 0
-        for step in undoSteps.reversed() {
+        for step in steps.reversed() {
             let size = (step.removed + step.inserted).reduce(0) { $0 + $1.utf8.count }
             guard kept.count < Self.maxSentSteps, bytes + size <= Self.maxSentBytes else { break }
             bytes += size

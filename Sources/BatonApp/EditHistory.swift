@@ -73,7 +73,14 @@ public struct EditStep: Equatable, Sendable {
 /// starts a new one. One insert of a whole text is always one step.
 public struct EditHistory: Equatable, Sendable {
     /// Steps that can be undone, oldest first.
-    public private(set) var undoSteps: [EditStep] = []
+    public var undoSteps: [EditStep] { Array(steps) }
+    /// The same, without a copy.
+    var steps: ArraySlice<EditStep> { storage[head...] }
+    /// The steps to undo from `head` on; those before it were dropped to keep the bounds and
+    /// are removed in one go now and then, so that a step past the bound costs no shift of
+    /// a thousand (a replace of 40,000 matches pushes 40,000 steps).
+    private var storage: [EditStep] = []
+    private var head = 0
     /// Steps that can be redone, the next one last.
     public private(set) var redoSteps: [EditStep] = []
     /// Whether the next edit starts a new step rather than joining the last one.
@@ -95,6 +102,11 @@ public struct EditHistory: Equatable, Sendable {
     /// An empty history.
     public init() {}
 
+    public static func == (a: EditHistory, b: EditHistory) -> Bool {
+        a.steps.elementsEqual(b.steps) && a.redoSteps == b.redoSteps && a.isSealed == b.isSealed
+            && a.editedSinceTick == b.editedSinceTick && a.lastActive == b.lastActive && a.bytes == b.bytes
+    }
+
     /// A history holding `steps` to undo (oldest first), as checked by `EditHistory.received`.
     init(undoSteps steps: [EditStep]) {
         for step in steps { push(step) }
@@ -107,10 +119,10 @@ public struct EditHistory: Equatable, Sendable {
     /// Notes an edit: joins the open step when it continues it, else starts a new one.
     mutating func record(_ step: EditStep, at now: Date) {
         releaseRedo()
-        if !isSealed, let last = undoSteps.last, last.kind == step.kind, !step.kind.standsAlone,
+        if !isSealed, storage.count > head, let last = storage.last, last.kind == step.kind, !step.kind.standsAlone,
            last.cursorAfter == step.cursorBefore, let joined = last.merged(with: step) {
             bytes -= last.byteCount
-            undoSteps.removeLast()
+            storage.removeLast()
             push(joined)
         } else {
             push(step)
@@ -138,7 +150,7 @@ public struct EditHistory: Equatable, Sendable {
 
     /// Takes the step to undo, keeping it for redo.
     mutating func popUndo() -> EditStep? {
-        guard let step = undoSteps.popLast() else { return nil }
+        guard storage.count > head, let step = storage.popLast() else { return nil }
         redoSteps.append(step)
         isSealed = true
         return step
@@ -147,16 +159,21 @@ public struct EditHistory: Equatable, Sendable {
     /// Takes the step to redo, keeping it for undo.
     mutating func popRedo() -> EditStep? {
         guard let step = redoSteps.popLast() else { return nil }
-        undoSteps.append(step)
+        storage.append(step)
         isSealed = true
         return step
     }
 
     private mutating func push(_ step: EditStep) {
-        undoSteps.append(step)
+        storage.append(step)
         bytes += step.byteCount
-        while undoSteps.count > Self.maxSteps || (bytes > Self.maxBytes && !undoSteps.isEmpty) {
-            bytes -= undoSteps.removeFirst().byteCount
+        while storage.count - head > Self.maxSteps || (bytes > Self.maxBytes && storage.count > head) {
+            bytes -= storage[head].byteCount
+            head += 1
+        }
+        if head > Self.maxSteps / 4 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
         }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TerminalUI
 
 /// A syntax ready to colour lines: its expressions compiled with the C library's `regcomp`
@@ -85,25 +88,28 @@ final class CompiledSyntax: @unchecked Sendable {
     /// `colours(of:startingIn:)` gives as `openRegion`, from the region rules alone (the
     /// others never open one), for walking down to the lines on screen.
     func openRegion(after line: String, startingIn openRegion: Int?) -> Int? {
+        // In bytes throughout: no line on the way down is segmented into characters.
         var prepared = TextPattern.PreparedLine(line)
-        let count = prepared.starts.count - 1
+        let length = prepared.byteCount
+        var groups = [regmatch_t](repeating: regmatch_t(), count: 1)
         var leftOpen: Int?
         for (index, rule) in rules.enumerated() {
             guard case .region(let start, let end, _) = rule else { continue }
-            var column = 0
+            var byte = 0
             if openRegion == index {
-                guard let closing = end.firstMatch(in: &prepared, from: 0) else {
+                guard let closing = end.firstByteMatch(in: &prepared, fromByte: 0, groups: &groups) else {
                     leftOpen = index
                     continue
                 }
-                column = closing.columns.upperBound
+                byte = closing.range.upperBound
             }
-            while column <= count, let opening = start.firstMatch(in: &prepared, from: column) {
-                guard let closing = end.firstMatch(in: &prepared, from: opening.columns.upperBound) else {
+            while byte <= length, let opening = start.firstByteMatch(in: &prepared, fromByte: byte, groups: &groups) {
+                guard let closing = end.firstByteMatch(in: &prepared, fromByte: opening.range.upperBound, groups: &groups)
+                else {
                     leftOpen = index
                     break
                 }
-                column = max(closing.columns.upperBound, opening.columns.upperBound)
+                byte = max(closing.range.upperBound, opening.range.upperBound)
             }
         }
         return leftOpen
