@@ -13,7 +13,9 @@ reads an rc file that includes only it (`nano -f RC`), baton reads only that fol
 
   open     spawn → the first screen shows the first line, colours on.
   key      letters typed in front of BEGIN, 50 ms apart: write → the screen shows them
-           (bench/editor_bench.py's measure, on this file).
+           (bench/editor_bench.py's measure, on this file). Also measured: the same baton on a
+           copy of the file named big.txt, which no syntax takes ("plain"), for what the
+           colours themselves cost.
   replace  Ctrl-\\, `total_count`, Enter, `n_total`, Enter, then `a` (all): from the `a` to
            the screen's count of replacements ("Replaced 40000 occurrences", in either's words).
 
@@ -139,14 +141,27 @@ def main():
                 results[label]["open"].append(result["open_ms"])
             for label, argv in programs:
                 results[label]["replace"].append(replace_all(run, label, argv, path, args.open_timeout))
-        keys = editor_bench.measure(run, programs, path, args.keys, 50, args.open_timeout)
+        shutil.copyfile(path, os.path.join(run.scratch, "big.txt"))
+        # The same baton on big.txt: sh replaces the .c it is given by .txt and execs baton.
+        plain = [(f"{label}, plain (big.txt)", ["/bin/sh", "-c", 'exec "$0" edit "${1%.c}.txt"', p])
+                 for label, p in batons]
+        keys = editor_bench.measure(run, programs + plain, path, args.keys, 50, args.open_timeout)
         nano_open = [o for o in results["nano"]["open"] if o is not None]
         nano_replace = [r for r in results["nano"]["replace"] if r is not None]
         nano_keys = [k for k in keys["nano"]["keys_ms"] if k is not None]
         nano_p99 = report.percentile(nano_keys, 0.99) if nano_keys else None
         mb = size / 1e6
-        for label, _ in programs:
+        for label, _ in programs + plain:
             is_baton = label != "nano"
+            if label not in results:
+                typed = [k for k in keys[label]["keys_ms"] if k is not None]
+                if typed:
+                    table.row(f"{label}: key → screen p50 / p99 / max ({len(keys[label]['keys_ms'])} keys)",
+                              f"{report.percentile(typed, 0.5):.1f} / {report.percentile(typed, 0.99):.1f} / {max(typed):.1f} ms",
+                              "", None)
+                if keys[label].get("cpu_keys"):
+                    table.row(f"{label}: CPU per key", f"{keys[label]['cpu_ns'] / keys[label]['cpu_keys'] / 1000:.0f} µs", "", None)
+                continue
             opens = [o for o in results[label]["open"] if o is not None]
             median_open = report.percentile(opens, 0.5) if opens else None
             table.row(f"{label}: open {mb:.1f} MB of C, colours on → first screen (median of {len(opens)})",

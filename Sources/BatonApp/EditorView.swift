@@ -34,9 +34,18 @@ enum EditorView {
             let y = layout.contentTop + row
             let text = buffer.lineText(index)
             let start = { buffer.drawStart(ofLine: index, left: scroll.left) }
-            let cut = memo?.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start)
-                ?? frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
-            colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+            let cut: (left: Bool, right: Bool)
+            if let memo {
+                // The colours go into the row the memo keeps: a row drawn the same way last
+                // frame (same text, same region) is copied with them.
+                let key = colouring?.rowKey(line: index, text: text, buffer: buffer) ?? 0
+                cut = memo.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start, colouring: key) { frame in
+                    colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+                }
+            } else {
+                cut = frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
+                colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+            }
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
             }

@@ -146,10 +146,35 @@ public struct TextBuffer: Equatable, Sendable {
         }
         let versionBefore = version
         let (removed, end) = rope.replace(from: from, to: to, with: text)
-        recentEdits.record(before: versionBefore, after: version, line: from.line)
+        recentEdits.record(
+            before: versionBefore, after: version, line: from.line, removed: to.line - from.line + 1,
+            inserted: end.line - from.line + 1)
         lineChanges.record(line: from.line, removed: to.line - from.line + 1, inserted: end.line - from.line + 1)
         cursor = end
         return removed
+    }
+
+    /// Replaces the whole text with `text`, which has as many lines and differs only in `lines`,
+    /// and puts the cursor at `cursor`: one build of the text's blocks, as opening a
+    /// file is, for a change to lines all over it (replacing every match). What changed is
+    /// recorded as one edit of those lines.
+    public mutating func replaceText(_ text: String, changedLines lines: Set<Int>, cursor: TextPosition) {
+        guard let first = lines.min(), let last = lines.max() else { return }
+        let changed = first...last
+        let versionBefore = version
+        let lineCountBefore = rope.lineCount
+        rope = TextRope(
+            text, blockLines: rope.blockLines, blockBytes: rope.blockBytes, longLineBytes: rope.longLineBytes,
+            checkpointSpacing: rope.indexes.spacing)
+        recentEdits.record(
+            before: versionBefore, after: version, line: changed.lowerBound, removed: changed.count,
+            inserted: changed.count + rope.lineCount - lineCountBefore, exactLines: rope.lineCount == lineCountBefore ? lines : nil)
+        lineChanges.record(
+            line: changed.lowerBound, removed: changed.count, inserted: changed.count + rope.lineCount - lineCountBefore)
+        textCache.keep(text, for: version)
+        goalColumn = nil
+        self.cursor = TextPosition(line: 0, column: 0)
+        move(to: cursor)
     }
 
     /// Inserts text at the cursor; `\n` splits lines.

@@ -40,6 +40,10 @@ final class TextPattern {
     /// lower case when case is ignored), which is several times quicker than `regexec` with
     /// `REG_ICASE` in a UTF-8 locale. nil: the expression is matched with `regexec`.
     private let literal: (bytes: [UInt8], ignoresCase: Bool)?
+    /// The fewest bytes a match takes (a literal's length; 1 for an expression).
+    var minimumMatch: Int { literal?.bytes.count ?? 1 }
+    /// `literal`, for a caller that searches bytes of its own.
+    var literalBytes: (bytes: [UInt8], ignoresCase: Bool)? { literal }
     /// Whether the query is a regular expression, so that `\1` in a replacement names a group.
     let isRegularExpression: Bool
 
@@ -48,8 +52,14 @@ final class TextPattern {
         var description: String
     }
 
-    /// Compiles `query` with `options`.
-    init(_ query: String, options: SearchOptions) throws(Problem) {
+    /// The C locale, for expressions matched byte by byte.
+    /// Made once and never freed or changed, so it may be used from any thread.
+    nonisolated(unsafe) private static let byteLocale = newlocale(LC_CTYPE_MASK, "C", nil)
+
+    /// Compiles `query` with `options`. `byteWise`: in the C locale, so that `regexec` reads
+    /// bytes rather than turning every line into wide characters first (several times quicker;
+    /// what colours code does, where a class such as `[[:alpha:]]` then takes ASCII only).
+    init(_ query: String, options: SearchOptions, byteWise: Bool = false) throws(Problem) {
         isRegularExpression = options.regularExpression
         if !options.regularExpression, !query.isEmpty, options.caseSensitive || query.utf8.allSatisfy({ $0 < 0x80 }) {
             literal = (options.caseSensitive ? Array(query.utf8) : query.utf8.map(Self.lowercased), !options.caseSensitive)
@@ -59,7 +69,9 @@ final class TextPattern {
         let expression = options.regularExpression ? query : Self.escaped(query)
         var flags = REG_EXTENDED
         if !options.caseSensitive { flags |= REG_ICASE }
+        let previous = byteWise ? Self.byteLocale.map { uselocale($0) } : nil
         let status = expression.withCString { regcomp(&regex, $0, flags) }
+        if let previous { uselocale(previous) }
         guard status == 0 else {
             var message = [CChar](repeating: 0, count: 256)
             regerror(status, &regex, &message, message.count)
@@ -74,7 +86,7 @@ final class TextPattern {
     static func lowercased(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
 
     /// The first place at or after byte `from` where `needle` is, in `bytes` (`count` of them).
-    private static func find(
+    static func find(
         _ needle: [UInt8], ignoresCase: Bool, in bytes: UnsafeBufferPointer<UInt8>, count: Int, from: Int
     ) -> Int? {
         let length = needle.count
@@ -141,6 +153,13 @@ final class TextPattern {
             self.line = line
             bytes = Array(line.utf8)
             bytes.append(0)
+        }
+
+        /// A line given as its UTF-8 bytes (without a line break).
+        init(bytes: some Collection<UInt8>) {
+            self.bytes = Array(bytes)
+            self.bytes.append(0)
+            line = String(decoding: self.bytes.dropLast(), as: UTF8.self)
         }
 
         /// Bytes of the line, without the NUL.

@@ -17,9 +17,13 @@ public final class ViewMemo {
         let text: String
         let left: Int
         let width: Int
+        /// What else decides the row's cells: its colours (the syntax, and the region the line
+        /// starts in); 0 when it has none.
+        var colouring: Int = 0
 
         static func == (a: RowKey, b: RowKey) -> Bool {
-            guard a.left == b.left, a.width == b.width, a.text.utf8.count == b.text.utf8.count else { return false }
+            guard a.left == b.left, a.width == b.width, a.colouring == b.colouring, a.text.utf8.count == b.text.utf8.count
+            else { return false }
             // One `memcmp` where both are contiguous (lines cut from the rope are); a byte at a
             // time through the UTF-8 view costs more than the rest of a row's reuse.
             let same = a.text.utf8.withContiguousStorageIfAvailable { mine in
@@ -93,16 +97,21 @@ public final class ViewMemo {
     /// `left` into `width` columns at (0, `y`) of a row blank there), from the last frame's
     /// cells when it drew the same line the same way. `start` gives the place drawing may start
     /// from (`TextBuffer.drawStart`), asked only when the line is drawn.
+    ///
+    /// `colouring` names the colours the row gets (0: none), which `paint` puts on the cells
+    /// drawn; a row kept from the last frame has them already.
     func drawLine(
-        _ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer, start: () -> LinePlace = { .start }
+        _ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer, start: () -> LinePlace = { .start },
+        colouring: Int = 0, paint: (inout ScreenBuffer) -> Void = { _ in }
     ) -> (left: Bool, right: Bool) {
-        let key = RowKey(text: text, left: left, width: width)
+        let key = RowKey(text: text, left: left, width: width, colouring: colouring)
         if let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
             current.append(row)
             rowsReused += 1
             return row.cut
         }
         let cut = frame.drawScrolled(text, from: left, start: start(), x: 0, y: y, width: width)
+        paint(&frame)
         current.append(Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut))
         return cut
     }

@@ -106,8 +106,11 @@ struct SyntaxTests {
         var model = Fixtures.editor(lines.joined(separator: "\n"), filePath: "walk.c", width: 30, height: 12)
         let memo = ViewMemo()
         var generator = SeededGenerator(seed: 38)
-        let keys: [Key] = [.down, .down, .up, .pageDown, .pageUp, .character("/"), .character("*"), .backspace, .enter, .end]
-        for step in 0..<400 {
+        let keys: [Key] = [
+            .down, .down, .up, .pageDown, .pageUp, .character("/"), .character("*"), .backspace, .enter, .end,
+            .control("k"), .control("k"), .control("u"), .control("z"), .modified(.end, .control), .modified(.home, .control),
+        ]
+        for step in 0..<700 {
             if step % 25 == 0 { await Task.yield() }
             model.press(keys[Int(generator.next() % UInt64(keys.count))])
             let plain = BatonApp.view(model)
@@ -118,5 +121,44 @@ struct SyntaxTests {
         }
         let colours = BatonApp.view(model).frame
         #expect((0..<colours.height).contains { y in (0..<colours.width).contains { colours[x: $0, y: y].style.foreground == .blue } })
+    }
+
+    @Test("After replacing every match (lines changed here and there), the region starts kept below are reused only where they still hold")
+    func memoAfterReplaceAll() async {
+        var lines: [String] = []
+        for i in 0..<300 { lines.append(i % 9 == 0 ? "int OPEN_\(i);" : i % 9 == 4 ? "int CLOSE_\(i); */" : "int v\(i);") }
+        var model = Fixtures.editor(lines.joined(separator: "\n"), filePath: "regions.c", width: 30, height: 12)
+        let memo = ViewMemo()
+        func check(_ what: String) {
+            let plain = BatonApp.view(model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == plain.frame, "\(what)")
+            memo.recycle(memoized.frame)
+        }
+        model.press(.modified(.end, .control))
+        check("before")
+        // OPEN_ becomes a comment's start: every region below changes.
+        model.press(.modified(.home, .control), .control("\\"))
+        model.type("OPEN_")
+        model.press(.enter)
+        model.type("/* ")
+        model.press(.enter)
+        model.type("a")
+        #expect(model.editorState.findResult == "replaced 34 occurrences")
+        check("after, at the last replacement")
+        for step in 0..<30 {
+            if step % 10 == 0 { await Task.yield() }
+            model.press(.pageUp)
+            check("paging up, \(step)")
+        }
+        // And back: CLOSE_ goes, so comments run on.
+        model.press(.control("\\"))
+        model.type("*/")
+        model.press(.enter, .enter)
+        model.type("a")
+        model.press(.modified(.end, .control))
+        check("after the second")
+        let frame = BatonApp.view(model).frame
+        #expect((0..<frame.width).contains { frame[x: $0, y: 5].style.foreground == .blue }, "the end is inside a comment")
     }
 }

@@ -34,11 +34,11 @@ final class CompiledSyntax: @unchecked Sendable {
             let options = SearchOptions(caseSensitive: !rule.ignoresCase, regularExpression: true)
             switch rule.match {
             case .pattern(let expression):
-                guard let pattern = try? TextPattern(expression, options: options) else { return nil }
+                guard let pattern = try? TextPattern(expression, options: options, byteWise: true) else { return nil }
                 return .pattern(pattern, rule.style)
             case .region(let start, let end):
-                guard let start = try? TextPattern(start, options: options),
-                      let end = try? TextPattern(end, options: options) else { return nil }
+                guard let start = try? TextPattern(start, options: options, byteWise: true),
+                      let end = try? TextPattern(end, options: options, byteWise: true) else { return nil }
                 return .region(start: start, end: end, rule.style)
             }
         }

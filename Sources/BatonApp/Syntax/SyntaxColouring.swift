@@ -33,25 +33,21 @@ struct SyntaxColouring {
         text.utf8.count > longLine ? open : syntax.openRegion(after: text, startingIn: open)
     }
 
+    /// What decides line `index`'s colours besides its text, for the view memo's row key: the
+    /// region it starts in (the syntax is the same for every row of a frame).
+    func rowKey(line index: Int, text: String, buffer: TextBuffer) -> Int {
+        guard text.utf8.count <= Self.longLine, !text.isEmpty else { return 0 }
+        return 2 + (openRegion(atLine: index, in: buffer) ?? -1)
+    }
+
     /// Paints line `index` (its text `text`), seen from display column `left`, into `width`
     /// cells at (`x`, `y`): each coloured run gets the rule's colour and boldness.
     func paint(line index: Int, text: String, buffer: TextBuffer, left: Int, x: Int, y: Int, width: Int, into frame: inout ScreenBuffer) {
         guard text.utf8.count <= Self.longLine, !text.isEmpty else { return }
         let open = openRegion(atLine: index, in: buffer)
-        let colours = memo.colours(of: text, startingIn: open, syntax: syntax)
-        guard !colours.spans.isEmpty else { return }
-        // Display columns of each character's start, and the line's end.
-        var columns: [Int] = []
-        columns.reserveCapacity(text.count + 1)
-        var column = 0
-        for character in text {
-            columns.append(column)
-            column = TextBuffer.advance(from: column, over: character)
-        }
-        columns.append(column)
-        for span in colours.spans {
-            let lower = columns[min(span.characters.lowerBound, columns.count - 1)] - left
-            let upper = columns[min(span.characters.upperBound, columns.count - 1)] - left
+        for span in memo.displaySpans(of: text, startingIn: open, syntax: syntax) {
+            let lower = span.columns.lowerBound - left
+            let upper = span.columns.upperBound - left
             guard upper > 0, lower < width else { continue }
             for cellColumn in max(0, lower)..<min(width, upper) {
                 var cell = frame[x: x + cellColumn, y: y]
@@ -66,13 +62,26 @@ struct SyntaxColouring {
 /// What `SyntaxColouring` keeps from one frame to the next (see there).
 final class SyntaxMemo {
     private var chosen: (name: String?, syntax: CompiledSyntax?)?
-    /// The region each line starts in, for lines `0..<starts.count`, as of `version`.
+    /// The region each line starts in (-1: none), worked out for lines `0..<known` as of
+    /// `version`; the entries past those are what the lines had before the edits since, moved
+    /// with them, and `dirty` holds the lines whose text changed meanwhile.
     private var starts: [Int32] = []
+    private var known = 0
+    private var dirty: Set<Int> = []
+    /// What line `known - 1` started in before the edits (the walk compares it with what it
+    /// starts in now).
+    private var frontierOld: Int32 = -1
     private var version: UInt64?
     private var syntaxName: String?
     /// The colours of the lines drawn in the last frame and in this one, by text and region.
-    private var previousColours: [ColoursKey: CompiledSyntax.LineColours] = [:]
-    private var currentColours: [ColoursKey: CompiledSyntax.LineColours] = [:]
+    private var previousColours: [ColoursKey: [DisplaySpan]] = [:]
+    private var currentColours: [ColoursKey: [DisplaySpan]] = [:]
+
+    /// A coloured run in display columns.
+    struct DisplaySpan {
+        let columns: Range<Int>
+        let style: Style
+    }
 
     struct ColoursKey: Hashable {
         let text: String
@@ -95,34 +104,128 @@ final class SyntaxMemo {
         return syntax
     }
 
-    func colours(of text: String, startingIn open: Int?, syntax: CompiledSyntax) -> CompiledSyntax.LineColours {
+    /// The coloured runs of `text`, which starts in region `open`, in display columns.
+    func displaySpans(of text: String, startingIn open: Int?, syntax: CompiledSyntax) -> [DisplaySpan] {
         let key = ColoursKey(text: text, open: open)
         if let kept = currentColours[key] ?? previousColours[key] {
             currentColours[key] = kept
             return kept
         }
         let colours = syntax.colours(of: text, startingIn: open)
-        currentColours[key] = colours
-        return colours
+        var spans: [DisplaySpan] = []
+        if !colours.spans.isEmpty {
+            // Display columns of each character's start, and the line's end.
+            var columns: [Int] = []
+            columns.reserveCapacity(text.utf8.count + 1)
+            var column = 0
+            for character in text {
+                columns.append(column)
+                column = TextBuffer.advance(from: column, over: character)
+            }
+            columns.append(column)
+            spans = colours.spans.map { span in
+                let lower = columns[min(span.characters.lowerBound, columns.count - 1)]
+                return DisplaySpan(columns: lower..<max(lower, columns[min(span.characters.upperBound, columns.count - 1)]), style: span.style)
+            }
+        }
+        currentColours[key] = spans
+        return spans
     }
 
+    /// The region line `index` starts in, walking down from the last line known.
+    ///
+    /// What an edit changed is followed, as nano follows it: the starts below an edit are
+    /// kept (moved down or up with the lines it added or removed), and the walk down works a
+    /// line out again only where its text changed or where the region it starts in did;
+    /// below that, lines take what they had. So a key typed at the top of 16 MB of C works out
+    /// a line or two, and replacing every match works out the lines it changed. The first
+    /// walk goes to the end (what nano does when it opens a file), so that the later ones
+    /// have something to keep.
     func openRegion(atLine index: Int, in buffer: TextBuffer, syntax: CompiledSyntax) -> Int? {
         if syntaxName != syntax.name {
-            starts = []
+            reset()
             syntaxName = syntax.name
         } else if let version, version != buffer.version {
-            // Lines above the first edit start as they did.
-            let first = buffer.recentEdits.firstChangedLine(since: version, current: buffer.version) ?? 0
-            if first < .max { starts.removeSubrange(min(starts.count, first + 1)...) }
+            if let edits = buffer.recentEdits.edits(since: version, current: buffer.version) {
+                for edit in edits { follow(edit) }
+            } else {
+                reset()
+            }
         }
         version = buffer.version
-        if starts.isEmpty { starts.append(-1) }
-        while starts.count <= index {
-            let line = starts.count - 1
-            let open = SyntaxColouring.openRegion(
-                after: buffer.lineText(line), startingIn: starts[line] < 0 ? nil : Int(starts[line]), syntax: syntax)
-            starts.append(open.map(Int32.init) ?? -1)
+        if starts.isEmpty {
+            starts = [-1]
+            known = 1
+            frontierOld = -1
+            walk(to: buffer.lineCount - 1, in: buffer, syntax: syntax)
         }
+        walk(to: min(index, buffer.lineCount - 1), in: buffer, syntax: syntax)
+        guard index < starts.count else { return nil }
         return starts[index] < 0 ? nil : Int(starts[index])
+    }
+
+    private func reset() {
+        starts = []
+        known = 0
+        dirty = []
+    }
+
+    /// Moves what is kept along with `edit`.
+    private func follow(_ edit: RecentEdits.Edit) {
+        if let lines = edit.exactLines {
+            dirty.formUnion(lines)
+            if let first = lines.min(), first + 1 < known {
+                known = first + 1
+                frontierOld = starts[first]
+            }
+            return
+        }
+        let line = edit.line
+        // Lines line+1 ..< line+removed had starts of their own; the new lines after `line`
+        // have none known yet (they are dirty, so none is read).
+        let lower = min(line + 1, starts.count)
+        let upper = min(line + edit.removed, starts.count)
+        if lower <= upper {
+            starts.replaceSubrange(lower..<upper, with: repeatElement(-1, count: max(0, edit.inserted - 1)))
+        }
+        let shift = edit.inserted - edit.removed
+        if shift != 0 {
+            dirty = Set(dirty.compactMap { $0 < line ? $0 : $0 >= line + edit.removed ? $0 + shift : nil })
+        }
+        dirty.formUnion(line..<(line + edit.inserted))
+        if line + 1 < known {
+            known = line + 1
+            frontierOld = starts[line]
+        }
+    }
+
+    /// Works out the starts of lines `known ... index`.
+    private func walk(to index: Int, in buffer: TextBuffer, syntax: CompiledSyntax) {
+        while known <= index {
+            let line = known - 1
+            let start = starts[line]
+            let next: Int32
+            if known < starts.count {
+                // The start this line had, and the one the line after it had, before the edits.
+                let oldNext = starts[known]
+                if !dirty.contains(line) && start == frontierOld {
+                    next = oldNext
+                } else {
+                    next = SyntaxColouring.openRegion(
+                        after: buffer.lineText(line), startingIn: start < 0 ? nil : Int(start), syntax: syntax)
+                        .map(Int32.init) ?? -1
+                }
+                frontierOld = oldNext
+                starts[known] = next
+            } else {
+                next = SyntaxColouring.openRegion(
+                    after: buffer.lineText(line), startingIn: start < 0 ? nil : Int(start), syntax: syntax).map(Int32.init) ?? -1
+                starts.append(next)
+                frontierOld = next
+            }
+            dirty.remove(line)
+            known += 1
+        }
+        if starts.count > buffer.lineCount { starts.removeSubrange(buffer.lineCount...) }
     }
 }
