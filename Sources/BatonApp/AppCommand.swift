@@ -23,6 +23,8 @@ public enum AppCommand: Equatable, Sendable {
     /// Keep `display` as how this person likes the editor's text shown (Alt-N, Alt-S), for
     /// the next session. Nothing comes back.
     case keepDisplay(EditorDisplay)
+    /// Ask the terminal for mouse reports (`AppMessage.mouse`), or stop.
+    case mouseReporting(Bool)
     /// Open a live stream (docs/PROTOCOL.md, section 19): to the source of the session just
     /// continued, leading it (`activityID` nil), or to the nearby activity `activityID`,
     /// following it. The Program sends the opener's hello; answered by `.liveOpened` or

@@ -11,6 +11,8 @@ public enum AppMessage: Equatable, Sendable {
     case paste(String)
     /// The terminal has a new size.
     case resize(TerminalSize)
+    /// The mouse was pressed or its wheel turned (only while the editor asked for the mouse).
+    case mouse(Mouse)
     /// Time passed; ages and notices are measured against this date.
     case tick(Date)
     /// The continuable activities from peers changed (any order; the model keeps them newest first).

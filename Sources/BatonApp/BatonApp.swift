@@ -103,11 +103,19 @@ public enum BatonApp {
         case .inputClosed:
             commands = model.isQuitting ? [] : quit(&model)
         case .displayPreference(let display):
-            if case .editor(var state) = model.session, state.continuedFrom == nil {
-                state.display = display
-                model.session = .editor(state)
-            }
             commands = []
+            if case .editor(var state) = model.session {
+                if state.continuedFrom == nil {
+                    state.display = display
+                } else {
+                    // The sender's way of showing the text came with it; the mouse is this person's.
+                    state.display.mouse = display.mouse
+                }
+                model.session = .editor(state)
+                if display.mouse { commands = [.mouseReporting(true)] }
+            }
+        case .mouse(let mouse):
+            commands = handleMouse(mouse, &model)
         case .clipboard(let clip):
             model.clipboard = clip
             // A Ctrl-K after this starts a new cut rather than adding to one from before.

@@ -46,8 +46,8 @@ public final class StoreClipboard: Clipboard {
 }
 
 /// The editor's display toggles as one key of a key-value store (`editorDisplay`: a
-/// dictionary of `lineNumbers` and `softWrap`, booleans), so the next session, here or on
-/// another machine of the group, shows text the same way.
+/// dictionary of `lineNumbers`, `softWrap` and `mouse`, booleans), so the next session, here
+/// or on another machine of the group, shows text the same way.
 @MainActor
 public final class StoreDisplayPreference: DisplayPreference {
     /// The key of the toggles in their store.
@@ -61,12 +61,16 @@ public final class StoreDisplayPreference: DisplayPreference {
     public func display() -> EditorDisplay? {
         guard let toggles = store.dictionary(forKey: Self.key) else { return nil }
         return EditorDisplay(
-            lineNumbers: toggles["lineNumbers"]?.boolValue ?? false, softWrap: toggles["softWrap"]?.boolValue ?? false)
+            lineNumbers: toggles["lineNumbers"]?.boolValue ?? false, softWrap: toggles["softWrap"]?.boolValue ?? false,
+            mouse: toggles["mouse"]?.boolValue ?? false)
     }
 
     public func keep(_ display: EditorDisplay) throws {
         try store.set(
-            .dictionary(["lineNumbers": .boolean(display.lineNumbers), "softWrap": .boolean(display.softWrap)]),
+            .dictionary([
+                "lineNumbers": .boolean(display.lineNumbers), "softWrap": .boolean(display.softWrap),
+                "mouse": .boolean(display.mouse),
+            ]),
             forKey: Self.key)
     }
 }

@@ -32,6 +32,8 @@ extension Program {
             activity = nil
         case .cancelContinue:
             cancelContinue()
+        case .mouseReporting(let on):
+            backend.setMouseReporting(on)
         case .keepDisplay(let display):
             do {
                 try displayPreference?.keep(display)

@@ -15,6 +15,7 @@ extension Program {
         case .key(let key): .key(key)
         case .paste(let text): .paste(text)
         case .resize(let size): .resize(size)
+        case .mouse(let mouse): .mouse(mouse)
         }
     }
 

@@ -1,3 +1,4 @@
+import CNCurses
 import FoundationEssentials
 import NCursesCore
 import TerminalUI
@@ -95,6 +96,14 @@ public final class NCursesBackend: DirectInputBackend {
     /// Ends curses mode (endwin), stops the input thread and frees the screen; idempotent.
     public func shutdown() {
         session.shutdown()
+    }
+
+    /// Mouse reports on or off (ncurses' `mousemask`: the first button's press and the wheel).
+    public func setMouseReporting(_ on: Bool) {
+        _ = session.terminal.withScreen { _ in
+            mouseinterval(0)
+            _ = mousemask(on ? baton_button_pressed(1) | baton_button_pressed(4) | baton_button_pressed(5) : 0, nil)
+        }
     }
 
     /// The raw bytes of a terminfo string capability of this terminal, as

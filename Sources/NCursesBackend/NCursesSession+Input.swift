@@ -126,6 +126,15 @@ extension NCursesSession {
                 let code = Int32(bitPattern: result.value)
                 if code == baton_key_resize() {
                     events.append(.resize(currentSizeLocked()))
+                } else if code == baton_key_mouse() {
+                    let mouse = baton_get_mouse()
+                    let action: Mouse.Action? =
+                        mouse.state & baton_button_pressed(1) != 0 ? .press
+                        : mouse.state & baton_button_pressed(4) != 0 ? .wheelUp
+                        : mouse.state & baton_button_pressed(5) != 0 ? .wheelDown : nil
+                    if mouse.ok == 1, let action, pasteText == nil {
+                        events.append(.mouse(Mouse(action, x: Int(mouse.column), y: Int(mouse.row))))
+                    }
                 } else if code == baton_key_paste_start() {
                     pasteText = pasteText ?? ""
                 } else if code == baton_key_paste_end() {

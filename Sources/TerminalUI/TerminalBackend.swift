@@ -22,6 +22,15 @@ public protocol TerminalBackend: AnyObject, Sendable {
 
     /// Restores the terminal and ends input; safe to call more than once.
     func shutdown()
+
+    /// Asks the terminal to report mouse presses and the wheel as `.mouse` events, or to stop
+    /// (then the terminal's own selection works as usual). Off until asked.
+    func setMouseReporting(_ on: Bool)
+}
+
+extension TerminalBackend {
+    /// A backend without a mouse ignores the request.
+    public func setMouseReporting(_ on: Bool) {}
 }
 
 /// A backend that can pass its input to a receiver on the thread that reads it, rather than

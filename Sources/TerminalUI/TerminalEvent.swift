@@ -8,4 +8,6 @@ public enum TerminalEvent: Hashable, Sendable {
     /// typed: no key bindings apply inside it, so a `q`, a control character or a line break
     /// in it is text.
     case paste(String)
+    /// The mouse was pressed or its wheel turned (reported only while `setMouseReporting(true)`).
+    case mouse(Mouse)
 }

@@ -74,6 +74,47 @@ struct EditorDisplayTests {
     }
 }
 
+extension EditorDisplayTests {
+    @Test("Alt-M asks for the mouse (and keeps the choice); a press puts the cursor there, past the gutter; the wheel moves three lines")
+    func mouse() {
+        var model = Fixtures.editor("first line\nsecond\nthird\n4\n5\n6\n7", width: 30, height: 12)
+        let commands = model.press(.alt("m"))
+        #expect(commands.contains(.mouseReporting(true)))
+        #expect(commands.contains(.keepDisplay(EditorDisplay(mouse: true))))
+        #expect(model.editorState.findResult == "mouse on")
+        // Row 2 of the screen is line 2 (the title is row 0); column 3 is after "sec".
+        model.send(.mouse(Mouse(.press, x: 3, y: 2)))
+        #expect(model.editorState.buffer.cursor == TextPosition(line: 1, column: 3))
+        // Past a line's end: at its end; with line numbers, the gutter ("1 ") comes first.
+        model.press(.alt("n"))
+        model.send(.mouse(Mouse(.press, x: 25, y: 1)))
+        #expect(model.editorState.buffer.cursor == TextPosition(line: 0, column: 10))
+        model.send(.mouse(Mouse(.press, x: 3, y: 3)))
+        #expect(model.editorState.buffer.cursor == TextPosition(line: 2, column: 1))
+        // Below the text: its end. The title and the status rows are not the text.
+        model.send(.mouse(Mouse(.press, x: 0, y: 0)))
+        #expect(model.editorState.buffer.cursor == TextPosition(line: 2, column: 1))
+        model.send(.mouse(Mouse(.press, x: 5, y: 8)))
+        #expect(model.editorState.buffer.cursor == TextPosition(line: 6, column: 1))
+        model.send(.mouse(Mouse(.wheelUp, x: 5, y: 5)))
+        #expect(model.editorState.buffer.cursor.line == 3)
+        model.send(.mouse(Mouse(.wheelDown, x: 5, y: 5)))
+        #expect(model.editorState.buffer.cursor.line == 6)
+        // With the nearby list open, a press does nothing to the text.
+        model.press(.control("n"))
+        model.send(.mouse(Mouse(.press, x: 3, y: 2)))
+        #expect(model.editorState.buffer.cursor.line == 6)
+        #expect(model.press(.escape, .alt("m")).contains(.mouseReporting(false)))
+    }
+
+    @Test("A kept choice of the mouse asks for it at the start, also for a continued session")
+    func mousePreference() {
+        var continued = Fixtures.editor("text", continuedFrom: "bob@desk")
+        #expect(continued.send(.displayPreference(EditorDisplay(lineNumbers: true, mouse: true))).contains(.mouseReporting(true)))
+        #expect(continued.editorState.display == EditorDisplay(mouse: true))
+    }
+}
+
 /// A small seeded generator, so a failure repeats.
 struct SplitMix {
     var state: UInt64

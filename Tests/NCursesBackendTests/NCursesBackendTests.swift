@@ -244,6 +244,22 @@ struct NCursesBackendTests {
         try await recorder.waitForKeys([.alt("c"), .alt("/"), .escape])
     }
 
+    @Test("With mouse reports asked for, xterm's SGR reports decode as a press and the wheel, at the cell reported")
+    func decodesMouse() async throws {
+        let terminal = try TerminalPipes()
+        let recorder = EventRecorder(terminal.backend.events())
+        terminal.backend.setMouseReporting(true)
+        // Button 1 down at column 5, row 3 (1-based in the report), then the wheel up and down.
+        terminal.type(Array("\u{1B}[<0;5;3M\u{1B}[<0;5;3m".utf8))
+        try await recorder.wait(for: "the press") { events, _ in events.contains(.mouse(Mouse(.press, x: 4, y: 2))) }
+        terminal.type(Array("\u{1B}[<64;2;2M".utf8))
+        try await recorder.wait(for: "the wheel up") { events, _ in events.contains(.mouse(Mouse(.wheelUp, x: 1, y: 1))) }
+        terminal.type(Array("\u{1B}[<65;2;2M".utf8))
+        try await recorder.wait(for: "the wheel down") { events, _ in events.contains(.mouse(Mouse(.wheelDown, x: 1, y: 1))) }
+        terminal.backend.setMouseReporting(false)
+        terminal.backend.shutdown()
+    }
+
     @Test("Control bytes decode: Ctrl-S, Ctrl-Q, Ctrl-C, DEL, CR, TAB and a lone Escape")
     func decodesControlBytes() async throws {
         let terminal = try TerminalPipes()
