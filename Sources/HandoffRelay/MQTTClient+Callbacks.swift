@@ -74,11 +74,16 @@ extension MQTTClient {
     /// loss was already reported adds nothing. Before the broker answered, libmosquitto's error
     /// lines may tell a refused login or certificate from a broker that was not reached.
     func lost(_ rc: Int32, errno saved: Int32) {
-        let (already, attempt) = shared.withLock { shared -> (Bool, Attempt) in
+        let (already, attempt, waited) = shared.withLock { shared -> (Bool, Attempt, Bool) in
             shared.awaitedSubscription = nil
-            if case .lost = shared.state { return (true, shared.attempt) }
-            return (false, shared.attempt)
+            // What had not gone will not go on this connection: nothing is left to wait for.
+            shared.unsent.removeAll()
+            let waited = shared.flushing
+            shared.flushing = false
+            if case .lost = shared.state { return (true, shared.attempt, waited) }
+            return (false, shared.attempt, waited)
         }
+        if waited { flushed.signal() }
         if let refusal = attempt.refusal ?? (attempt.answered ? nil : classify(rc, errno: saved, errors: attempt.errors)) {
             shared.withLock { shared in
                 shared.attempt.refusal = refusal
@@ -111,7 +116,17 @@ extension MQTTClient {
     }
 
     func published(_ mid: Int32) {
-        shared.withLock { $0.handlers }.published(mid)
+        let (handlers, emptied) = shared.withLock { shared in
+            if shared.unsent.remove(mid) == nil {
+                shared.sentEarly.insert(mid)
+                if shared.sentEarly.count > 4096 { shared.sentEarly.removeAll() }
+            }
+            let emptied = shared.flushing && shared.unsent.isEmpty
+            if emptied { shared.flushing = false }
+            return (shared.handlers, emptied)
+        }
+        if emptied { flushed.signal() }
+        handlers.published(mid)
     }
 
     func changeState(_ state: State) {

@@ -88,6 +88,14 @@ public final class MQTTClient: Sendable {
         var stopping = false
         /// The wait before the next reconnect; back to the first after a connection is made.
         var backoff = MQTTClient.firstBackoff
+        /// Messages handed to libmosquitto and not yet gone: written (QoS 0) or acknowledged
+        /// (QoS 1). libmosquitto keeps QoS 1 messages past its in-flight limit in a queue of its
+        /// own, which a DISCONNECT does not wait for: `stop` waits for these first.
+        var unsent: Set<Int32> = []
+        /// Message ids whose callback came before `publish` had returned them.
+        var sentEarly: Set<Int32> = []
+        /// Whether `stop` waits for `unsent` to empty.
+        var flushing = false
     }
 
     /// One connection attempt, from CONNECT until it is lost.
@@ -116,6 +124,8 @@ public final class MQTTClient: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     /// Signalled when the network thread ended.
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled when the last unsent message went while `stop` waits.
+    let flushed = DispatchSemaphore(value: 0)
 
     /// A client for the broker in `configuration`, not yet connected. Throws when libmosquitto
     /// cannot be set up or refuses the TLS settings (a CA file, certificate or key it cannot read).
@@ -217,19 +227,28 @@ public final class MQTTClient: Sendable {
         let rc = payload.withUnsafeBytes { bytes in
             mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.count == 0 ? nil : bytes.baseAddress, qos, retain)
         }
-        return rc == Self.success ? .success(mid) : .failure(.publish(Self.reason(rc, errno: errno)))
+        guard rc == Self.success else { return .failure(.publish(Self.reason(rc, errno: errno))) }
+        shared.withLock { shared in
+            if shared.sentEarly.remove(mid) == nil { shared.unsent.insert(mid) }
+        }
+        return .success(mid)
     }
 
     /// Disconnects cleanly (the broker then discards the will: what was published before goes
     /// out first) and ends the network thread. Blocks until the thread ended, at most 2 s; call
     /// it once, not from a callback.
     public func stop() {
-        let started = shared.withLock { shared in
+        // What was handed over goes out before the DISCONNECT (an exit status, a stream's end),
+        // for at most 2 s: a broker that stopped answering does not hold the program. The
+        // network thread goes on reading the acknowledgements meanwhile.
+        let (started, waits) = shared.withLock { shared in
+            shared.flushing = shared.started && !shared.unsent.isEmpty && shared.state == .connected
             shared.state = .stopped
             shared.stopping = true
-            return shared.started
+            return (shared.started, shared.flushing)
         }
         guard started else { return }
+        if waits { _ = flushed.wait(timeout: .now() + 2) }
         _ = mosquitto_disconnect(handle)
         wake.signal()
         _ = finished.wait(timeout: .now() + 2)

@@ -45,6 +45,27 @@ struct RelayTransportTests {
         for peer in [a, b, c, d] { await peer.transport.close() }
     }
 
+    @Test("stop() right after 500 QoS 1 messages: all of them reach the broker first (libmosquitto queues past 64 in flight, and a DISCONNECT does not wait for that queue)")
+    func stopSendsWhatWasHandedOver() async throws {
+        let broker = try await Broker.start()
+        defer { broker.stop() }
+        let topic = "baton-test/flush/\(UUID().uuidString)"
+        let observer = try await Observer(broker, topics: [topic])
+        defer { observer.stop() }
+        let client = try MQTTClient(configuration: try RelayConfiguration(broker.url))
+        let connected = Collector<Bool>()
+        client.start(MQTTClient.Handlers(stateChanged: { if $0 == .connected { connected.append(true) } }))
+        #expect(await connected.wait(until: { !$0.isEmpty }))
+        let payload = [UInt8](repeating: 0x42, count: 2_000)
+        for index in 0..<500 {
+            client.publish(topic, payload + [UInt8(index % 256), UInt8(index / 256)], qos: 1)
+        }
+        client.stop()
+        #expect(await observer.messages.wait(until: { $0.filter { $0.topic == topic }.count == 500 }))
+        let last = observer.messages.items.last { $0.topic == topic }
+        #expect(last?.payload.suffix(2) == [UInt8(499 % 256), UInt8(499 / 256)])
+    }
+
     @Test("A peer that connects later hears the kept ANNOUNCE at once; WITHDRAW clears it, and so does close()")
     func retainedActivity() async throws {
         let broker = try await Broker.start()
