@@ -17,11 +17,11 @@ extension BatonApp {
             state.isEscapePending = false
             // Esc, then a character: what a terminal that sends Alt-U as two reads gives.
             if case .character(let character) = key {
-                return handleAltKey(character, &state, &model, gathering: gathering)
+                return handleAltKey(character, &state, &model)
             }
         }
         if case .alt(let character) = key {
-            return handleAltKey(character, &state, &model, gathering: gathering)
+            return handleAltKey(character, &state, &model)
         }
         let line = state.buffer.cursor.line
         switch key {
@@ -102,7 +102,7 @@ extension BatonApp {
 
     /// Alt with a character (or Esc, then the character).
     static func handleAltKey(
-        _ character: Character, _ state: inout EditorState, _ model: inout AppModel, gathering: Bool
+        _ character: Character, _ state: inout EditorState, _ model: inout AppModel
     ) -> [AppCommand] {
         switch character {
         case "u", "U":
@@ -221,11 +221,12 @@ extension BatonApp {
         state.isShiftMark = false
     }
 
-    /// Removes the selected text as one step; false when nothing is selected (the mark, if any,
-    /// stays unset).
+    /// Removes the selected text as one step; false when nothing is selected (then a mark at
+    /// the cursor goes: the key deletes a character, and no selection appears behind it).
     @discardableResult
     static func deleteSelection(_ state: inout EditorState, now: Date) -> Bool {
         guard let (start, end) = state.selection else {
+            dropMark(&state)
             return false
         }
         edit(&state, .replace, lines: start.line...end.line, now: now) { $0.replace(from: start, to: end, with: "") }

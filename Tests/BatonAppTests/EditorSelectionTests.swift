@@ -88,6 +88,11 @@ struct EditorSelectionTests {
         #expect(model.editorState.buffer.text == "one three")
         model.press(.control("z"))
         #expect(model.editorState.buffer.text == "one two three")
+        // A mark with nothing selected yet: Backspace deletes a character, and takes the mark
+        // with it rather than leave a selection behind.
+        model.press(.modified(.end, .control), .control("^"), .backspace)
+        #expect(model.editorState.buffer.text == "one two thre")
+        #expect(model.editorState.mark == nil)
     }
 
     @Test("The selection is drawn in reverse video, its line break as one cell")

@@ -185,7 +185,7 @@ final class SyntaxMemo {
         // have none known yet (they are dirty, so none is read).
         let lower = min(line + 1, starts.count)
         let upper = min(line + edit.removed, starts.count)
-        if lower <= upper {
+        if line < starts.count {
             starts.replaceSubrange(lower..<upper, with: repeatElement(-1, count: max(0, edit.inserted - 1)))
         }
         let shift = edit.inserted - edit.removed
