@@ -13,13 +13,7 @@ extension BatonApp {
         state.lastSearch = query
         state.history.seal()
         guard !query.isEmpty else { return }
-        let pattern: TextPattern
-        do {
-            pattern = try TextPattern(query, options: state.searchOptions)
-        } catch {
-            state.findResult = error.description
-            return
-        }
+        guard let pattern = compile(query, &state) else { return }
         var matches: [TextPosition] = []
         for index in 0..<state.buffer.lineCount {
             for range in pattern.matches(in: state.buffer.lineText(index)) {
@@ -37,6 +31,16 @@ extension BatonApp {
         state.findResult = "\(index + 1) of \(matches.count)" + (next == nil ? ", wrapped" : "")
     }
 
+    /// `query` compiled with the editor's search options, or nil with the reason in the status bar.
+    private static func compile(_ query: String, _ state: inout EditorState) -> TextPattern? {
+        do {
+            return try TextPattern(query, options: state.searchOptions)
+        } catch {
+            state.findResult = error.description
+            return nil
+        }
+    }
+
     /// Starts replacing `query` with `replacement` from the cursor: the first match is selected
     /// and the question asked, or the status bar says there is none.
     static func startReplace(_ query: String, with replacement: String, _ state: inout EditorState, _ model: inout AppModel) {
@@ -44,13 +48,7 @@ extension BatonApp {
         state.lastReplacement = replacement
         state.history.seal()
         model.overlay = nil
-        let pattern: TextPattern
-        do {
-            pattern = try TextPattern(query, options: state.searchOptions)
-        } catch {
-            state.findResult = error.description
-            return
-        }
+        guard let pattern = compile(query, &state) else { return }
         let origin = state.buffer.cursor
         var replace = ReplaceState(
             query: query, options: state.searchOptions, replacement: replacement, match: (origin, origin),

@@ -43,7 +43,7 @@ struct EditorDisplayTests {
 
     @Test("With soft wrap, the cursor stays on screen wherever it goes in wrapped text (seeded moves)")
     func wrappedCursorAlwaysShows() {
-        var generator = SplitMix(seed: 38)
+        var generator = SeededGenerator(seed: 38)
         var lines: [String] = []
         for _ in 0..<60 {
             let length = Int(generator.next() % 90)
@@ -112,19 +112,6 @@ extension EditorDisplayTests {
         var continued = Fixtures.editor("text", continuedFrom: "bob@desk")
         #expect(continued.send(.displayPreference(EditorDisplay(lineNumbers: true, mouse: true))).contains(.mouseReporting(true)))
         #expect(continued.editorState.display == EditorDisplay(mouse: true))
-    }
-}
-
-/// A small seeded generator, so a failure repeats.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
