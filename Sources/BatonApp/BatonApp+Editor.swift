@@ -202,59 +202,6 @@ extension BatonApp {
         }
     }
 
-    /// Ctrl-6 or Alt-A: sets the mark at the cursor, or takes it away.
-    static func toggleMark(_ state: inout EditorState) {
-        state.history.seal()
-        if state.mark == nil {
-            state.mark = state.buffer.cursor
-            state.isShiftMark = false
-            state.findResult = "mark set"
-        } else {
-            dropMark(&state)
-            state.findResult = "mark unset"
-        }
-    }
-
-    /// Ends the selection.
-    static func dropMark(_ state: inout EditorState) {
-        state.mark = nil
-        state.isShiftMark = false
-    }
-
-    /// Removes the selected text as one step; false when nothing is selected (then a mark at
-    /// the cursor goes: the key deletes a character, and no selection appears behind it).
-    @discardableResult
-    static func deleteSelection(_ state: inout EditorState, now: Date) -> Bool {
-        guard let (start, end) = state.selection else {
-            dropMark(&state)
-            return false
-        }
-        edit(&state, .replace, lines: start.line...end.line, now: now) { $0.replace(from: start, to: end, with: "") }
-        dropMark(&state)
-        return true
-    }
-
-    /// Ctrl-K with a mark: cuts the selected text (nil when the mark is at the cursor).
-    static func cutSelection(_ state: inout EditorState, now: Date) -> Clip? {
-        guard let (start, end) = state.selection else { return nil }
-        let text = state.buffer.text(from: start, to: end)
-        deleteSelection(&state, now: now)
-        state.findResult = "cut \(text.count) characters"
-        return .text(text)
-    }
-
-    /// Alt-6: copies the selected text, or the cursor's line when nothing is selected.
-    static func copySelection(_ state: inout EditorState) -> Clip {
-        defer { dropMark(&state) }
-        guard let (start, end) = state.selection else {
-            state.findResult = "copied the line"
-            return .lines([String(state.buffer.currentLine)])
-        }
-        let text = state.buffer.text(from: start, to: end)
-        state.findResult = "copied \(text.count) characters"
-        return .text(text)
-    }
-
     /// Makes one edit to the buffer, which touches at most the lines `range` (they may become
     /// more or fewer), and records it in the history. Returns whether the text changed.
     @discardableResult
@@ -325,38 +272,5 @@ extension BatonApp {
         }
         state.cutLines = (gathering ? state.cutLines : []) + [text]
         state.isGatheringCut = true
-    }
-}
-
-extension BatonApp {
-    /// A press in the text puts the cursor there (past a line's end: at its end; below the
-    /// text: at the end of the text); the wheel moves it three lines, and the view with it.
-    /// Only in the editor, with nothing over it, and never while following.
-    static func handleMouse(_ mouse: Mouse, _ model: inout AppModel) -> [AppCommand] {
-        guard model.overlay == nil, model.live?.following == nil, case .editor(var state) = model.session else { return [] }
-        let layout = model.layout
-        state.history.seal()
-        switch mouse.action {
-        case .wheelUp:
-            state.buffer.moveUp(by: 3)
-        case .wheelDown:
-            state.buffer.moveDown(by: 3)
-        case .press:
-            let height = layout.contentHeight
-            guard mouse.y >= layout.contentTop, mouse.y < layout.contentTop + height else { return [] }
-            let areaWidth = layout.contentWidth
-            let gutter = state.gutterWidth(areaWidth: areaWidth)
-            let scroll = state.scrollShowingCursor(width: areaWidth, height: height)
-            let rows = EditorView.visualRows(state, scroll: scroll, top: layout.contentTop, textWidth: areaWidth - gutter, height: height)
-            if let row = rows.first(where: { $0.y == mouse.y }) {
-                let column = TextBuffer.column(in: state.buffer.line(row.line), atDisplayColumn: max(0, mouse.x - gutter) + row.left)
-                state.buffer.move(to: TextPosition(line: row.line, column: column))
-            } else {
-                state.buffer.moveToTextEnd()
-            }
-        }
-        if state.isShiftMark { dropMark(&state) }
-        model.session = .editor(state)
-        return []
     }
 }

@@ -38,13 +38,16 @@ enum EditorView {
             if let memo {
                 // The colours go into the row the memo keeps: a row drawn the same way last
                 // frame (same text, same region) is copied with them.
-                let key = colouring?.rowKey(line: index, text: text, buffer: buffer) ?? 0
-                cut = memo.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start, colouring: key) { frame in
-                    colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+                let row = colouring?.row(line: index, text: text, buffer: buffer)
+                cut = memo.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start, colouring: row?.key ?? 0) {
+                    frame in
+                    if let row { colouring?.paint(row, left: scroll.left, x: 0, y: y, width: width, into: &frame) }
                 }
             } else {
                 cut = frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
-                colouring?.paint(line: index, text: text, buffer: buffer, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+                if let row = colouring?.row(line: index, text: text, buffer: buffer) {
+                    colouring?.paint(row, left: scroll.left, x: 0, y: y, width: width, into: &frame)
+                }
             }
             if cut.right, width > 1, cursor != CursorPosition(x: width - 1, y: y) {
                 frame.put(">", x: width - 1, y: y, style: edgeMark)
@@ -151,7 +154,9 @@ enum EditorView {
             let cut = frame.drawScrolled(
                 text, from: row.left, start: buffer.drawStart(ofLine: row.line, left: row.left), x: gutter, y: row.y,
                 width: width)
-            colouring?.paint(line: row.line, text: text, buffer: buffer, left: row.left, x: gutter, y: row.y, width: width, into: &frame)
+            if let coloured = colouring?.row(line: row.line, text: text, buffer: buffer) {
+                colouring?.paint(coloured, left: row.left, x: gutter, y: row.y, width: width, into: &frame)
+            }
             if row.line == buffer.cursor.line, cursorColumns.start >= row.left,
                cursorColumns.start < row.left + width || (!state.display.softWrap && cursorColumns.start == row.left + width) {
                 cursor = CursorPosition(x: gutter + cursorColumns.start - row.left, y: row.y)

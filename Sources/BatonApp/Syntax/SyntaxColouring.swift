@@ -33,19 +33,25 @@ struct SyntaxColouring {
         text.utf8.count > longLine ? open : syntax.openRegion(after: text, startingIn: open)
     }
 
-    /// What decides line `index`'s colours besides its text, for the view memo's row key: the
-    /// region it starts in (the syntax is the same for every row of a frame).
-    func rowKey(line index: Int, text: String, buffer: TextBuffer) -> Int {
-        guard text.utf8.count <= Self.longLine, !text.isEmpty else { return 0 }
-        return 2 + (openRegion(atLine: index, in: buffer) ?? -1)
+    /// How line `index` (its text `text`) is coloured: the region it starts in, and what the
+    /// view memo keys its row by besides the text (the syntax is the same for every row of a
+    /// frame); nil for a line drawn plain (empty, or over `longLine` bytes).
+    func row(line index: Int, text: String, buffer: TextBuffer) -> Row? {
+        guard text.utf8.count <= Self.longLine, !text.isEmpty else { return nil }
+        let open = openRegion(atLine: index, in: buffer)
+        return Row(text: text, open: open, key: 2 + (open ?? -1))
     }
 
-    /// Paints line `index` (its text `text`), seen from display column `left`, into `width`
-    /// cells at (`x`, `y`): each coloured run gets the rule's colour and boldness.
-    func paint(line index: Int, text: String, buffer: TextBuffer, left: Int, x: Int, y: Int, width: Int, into frame: inout ScreenBuffer) {
-        guard text.utf8.count <= Self.longLine, !text.isEmpty else { return }
-        let open = openRegion(atLine: index, in: buffer)
-        for span in memo.displaySpans(of: text, startingIn: open, syntax: syntax) {
+    struct Row {
+        let text: String
+        let open: Int?
+        let key: Int
+    }
+
+    /// Paints `row`, seen from display column `left`, into `width` cells at (`x`, `y`): each
+    /// coloured run gets the rule's colour and boldness.
+    func paint(_ row: Row, left: Int, x: Int, y: Int, width: Int, into frame: inout ScreenBuffer) {
+        for span in memo.displaySpans(of: row.text, startingIn: row.open, syntax: syntax) {
             let lower = span.columns.lowerBound - left
             let upper = span.columns.upperBound - left
             guard upper > 0, lower < width else { continue }
