@@ -6,17 +6,17 @@ import HandoffWire
 extension ActivityCenter: BusService {
     var kinds: Set<DatagramKind> { [.announce, .withdraw, .query, .offer, .continued] }
 
-    func busStarted(now: Date) {
+    func busStarted(now: ClockReading) {
         core.start(now: now)
     }
 
-    var nextDeadline: Date? { core.nextDeadline }
+    var nextDeadline: ContinuousClock.Instant? { core.nextDeadline }
 
-    func receive(_ delivery: BusDelivery, now: Date) {
+    func receive(_ delivery: BusDelivery, now: ClockReading) {
         perform(core.receive(delivery, now: now))
     }
 
-    func tick(now: Date) {
+    func tick(now: ClockReading) {
         perform(core.tick(now: now))
     }
 

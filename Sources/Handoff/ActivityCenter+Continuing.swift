@@ -41,7 +41,7 @@ extension ActivityCenter {
                 throw error
             }
         }
-        perform(core.send(.continued(activityID: record.activityID, peer: configuration.peer), now: clock.date))
+        perform(core.send(.continued(activityID: record.activityID, peer: configuration.peer), now: clock.reading))
         return activity
     }
 
@@ -122,7 +122,7 @@ extension ActivityCenter {
     /// Asks every peer with a current activity (of these types, when given) to announce it now.
     public func query(types: [String]? = nil) {
         start()
-        perform(core.send(.query(types: types), now: clock.date))
+        perform(core.send(.query(types: types), now: clock.reading))
     }
 
     /// Sends QUERY and waits for the newest nearby activity that matches, or nil after `timeout`.
@@ -131,7 +131,7 @@ extension ActivityCenter {
         start()
         return await withCheckedContinuation { continuation in
             let id = beginFind(continuation)
-            perform(core.find(id, type: type, from: peer, timeout: timeout, now: clock.date))
+            perform(core.find(id, type: type, from: peer, timeout: timeout, now: clock.reading))
             reschedule()
         }
     }

@@ -10,7 +10,7 @@ extension ActivityCenter {
         guard currentActivity !== activity else { return }
         currentActivity = activity
         remember(activity)
-        perform(core.makeCurrent(activityID: activity.activityID, isEligible: activity.isEligibleForHandoff, now: clock.date))
+        perform(core.makeCurrent(activityID: activity.activityID, isEligible: activity.isEligibleForHandoff, now: clock.reading))
         activity.needsSave = true
         activityNeedsSave(activity)
     }
@@ -18,18 +18,18 @@ extension ActivityCenter {
     func resign(_ activity: UserActivity) {
         guard currentActivity === activity else { return }
         currentActivity = nil
-        perform(core.resign(activityID: activity.activityID, now: clock.date))
+        perform(core.resign(activityID: activity.activityID, now: clock.reading))
     }
 
     func eligibilityChanged(_ activity: UserActivity) {
         guard currentActivity === activity else { return }
-        perform(core.eligibilityChanged(activityID: activity.activityID, isEligible: activity.isEligibleForHandoff, now: clock.date))
+        perform(core.eligibilityChanged(activityID: activity.activityID, isEligible: activity.isEligibleForHandoff, now: clock.reading))
         if activity.isEligibleForHandoff { activity.needsSave = true }
     }
 
     func activityNeedsSave(_ activity: UserActivity) {
         guard currentActivity === activity else { return }
-        core.requestSave(activityID: activity.activityID, now: clock.date)
+        core.requestSave(activityID: activity.activityID, now: clock.reading)
         reschedule()
     }
 
@@ -50,11 +50,11 @@ extension ActivityCenter {
         // stream a large state cannot go out (the save fails, `payloadTooLarge`), but it takes
         // its encoding to know: that is made off the main actor all the same.
         guard record.estimatedStateSize >= configuration.offMainActorStateSize else {
-            perform(core.saveFinished(record, now: clock.date))
+            perform(core.saveFinished(record, now: clock.reading))
             reschedule()
             return
         }
-        switch core.beginSave(record, now: clock.date) {
+        switch core.beginSave(record, now: clock.reading) {
         case .done(let actions): perform(actions)
         case .encode(let numbered, let token): encodeOffMainActor(numbered, token: token)
         }
@@ -85,7 +85,7 @@ extension ActivityCenter {
     ) {
         encodingsHandedBack += 1
         guard !isShutDown else { return }
-        perform(core.encodingFinished(record, made, token: token, now: clock.date))
+        perform(core.encodingFinished(record, made, token: token, now: clock.reading))
         reschedule()
     }
 

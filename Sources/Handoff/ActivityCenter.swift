@@ -133,7 +133,7 @@ public final class ActivityCenter {
     public func shutdown() async {
         guard !isShutDown else { return }
         if let current = currentActivity { resign(current) }
-        perform(core.shutdown(now: clock.date))
+        perform(core.shutdown(now: clock.reading))
         isShutDown = true
         await bus.shutdown()
         for continuation in subscribers.values { continuation.finish() }
@@ -247,7 +247,7 @@ public final class ActivityCenter {
     /// `Membership.replace`; its statements go out again at once.
     public func membershipReplaced() {
         guard !isShutDown else { return }
-        devices.replaced(now: clock.date)
+        devices.replaced(now: clock.reading)
     }
 
     /// What the bus tells: the transport's news, and addresses a person should hear of.

@@ -12,18 +12,13 @@ import Dispatch
 public protocol HandoffClock: Clock, Sendable where Instant == ContinuousClock.Instant, Duration == Swift.Duration {
     /// The wall-clock time now.
     var date: Date { get }
+    /// Both readings, taken together: what the engines that keep deadlines and stamp dates
+    /// (`HandoffCore`) take as their time.
+    var reading: ClockReading { get }
     /// Runs `body` on the main actor once `now` has reached `deadline`. Unlike a task that
     /// sleeps, it may arm a timer without waking the main actor first: the receiving side asks
     /// for it from a network thread, once a frame.
     func onMainActor(at deadline: Instant, _ body: @escaping @MainActor @Sendable () -> Void)
-    /// The instant at which the wall clock will read `date`, as this clock's two readings stand
-    /// now: for deadlines that an engine still gives as dates.
-    func instant(at date: Date) -> Instant
-    /// Returns once the wall clock, as this clock keeps it, reads `date` or later: for deadlines
-    /// that an engine still gives as dates (`HandoffCore`'s).
-    func sleep(untilDate date: Date) async throws
-    /// `onMainActor(at:)` for a deadline given as a date.
-    func onMainActor(atDate date: Date, _ body: @escaping @MainActor @Sendable () -> Void)
 }
 
 extension HandoffClock {
@@ -41,26 +36,42 @@ extension HandoffClock {
         }
     }
 
-    /// `instant(at:)` from two readings. Rounded to the microsecond: a `Date` now holds about a
-    /// quarter of one, so a deadline 300 ms away is 300 ms away, not 300.0002 ms.
-    public func instant(at date: Date) -> Instant {
-        Self.instant(at: date, now: now, date: self.date)
+    /// The two readings one after the other.
+    public var reading: ClockReading { ClockReading(instant: now, date: date) }
+}
+
+/// A clock's two readings at one moment: the monotonic `instant`, which every deadline is
+/// counted on (a wall clock set back or forward moves no timer), and the wall-clock `date`, for
+/// the times that travel (a datagram's `sentAt`, a record's `savedAt`) or are shown. Ordered by
+/// the instant.
+public struct ClockReading: Comparable, Sendable {
+    public var instant: ContinuousClock.Instant
+    public var date: Date
+
+    public init(instant: ContinuousClock.Instant, date: Date) {
+        self.instant = instant
+        self.date = date
     }
 
-    /// The instant at which the wall clock reads `date`, when it read `then` at `now`.
-    public static func instant(at date: Date, now: Instant, date then: Date) -> Instant {
-        now.advanced(by: .microseconds(Int64((date.timeIntervalSince(then) * 1e6).rounded())))
+    /// The reading `duration` later: both move by it.
+    public func advanced(by duration: Duration) -> ClockReading {
+        ClockReading(instant: instant.advanced(by: duration), date: date.addingTimeInterval(duration.seconds))
     }
 
-    /// Through `instant(at:)`.
-    public func sleep(untilDate date: Date) async throws {
-        try await sleep(until: instant(at: date), tolerance: nil)
+    /// The reading at `instant`, the date moved as far as the instant.
+    public func at(_ instant: ContinuousClock.Instant) -> ClockReading {
+        advanced(by: instant - self.instant)
     }
 
-    /// Through `instant(at:)`.
-    public func onMainActor(atDate date: Date, _ body: @escaping @MainActor @Sendable () -> Void) {
-        onMainActor(at: instant(at: date), body)
+    /// The instant at which the wall clock, as it stood at this reading, shows `date`: for a
+    /// date kept to be shown (when a nearby activity was last heard) that also says when
+    /// something falls due.
+    public func instant(at date: Date) -> ContinuousClock.Instant {
+        instant.advanced(by: .microseconds(Int64((date.timeIntervalSince(self.date) * 1e6).rounded())))
     }
+
+    public static func < (a: ClockReading, b: ClockReading) -> Bool { a.instant < b.instant }
+    public static func == (a: ClockReading, b: ClockReading) -> Bool { a.instant == b.instant && a.date == b.date }
 }
 
 /// The machine's clock: `ContinuousClock` for instants, `Date()` for the date.

@@ -8,14 +8,14 @@ extension HandoffCore {
     /// window, the first match to arrive later opens a second window as long, so that what
     /// arrives with it (a relay's kept activities come one after another once it connects, and
     /// live answers follow) is weighed too.
-    mutating func find(_ id: FindID, type: String?, from peer: String?, timeout: Duration, now: Date) -> [Action] {
+    mutating func find(_ id: FindID, type: String?, from peer: String?, timeout: Duration, now: ClockReading) -> [Action] {
         guard !isShutDown else { return [.found(id, nil)] }
         var actions = send(.query(types: type.map { [$0] }), now: now)
         var pending = PendingFind(
             type: type, peer: peer,
-            gatherUntil: now.addingTimeInterval(configuration.queryGatherWindow.seconds),
-            deadline: now.addingTimeInterval(timeout.seconds),
-            retryInterval: configuration.queryRetryInterval.seconds, now: now)
+            gatherUntil: now.instant.advanced(by: configuration.queryGatherWindow),
+            deadline: now.instant.advanced(by: timeout),
+            retryInterval: configuration.queryRetryInterval, now: now.instant)
         for entry in directory.activities { pending.consider(entry) }
         finds[id] = pending
         actions += checkFinds(now: now)
@@ -29,25 +29,25 @@ extension HandoffCore {
     }
 
     /// Ends the finds that are due: a match once gathering is over, nil at the deadline.
-    mutating func checkFinds(now: Date) -> [Action] {
+    mutating func checkFinds(now: ClockReading) -> [Action] {
         guard !finds.isEmpty else { return [] }
         var actions: [Action] = []
         for id in finds.keys.sorted() {
             guard var pending = finds[id] else { continue }
-            let best = pending.best(at: now, registry: registry)
-            if !pending.gathered, now >= pending.gatherUntil { pending.windowEnded(empty: best == nil) }
+            let best = pending.best(at: now.date, registry: registry)
+            if !pending.gathered, now.instant >= pending.gatherUntil { pending.windowEnded(empty: best == nil) }
             if pending.gathered, best != nil, pending.mayGatherAgain {
                 // The first match after an empty window: gather once more before picking.
-                pending.gatherAgain(from: now, window: configuration.queryGatherWindow.seconds)
+                pending.gatherAgain(from: now.instant, window: configuration.queryGatherWindow)
             }
-            if now >= pending.deadline || (pending.gathered && best != nil) {
+            if now.instant >= pending.deadline || (pending.gathered && best != nil) {
                 finds[id] = nil
                 actions.append(.found(id, best))
                 continue
             }
-            if best == nil, let due = pending.queryAgainAt, due <= now {
+            if best == nil, let due = pending.queryAgainAt, due <= now.instant {
                 // Nothing heard yet: the QUERY or every answer may have been lost. Ask again.
-                pending.askedAgain(at: now)
+                pending.askedAgain(at: now.instant)
                 actions += send(.query(types: pending.type.map { [$0] }), now: now)
             }
             finds[id] = pending
@@ -61,8 +61,8 @@ extension HandoffCore {
 struct PendingFind: Equatable, Sendable {
     let type: String?
     let peer: String?
-    private(set) var gatherUntil: Date
-    let deadline: Date
+    private(set) var gatherUntil: ContinuousClock.Instant
+    let deadline: ContinuousClock.Instant
     /// The gathering window has passed: the next match ends the find.
     var gathered = false
     /// The first window ended with no match, and no second one was opened yet: the first match
@@ -71,16 +71,19 @@ struct PendingFind: Equatable, Sendable {
     private var candidates: [String: NearbyActivity] = [:]
 
     /// When to send the QUERY again if nothing has been heard; nil when retries are off.
-    private(set) var queryAgainAt: Date?
-    private var retryInterval: TimeInterval
+    private(set) var queryAgainAt: ContinuousClock.Instant?
+    private var retryInterval: Duration
 
-    init(type: String?, peer: String?, gatherUntil: Date, deadline: Date, retryInterval: TimeInterval = 0, now: Date? = nil) {
+    init(
+        type: String?, peer: String?, gatherUntil: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+        retryInterval: Duration = .zero, now: ContinuousClock.Instant? = nil
+    ) {
         self.type = type
         self.peer = peer
         self.gatherUntil = gatherUntil
         self.deadline = deadline
         self.retryInterval = retryInterval
-        if retryInterval > 0, let now { queryAgainAt = now.addingTimeInterval(retryInterval) }
+        if retryInterval > .zero, let now { queryAgainAt = now.advanced(by: retryInterval) }
     }
 
     /// The gathering window passed, with no match yet when `empty`.
@@ -91,21 +94,21 @@ struct PendingFind: Equatable, Sendable {
 
     /// Opens the second gathering window at `now` (the first match arrived after the first
     /// window ended empty), ending by the deadline at the latest.
-    mutating func gatherAgain(from now: Date, window: TimeInterval) {
+    mutating func gatherAgain(from now: ContinuousClock.Instant, window: Duration) {
         mayGatherAgain = false
-        gatherUntil = min(now.addingTimeInterval(window), deadline)
+        gatherUntil = min(now.advanced(by: window), deadline)
         gathered = now >= gatherUntil
     }
 
     /// The QUERY went out again at `now`: the next one waits twice as long.
-    mutating func askedAgain(at now: Date) {
+    mutating func askedAgain(at now: ContinuousClock.Instant) {
         retryInterval *= 2
-        queryAgainAt = now.addingTimeInterval(retryInterval)
+        queryAgainAt = now.advanced(by: retryInterval)
     }
 
     /// When this find next needs a look: the end of gathering, then its deadline, and the next
     /// QUERY while nothing has been heard.
-    var nextDeadline: Date {
+    var nextDeadline: ContinuousClock.Instant {
         let window = gathered ? deadline : min(gatherUntil, deadline)
         guard candidates.isEmpty, let again = queryAgainAt else { return window }
         return min(window, again)

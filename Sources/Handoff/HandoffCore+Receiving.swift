@@ -5,8 +5,9 @@ import HandoffWire
 extension HandoffCore {
     /// Takes what the bus delivers of the activities' kinds: plain repeats, then what changes
     /// things, in arrival order. The nearby list is reported changed once per delivery.
-    mutating func receive(_ delivery: BusDelivery, now: Date) -> [Action] {
+    mutating func receive(_ delivery: BusDelivery, now: ClockReading) -> [Action] {
         guard !isShutDown else { return [] }
+        noteTime(now)
         var actions: [Action] = []
         var changed = false
         for arrival in delivery.refreshes + delivery.arrivals {
@@ -18,7 +19,7 @@ extension HandoffCore {
     }
 
     /// Acts on one accepted message; true when the nearby list changed.
-    private mutating func handle(_ arrival: ReceiveGate.Arrival, now: Date, actions: inout [Action]) -> Bool {
+    private mutating func handle(_ arrival: ReceiveGate.Arrival, now: ClockReading, actions: inout [Action]) -> Bool {
         switch arrival.message {
         case .announce(let record), .offer(let record, _):
             let latestSavedAt = arrival.at.addingTimeInterval(configuration.allowedClockSkew)
@@ -49,12 +50,12 @@ extension HandoffCore {
     /// `queryAnswerDelay`, so that peers answering one QUERY do not all send at once. One
     /// answer is pending at a time; a QUERY for other types is not answered; answers are
     /// limited per asker and in all (`QueryAnswerLimit`).
-    private mutating func answerQuery(types: [String]?, from asker: SenderID, now: Date) {
+    private mutating func answerQuery(types: [String]?, from asker: SenderID, now: ClockReading) {
         guard let record = lastPublished else { return }
         if let types, !types.contains(record.activityType) { return }
-        guard queryAnswers.allows(asker, at: now, pending: queryAnswerDue != nil), queryAnswerDue == nil else { return }
+        guard queryAnswers.allows(asker, at: now.date, pending: queryAnswerDue != nil), queryAnswerDue == nil else { return }
         let maxDelay = max(0, configuration.queryAnswerDelay.nanoseconds)
         let delay = Int64.random(in: 0...maxDelay, using: &random)
-        queryAnswerDue = now.addingTimeInterval(TimeInterval(delay) / 1e9)
+        queryAnswerDue = now.instant.advanced(by: .nanoseconds(delay))
     }
 }

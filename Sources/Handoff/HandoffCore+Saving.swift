@@ -5,7 +5,7 @@ import HandoffWire
 extension HandoffCore {
     /// Makes an activity current; the previous one, if another, is resigned (and withdrawn).
     /// The caller then marks it as needing a save.
-    mutating func makeCurrent(activityID: String, isEligible: Bool, now: Date) -> [Action] {
+    mutating func makeCurrent(activityID: String, isEligible: Bool, now: ClockReading) -> [Action] {
         guard !isShutDown else { return [] }
         var actions: [Action] = []
         if let previous = current, previous.activityID != activityID {
@@ -19,7 +19,7 @@ extension HandoffCore {
 
     /// The activity stops being current: a pending save is dropped and peers are told with
     /// WITHDRAW if it was published.
-    mutating func resign(activityID: String, now: Date) -> [Action] {
+    mutating func resign(activityID: String, now: ClockReading) -> [Action] {
         guard let current, current.activityID == activityID else { return [] }
         self.current = nil
         saveDue = nil
@@ -33,7 +33,7 @@ extension HandoffCore {
 
     /// The activity became eligible for handoff (the caller marks it as needing a save) or
     /// stopped being so (peers are told with WITHDRAW).
-    mutating func eligibilityChanged(activityID: String, isEligible: Bool, now: Date) -> [Action] {
+    mutating func eligibilityChanged(activityID: String, isEligible: Bool, now: ClockReading) -> [Action] {
         guard var current, current.activityID == activityID else { return [] }
         current.isEligible = isEligible
         self.current = current
@@ -46,10 +46,10 @@ extension HandoffCore {
 
     /// The current activity changed. The first change after a quiet `saveWindow` is saved at
     /// once; while changes keep coming, at most one save per window; the last is always saved.
-    mutating func requestSave(activityID: String, now: Date) {
+    mutating func requestSave(activityID: String, now: ClockReading) {
         guard current?.activityID == activityID, saveDue == nil, !isShutDown else { return }
-        let earliest = lastSave.map { $0.addingTimeInterval(saveWindow.seconds) } ?? now
-        saveDue = max(now, earliest)
+        let earliest = lastSave.map { $0.advanced(by: saveWindow) } ?? now.instant
+        saveDue = max(now.instant, earliest)
     }
 
     /// The window between saves: `saveWindow`, stretched for a large state by 1 ms per 25 KB
@@ -63,12 +63,12 @@ extension HandoffCore {
 
     /// The hooks have run and `record` is the activity as they left it (its revision still
     /// the last one saved). Checks it, numbers it, and publishes it when eligible.
-    mutating func saveFinished(_ record: ActivityRecord, now: Date) -> [Action] {
+    mutating func saveFinished(_ record: ActivityRecord, now: ClockReading) -> [Action] {
         switch beginSave(record, now: now) {
         case .done(let actions): return actions
         case .encode(let record, _):
             let publication = Result { () throws(HandoffError) in try Self.publication(for: record, configuration, port: streamPort) }
-            return publish(record, publication)
+            return publish(record, publication, now: now)
         }
     }
 
@@ -84,13 +84,13 @@ extension HandoffCore {
     /// The first half of a save: numbers and checks `record`. Its encoding may then be made
     /// off the main actor; until `encodingFinished` the save is in flight and no other starts
     /// (a save due meanwhile waits, and is made once, of the newest state, after it).
-    mutating func beginSave(_ record: ActivityRecord, now: Date) -> SaveStart {
+    mutating func beginSave(_ record: ActivityRecord, now: ClockReading) -> SaveStart {
         guard let current, current.activityID == record.activityID, !isShutDown else { return .done([]) }
         var record = record
         // Saturating: an activity continued from a peer keeps the revision it arrived with, and
         // receivers accept any revision up to Int.max. (Equal revisions still replace each other.)
         record.revision = record.revision < .max ? record.revision + 1 : .max
-        record.savedAt = now
+        record.savedAt = now.date
         do throws(HandoffError) {
             try registry.validate(
                 type: record.activityType, userInfo: record.userInfo, requiredKeys: record.requiredUserInfoKeys ?? [])
@@ -105,18 +105,15 @@ extension HandoffCore {
     /// The encoding of the save `token` is done: publishes it, unless the activity stopped
     /// being current (or the center shut down) meanwhile, when it is dropped.
     mutating func encodingFinished(
-        _ record: ActivityRecord, _ publication: Result<Publication, HandoffError>, token: UInt64, now: Date
+        _ record: ActivityRecord, _ publication: Result<Publication, HandoffError>, token: UInt64, now: ClockReading
     ) -> [Action] {
         guard saveInFlight == token else { return [] }
         saveInFlight = nil
         return publish(record, publication, now: now)
     }
 
-    /// Publishes a numbered record by what `publication` made of it, at `now` (by default its
-    /// `savedAt`: a save encoded on the spot).
-    private mutating func publish(
-        _ record: ActivityRecord, _ made: Result<Publication, HandoffError>, now: Date? = nil
-    ) -> [Action] {
+    /// Publishes a numbered record by what `publication` made of it, at `now`.
+    private mutating func publish(_ record: ActivityRecord, _ made: Result<Publication, HandoffError>, now: ClockReading) -> [Action] {
         saveInFlight = nil
         guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
         let publication: Publication
@@ -125,12 +122,11 @@ extension HandoffCore {
         case .failure(let error): return [.saveFailed(activityType: record.activityType, error: error)]
         }
         guard current.isEligible else { return [.saved(record, published: false)] }
-        let now = now ?? record.savedAt
         lastMessage = publication.message
         lastStateSize = publication.stateSize
         var actions = publication.shelve.map { [$0] } ?? []
         actions += send(publication.message, now: now)
-        if isStarted { repeats = RepeatClock(anchor: now, fast: true, configuration: configuration) }
+        if isStarted { repeats = RepeatClock(anchor: now.instant, fast: true, configuration: configuration) }
         actions.append(.saved(record, published: true))
         return actions
     }

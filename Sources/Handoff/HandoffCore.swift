@@ -5,7 +5,8 @@ import HandoffWire
 /// finding and continuing, as a state machine. It owns the activities' message kinds on the
 /// bus (ANNOUNCE, WITHDRAW, QUERY, OFFER, CONTINUED); the bus numbers and seals what it sends.
 ///
-/// Every input carries the time it happens at, and every answer is a list of `Action`s for
+/// Every input carries the time it happens at (a `ClockReading`: deadlines are counted on its
+/// monotonic instant, and what is sent is stamped with its date), and every answer is a list of `Action`s for
 /// the caller to carry out (send these bytes, run the save hooks, tell the UI). When the
 /// core wants to be asked again, `nextDeadline` says when: the caller calls `tick(now:)`
 /// then. It never reads a clock, sleeps, or touches a socket, so a test drives it through
@@ -66,8 +67,8 @@ struct HandoffCore: Sendable {
 
     var random: SplitMix64
     /// When the pending save is due; nil when none is pending.
-    var saveDue: Date?
-    var lastSave: Date?
+    var saveDue: ContinuousClock.Instant?
+    var lastSave: ContinuousClock.Instant?
     /// The save whose encoding is being made (see `beginSave`); nil when none is.
     var saveInFlight: UInt64?
     /// The last save's token.
@@ -76,10 +77,13 @@ struct HandoffCore: Sendable {
     var lastStateSize = 0
     var repeats: RepeatClock?
     /// When the pending QUERY answer is due.
-    var queryAnswerDue: Date?
+    var queryAnswerDue: ContinuousClock.Instant?
     /// How often QUERYs are answered, per asker and in all.
     var queryAnswers = QueryAnswerLimit()
     var finds: [FindID: PendingFind] = [:]
+    /// The latest time the core was given: the directory keeps when it heard each activity as
+    /// a date, to be shown, and its expiry becomes an instant as the clock stood then.
+    private(set) var lastReading: ClockReading?
 
     init(configuration: ActivityCenter.Configuration, registry: ActivityTypeRegistry, seed: UInt64 = .random(in: 0...UInt64.max)) {
         self.configuration = configuration
@@ -90,17 +94,19 @@ struct HandoffCore: Sendable {
 
     /// When the core next wants `tick`: the earliest of a pending save, the next repeat, a
     /// QUERY answer, the next expiry and the finds' windows; nil when nothing is waiting.
-    var nextDeadline: Date? {
+    var nextDeadline: ContinuousClock.Instant? {
         guard !isShutDown else { return nil }
         // Asked after every batch received, so no array is built for it. A save due while one
         // is in flight waits for it: `encodingFinished` asks for the deadline again.
         var next = saveInFlight == nil ? saveDue : nil
-        func consider(_ date: Date?) {
-            if let date, next.map({ date < $0 }) ?? true { next = date }
+        func consider(_ instant: ContinuousClock.Instant?) {
+            if let instant, next.map({ instant < $0 }) ?? true { next = instant }
         }
         if isStarted { consider(repeats?.next) }
         consider(queryAnswerDue)
-        consider(directory.nextExpiry(timeout: configuration.forgetAfter.seconds))
+        if let lastReading, let expiry = directory.nextExpiry(timeout: configuration.forgetAfter.seconds) {
+            consider(lastReading.instant(at: expiry))
+        }
         for find in finds.values { consider(find.nextDeadline) }
         return next
     }
@@ -108,14 +114,15 @@ struct HandoffCore: Sendable {
     // MARK: Life
 
     /// Starts repeating: the current ANNOUNCE (once there is one) every `repeatInterval` from now.
-    mutating func start(now: Date) {
+    mutating func start(now: ClockReading) {
         guard !isStarted, !isShutDown else { return }
         isStarted = true
-        repeats = RepeatClock(anchor: now, fast: false, configuration: configuration)
+        noteTime(now)
+        repeats = RepeatClock(anchor: now.instant, fast: false, configuration: configuration)
     }
 
     /// Withdraws the current activity and ends every find with nothing; no actions after this.
-    mutating func shutdown(now: Date) -> [Action] {
+    mutating func shutdown(now: ClockReading) -> [Action] {
         guard !isShutDown else { return [] }
         var actions: [Action] = []
         if let current { actions += resign(activityID: current.activityID, now: now) }
@@ -129,24 +136,25 @@ struct HandoffCore: Sendable {
     }
 
     /// Carries out whatever is due at `now`.
-    mutating func tick(now: Date) -> [Action] {
+    mutating func tick(now: ClockReading) -> [Action] {
         guard !isShutDown else { return [] }
+        noteTime(now)
         var actions: [Action] = []
-        if saveInFlight == nil, let due = saveDue, due <= now {
+        if saveInFlight == nil, let due = saveDue, due <= now.instant {
             saveDue = nil
-            lastSave = now
+            lastSave = now.instant
             if let current { actions.append(.save(activityID: current.activityID)) }
         }
-        if isStarted, var clock = repeats, clock.next <= now {
+        if isStarted, var clock = repeats, clock.next <= now.instant {
             actions += repeatCurrent(now: now)
-            clock.advance(past: now, configuration: configuration)
+            clock.advance(past: now.instant, configuration: configuration)
             repeats = clock
         }
-        if let due = queryAnswerDue, due <= now {
+        if let due = queryAnswerDue, due <= now.instant {
             queryAnswerDue = nil
             actions += repeatCurrent(now: now)
         }
-        if !directory.expire(at: now, timeout: configuration.forgetAfter.seconds).isEmpty {
+        if !directory.expire(at: now.date, timeout: configuration.forgetAfter.seconds).isEmpty {
             actions.append(.nearbyChanged)
         }
         actions += checkFinds(now: now)
@@ -154,13 +162,18 @@ struct HandoffCore: Sendable {
     }
 
     /// Asks for a message to be sent.
-    mutating func send(_ message: HandoffMessage, now: Date) -> [Action] {
+    mutating func send(_ message: HandoffMessage, now: ClockReading) -> [Action] {
         guard !isShutDown else { return [] }
-        return [.send(message, at: now)]
+        return [.send(message, at: now.date)]
+    }
+
+    /// Keeps the latest time given, for the directory's expiry.
+    mutating func noteTime(_ now: ClockReading) {
+        if lastReading.map({ $0 < now }) ?? true { lastReading = now }
     }
 
     /// Sends the published ANNOUNCE again, if the current activity still offers it.
-    mutating func repeatCurrent(now: Date) -> [Action] {
+    mutating func repeatCurrent(now: ClockReading) -> [Action] {
         guard let message = lastMessage, let record = message.published?.record, let current, current.isEligible,
             current.activityID == record.activityID
         else { return [] }
@@ -171,31 +184,31 @@ struct HandoffCore: Sendable {
 
 /// When the current ANNOUNCE is repeated next, counted from a save (or from start-up).
 struct RepeatClock: Equatable, Sendable {
-    let anchor: Date
+    let anchor: ContinuousClock.Instant
     /// Counted from a save: the burst applies.
     let fast: Bool
     /// Time from `anchor` to `next`.
     private(set) var elapsed: Duration
-    private(set) var next: Date
+    private(set) var next: ContinuousClock.Instant
 
-    init(anchor: Date, fast: Bool, configuration: ActivityCenter.Configuration) {
+    init(anchor: ContinuousClock.Instant, fast: Bool, configuration: ActivityCenter.Configuration) {
         self.anchor = anchor
         self.fast = fast
         elapsed = configuration.repeat(after: .zero, sinceSave: fast)
-        next = anchor.addingTimeInterval(elapsed.seconds)
+        next = anchor.advanced(by: elapsed)
     }
 
     /// Moves to the first repeat after `now`: one late repeat is sent, never a catch-up storm.
-    mutating func advance(past now: Date, configuration: ActivityCenter.Configuration) {
+    mutating func advance(past now: ContinuousClock.Instant, configuration: ActivityCenter.Configuration) {
         repeat {
             elapsed = configuration.repeat(after: elapsed, sinceSave: fast)
-            next = anchor.addingTimeInterval(elapsed.seconds)
+            next = anchor.advanced(by: elapsed)
         } while next <= now
     }
 }
 
 extension Duration {
-    /// The duration in seconds, as a `TimeInterval` (for the dates the engines still keep).
+    /// The duration in seconds, as a `TimeInterval` (for dates: those that travel or are shown).
     package var seconds: TimeInterval {
         let (s, atto) = components
         return TimeInterval(s) + TimeInterval(atto) / 1e18

@@ -6,20 +6,14 @@ import Synchronization
 /// `HandoffClock` (`ActivityCenter`, `StateFetcher`, the store's sync, the `Program`).
 ///
 /// Its instants and its date move together: `advance` moves both. A sleeper waits for an
-/// instant, or for a date (the deadlines `HandoffCore` still gives as dates are compared as
-/// dates, exactly as the core compares them); it returns at once when that has been reached.
-/// Advancing wakes every sleeper whose deadline has come, earliest first.
+/// instant; it returns at once when that has been reached. Advancing wakes every sleeper whose
+/// deadline has come, earliest first.
 public final class ManualClock: HandoffClock {
     public typealias Instant = ContinuousClock.Instant
 
-    private enum Deadline {
-        case instant(Instant)
-        case date(Date)
-    }
-
     private struct Sleeper {
         var id: UInt64
-        var deadline: Deadline
+        var deadline: Instant
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -51,59 +45,27 @@ public final class ManualClock: HandoffClock {
 
     /// Both readings under one lock: a test advancing the clock from another thread cannot
     /// come between them.
-    public func instant(at date: Date) -> Instant {
-        let (elapsed, then) = state.withLock { ($0.elapsed, $0.date) }
-        return Self.instant(at: date, now: origin.advanced(by: elapsed), date: then)
-    }
-
-    /// The wall-clock date this clock shows at `instant`.
-    public func date(at instant: Instant) -> Date {
-        let (elapsed, date) = state.withLock { ($0.elapsed, $0.date) }
-        return date.addingTimeInterval((instant - origin.advanced(by: elapsed)).seconds)
+    public var reading: ClockReading {
+        state.withLock { ClockReading(instant: origin.advanced(by: $0.elapsed), date: $0.date) }
     }
 
     /// How many tasks are sleeping on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// The earliest deadline anyone sleeps until, as the date the clock will show then.
-    public var nextDeadline: Date? {
-        state.withLock { s in
-            s.sleepers.map { sleeper -> Date in
-                switch sleeper.deadline {
-                case .date(let date): date
-                case .instant(let instant): s.date.addingTimeInterval((instant - origin.advanced(by: s.elapsed)).seconds)
-                }
-            }.min()
-        }
+    /// The earliest deadline anyone sleeps until.
+    public var nextDeadline: Instant? {
+        state.withLock { s in s.sleepers.map(\.deadline).min() }
+    }
+
+    private func reached(_ deadline: Instant, _ s: State) -> Bool {
+        reached(deadline, elapsed: s.elapsed)
+    }
+
+    private func reached(_ deadline: Instant, elapsed: Duration) -> Bool {
+        deadline <= origin.advanced(by: elapsed)
     }
 
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try await sleep(.instant(deadline))
-    }
-
-    public func sleep(untilDate date: Date) async throws {
-        try await sleep(.date(date))
-    }
-
-    public func onMainActor(atDate date: Date, _ body: @escaping @MainActor @Sendable () -> Void) {
-        Task { @MainActor in
-            try? await sleep(untilDate: date)
-            body()
-        }
-    }
-
-    private func reached(_ deadline: Deadline, _ s: State) -> Bool {
-        reached(deadline, elapsed: s.elapsed, date: s.date)
-    }
-
-    private func reached(_ deadline: Deadline, elapsed: Duration, date now: Date) -> Bool {
-        switch deadline {
-        case .instant(let instant): instant <= origin.advanced(by: elapsed)
-        case .date(let date): date <= now
-        }
-    }
-
-    private func sleep(_ deadline: Deadline) async throws {
         let id: UInt64? = state.withLock { s in
             guard !reached(deadline, s) else { return nil }
             s.nextID += 1
@@ -160,19 +122,13 @@ public final class ManualClock: HandoffClock {
     private func move(_ change: (inout State) -> Void) {
         let due: [Sleeper] = state.withLock { s in
             change(&s)
-            let (elapsed, date) = (s.elapsed, s.date)
-            let due = s.sleepers.filter { reached($0.deadline, elapsed: elapsed, date: date) }
-            s.sleepers.removeAll { reached($0.deadline, elapsed: elapsed, date: date) }
+            let elapsed = s.elapsed
+            let due = s.sleepers.filter { reached($0.deadline, elapsed: elapsed) }
+            s.sleepers.removeAll { reached($0.deadline, elapsed: elapsed) }
             return due
         }
         // Earliest first: their order of waking is the order of their deadlines.
-        let order = due.sorted { a, b in
-            switch (a.deadline, b.deadline) {
-            case (.date(let x), .date(let y)): x < y
-            case (.instant(let x), .instant(let y)): x < y
-            default: a.id < b.id
-            }
-        }
+        let order = due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
         for sleeper in order { sleeper.continuation.resume() }
     }
 }

@@ -4,8 +4,8 @@ import HandoffTesting
 import Synchronization
 import Testing
 
-/// Virtual time: instants and dates move together, sleepers wake when their deadline is reached,
-/// and a deadline given as a date is compared as a date.
+/// Virtual time: instants and dates move together, and sleepers wake when their deadline is
+/// reached, earliest first.
 @Suite("ManualClock")
 struct ManualClockTests {
     @Test("Advancing moves the instant and the date together, never back")
@@ -42,22 +42,42 @@ struct ManualClockTests {
         #expect(woke.withLock { $0 })
         // Already reached: at once.
         try await clock.sleep(until: deadline)  // wait-ok: the virtual clock under test, moved by the test
-        try await clock.sleep(untilDate: clock.date)  // wait-ok: the virtual clock under test, moved by the test
     }
 
-    @Test("A deadline given as a date wakes exactly when the clock shows that date, whatever the rounding")
-    func dateDeadlines() async throws {
+    @Test("The next deadline is the earliest sleeper's; advancing to it wakes that one only")
+    func nextDeadline() async throws {
         let clock = ManualClock()
-        let due = clock.date.addingTimeInterval(0.3)
-        let task = Task { try await clock.sleep(untilDate: due) }  // wait-ok: the virtual clock under test, moved by the test
-        #expect(await waitUntil { clock.sleeperCount == 1 })
-        #expect(clock.nextDeadline == due)
-        clock.advance(by: .milliseconds(299))
-        #expect(clock.sleeperCount == 1)
+        let early = clock.now.advanced(by: .milliseconds(300))
+        let late = clock.now.advanced(by: .seconds(2))
+        let first = Task { try await clock.sleep(until: late) }  // wait-ok: the virtual clock under test, moved by the test
+        let second = Task { try await clock.sleep(until: early) }  // wait-ok: the virtual clock under test, moved by the test
+        #expect(await waitUntil { clock.sleeperCount == 2 })
+        #expect(clock.nextDeadline == early)
         clock.advance(to: try #require(clock.nextDeadline))
-        try await task.value
-        #expect(clock.sleeperCount == 0)
-        #expect(clock.date == due)
+        try await second.value
+        #expect(clock.sleeperCount == 1)
+        #expect(clock.nextDeadline == late)
+        clock.advance(to: late)
+        try await first.value
+        #expect(clock.nextDeadline == nil)
+    }
+
+    @Test("A reading holds both under one lock; a reading moved on moves its date as far as its instant")
+    func readings() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let clock = ManualClock(start: start)
+        clock.advance(by: .milliseconds(250))
+        let reading = clock.reading
+        #expect(reading.instant == clock.now)
+        #expect(reading.date == start.addingTimeInterval(0.25))
+        let later = reading.advanced(by: .seconds(3))
+        #expect(later.instant - reading.instant == .seconds(3))
+        #expect(later.date == reading.date.addingTimeInterval(3))
+        #expect(reading.at(later.instant) == later)
+        #expect(reading < later)
+        // A date kept to be shown becomes an instant as the clock stood at the reading.
+        #expect(reading.instant(at: reading.date.addingTimeInterval(0.3)) == reading.instant.advanced(by: .milliseconds(300)))
+        #expect(reading.instant(at: reading.date.addingTimeInterval(-1)) == reading.instant.advanced(by: .seconds(-1)))
     }
 
     @Test("A cancelled sleeper leaves the clock and throws")

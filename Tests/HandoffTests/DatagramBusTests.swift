@@ -24,12 +24,12 @@ struct DatagramBusTests {
     final class Keeper: BusService {
         let kinds: Set<DatagramKind>
         var heard: [HandoffMessage] = []
-        var started: Date?
+        var started: ClockReading?
         init(_ kinds: Set<DatagramKind>) { self.kinds = kinds }
-        func busStarted(now: Date) { started = now }
-        func receive(_ delivery: BusDelivery, now: Date) { heard += delivery.arrivals.map(\.message) }
-        var nextDeadline: Date? { nil }
-        func tick(now: Date) {}
+        func busStarted(now: ClockReading) { started = now }
+        func receive(_ delivery: BusDelivery, now: ClockReading) { heard += delivery.arrivals.map(\.message) }
+        var nextDeadline: ContinuousClock.Instant? { nil }
+        func tick(now: ClockReading) {}
     }
 
     static func bus(_ membership: Membership = .sharedDevice(of: Fixtures.key), wire: Wire = Wire()) -> DatagramBus {

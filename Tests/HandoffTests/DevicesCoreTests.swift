@@ -7,14 +7,14 @@ import Testing
 /// through minutes of protocol time synchronously.
 @Suite("DevicesCore: when the statements kept go out")
 struct DevicesCoreTests {
-    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    static func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+    static let t0 = VirtualTime.t0.instant
+    static func at(_ seconds: Double) -> ContinuousClock.Instant { VirtualTime.at(seconds).instant }
     static let statements: [HandoffMessage] = [
         .devices(statements: [Array(repeating: 1, count: 64)], digest: Array(repeating: 2, count: 8))
     ]
 
-    /// Seconds after `t0`, to the millisecond (a date's own rounding stays out of comparisons).
-    static func seconds(_ date: Date) -> Double { (date.timeIntervalSince(t0) * 1000).rounded() / 1000 }
+    /// Seconds after `t0`, to the millisecond.
+    static func seconds(_ instant: ContinuousClock.Instant) -> Double { ((instant - t0).seconds * 1000).rounded() / 1000 }
 
     static func core() -> DevicesCore {
         DevicesCore(interval: .seconds(30), answerSpacing: .seconds(1))
@@ -24,14 +24,14 @@ struct DevicesCoreTests {
     /// the core at each of `events`' times first; the times of every send, in seconds.
     static func run(
         _ core: inout DevicesCore, until end: Double, events: [Double] = [],
-        _ heard: (inout DevicesCore, Date) -> [DevicesCore.Action] = { _, _ in [] }
+        _ heard: (inout DevicesCore, ContinuousClock.Instant) -> [DevicesCore.Action] = { _, _ in [] }
     ) -> [Double] {
         var sent: [Double] = []
         var pending = events.sorted()
-        func record(_ actions: [DevicesCore.Action], at date: Date) {
+        func record(_ actions: [DevicesCore.Action], at instant: ContinuousClock.Instant) {
             for case .send(let message) in actions {
                 #expect(message == statements[0])
-                sent.append(seconds(date))
+                sent.append(seconds(instant))
             }
         }
         while true {

@@ -9,7 +9,7 @@ import Testing
 /// datagram, and what an OFFER does on arrival (docs/PROTOCOL.md, "OFFER", "Saving").
 @Suite("Offering large records, in virtual time")
 struct HandoffCoreOfferTests {
-    static let t0 = HandoffCoreTests.t0
+    static let t0 = HandoffCoreTests.t0.date
     static let id = "0D3C2B1A-0000-4000-8000-00000000A11E"
 
     static func core(port: Int? = 47900, _ configure: (inout ActivityCenter.Configuration) -> Void = { _ in })
@@ -17,7 +17,7 @@ struct HandoffCoreOfferTests {
     {
         var core = HandoffCoreTests.core(configure)
         core.streamPort = port
-        _ = core.makeCurrent(activityID: id, isEligible: true, now: t0)
+        _ = core.makeCurrent(activityID: id, isEligible: true, now: VirtualTime.t0)
         return core
     }
 
@@ -33,9 +33,9 @@ struct HandoffCoreOfferTests {
 
     /// Saves `record` at `now` and returns the actions.
     static func save(_ core: inout HandoffCore, _ record: ActivityRecord, at now: Date) -> [HandoffCore.Action] {
-        core.requestSave(activityID: id, now: now)
-        guard core.tick(now: now).contains(.save(activityID: id)) else { return [] }
-        return core.saveFinished(record, now: now)
+        core.requestSave(activityID: id, now: VirtualTime.reading(now))
+        guard core.tick(now: VirtualTime.reading(now)).contains(.save(activityID: id)) else { return [] }
+        return core.saveFinished(record, now: VirtualTime.reading(now))
     }
 
     static func sent(_ actions: [HandoffCore.Action]) -> [HandoffMessage] {
@@ -83,12 +83,12 @@ struct HandoffCoreOfferTests {
         let actions = Self.save(&core, Self.editing(characters: 5000), at: Self.t0)
         let offer = Self.sent(actions).first
         #expect(offer?.kind == .offer)
-        let repeats = Self.sent(core.tick(now: Self.t0.addingTimeInterval(1)))
+        let repeats = Self.sent(core.tick(now: VirtualTime.reading(Self.t0.addingTimeInterval(1))))
         #expect(repeats == [offer].compactMap { $0 })
-        let resign = core.resign(activityID: Self.id, now: Self.t0.addingTimeInterval(1.5))
+        let resign = core.resign(activityID: Self.id, now: VirtualTime.reading(Self.t0.addingTimeInterval(1.5)))
         #expect(Self.sent(resign) == [.withdraw(activityID: Self.id)])
         #expect(resign.contains(.unshelve(activityID: Self.id)))
-        #expect(Self.sent(core.tick(now: Self.t0.addingTimeInterval(2))).isEmpty)
+        #expect(Self.sent(core.tick(now: VirtualTime.reading(Self.t0.addingTimeInterval(2)))).isEmpty)
     }
 
     @Test("A summary leaves out the longest entry first, and between equal lengths the key greater by its UTF-8 bytes")
@@ -156,7 +156,7 @@ struct HandoffCoreOfferTests {
         func arrive(_ message: HandoffMessage, at seconds: Double) -> [HandoffCore.Action] {
             var batch = BusDelivery()
             batch.arrivals = [.init(message: message, sender: other, source: "10.77.0.12:47788", at: Self.t0.addingTimeInterval(seconds))]
-            return core.receive(batch, now: Self.t0.addingTimeInterval(seconds))
+            return core.receive(batch, now: VirtualTime.reading(Self.t0.addingTimeInterval(seconds)))
         }
         #expect(arrive(.offer(described, state: state), at: 0).contains(.nearbyChanged))
         let entry = try #require(core.directory[Self.id])
@@ -204,8 +204,8 @@ extension HandoffCoreOfferTests {
         guard case .shelve(_, _, _, let shelved)? = actions.first else { Issue.record("expected an OFFER"); return }
         let state = HandoffCore.stateEncoding(of: shelved)
         #expect(core.saveWindow == .milliseconds(state.count / 25_000))
-        core.requestSave(activityID: Self.id, now: Self.t0.addingTimeInterval(1.001))
-        let due = core.nextDeadline?.timeIntervalSince(Self.t0) ?? 0
+        core.requestSave(activityID: Self.id, now: VirtualTime.reading(Self.t0.addingTimeInterval(1.001)))
+        let due = core.nextDeadline.map(VirtualTime.seconds) ?? 0
         #expect(abs(due - (1 + Double(state.count / 25_000) / 1000)) < 1e-6, "due at \(due) s")
         core.lastStateSize = 500_000_000
         #expect(core.saveWindow == .seconds(2))

@@ -7,7 +7,7 @@ import Testing
 /// walk through seconds of protocol time without waiting for any of it.
 @Suite("The protocol core, in virtual time")
 struct HandoffCoreTests {
-    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    static let t0 = VirtualTime.t0
     static let id = Fixtures.counterRecord(count: 0).activityID
 
     static func core(_ configure: (inout ActivityCenter.Configuration) -> Void = { _ in }) -> HandoffCore {
@@ -18,7 +18,7 @@ struct HandoffCoreTests {
         return core
     }
 
-    static func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+    static func at(_ seconds: Double) -> ClockReading { VirtualTime.at(seconds) }
 
     /// The record the save hooks left, as the center hands it to `saveFinished`.
     static func hooked(count: Int, revision: Int) -> ActivityRecord {
@@ -28,16 +28,16 @@ struct HandoffCoreTests {
     /// Ticks at every deadline up to `end`; the times of the ANNOUNCEs sent, as seconds from t0.
     static func announceTimes(_ core: inout HandoffCore, until end: Double) -> [Double] {
         var times: [Double] = []
-        while let next = core.nextDeadline, next <= at(end) {
-            for case .send(.announce, let sentAt) in core.tick(now: next) {
-                times.append((sentAt.timeIntervalSince(t0) * 1000).rounded() / 1000)
+        while let next = core.nextDeadline, next <= at(end).instant {
+            for case .send(.announce, let sentAt) in core.tick(now: t0.at(next)) {
+                times.append((sentAt.timeIntervalSince(t0.date) * 1000).rounded() / 1000)
             }
         }
         return times
     }
 
     @Test("The first change saves at once; changes that keep coming save once per window; the last is saved")
-    func savesAreCoalesced() {
+    func savesAreCoalesced() throws {
         var core = Self.core()
         _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
         var saves: [Double] = []
@@ -54,8 +54,8 @@ struct HandoffCoreTests {
         #expect(saves.count == 10, "saves at \(saves)")
         #expect(zip(saves, saves.dropFirst()).allSatisfy { $1 - $0 >= 20 })
         // The last change, at 199 ms, is saved when its window ends.
-        let due = core.nextDeadline ?? .distantFuture
-        #expect(abs(due.timeIntervalSince(Self.at(0.200))) < 1e-6, "due at \(due.timeIntervalSince(Self.t0)) s")
+        let due = try #require(core.nextDeadline)
+        #expect(due == Self.at(0.200).instant, "due at \(VirtualTime.seconds(due)) s")
         #expect(core.tick(now: Self.at(0.200)).contains(.save(activityID: Self.id)))
     }
 
@@ -68,7 +68,7 @@ struct HandoffCoreTests {
         let actions = core.saveFinished(Self.hooked(count: 5, revision: 0), now: Self.t0)
         let record = try #require(core.lastPublished)
         #expect(record.revision == 1)
-        #expect(actions == [.send(.announce(record), at: Self.t0), .saved(record, published: true)])
+        #expect(actions == [.send(.announce(record), at: Self.t0.date), .saved(record, published: true)])
 
         let burst = (0..<12).map { 1 + Double($0) * 0.125 }
         #expect(Self.announceTimes(&core, until: 5) == burst + [3.375, 4.375])
@@ -89,10 +89,10 @@ struct HandoffCoreTests {
         var core = Self.core()
         var batch = BusDelivery()
         batch.arrivals = [
-            .init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.t0)
+            .init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.t0.date)
         ]
         #expect(core.receive(batch, now: Self.t0) == [.nearbyChanged])
-        #expect(core.nextDeadline == Self.at(1.0), "the next repeat of our own (none published) or the expiry")
+        #expect(core.nextDeadline == Self.at(1.0).instant, "the next repeat of our own (none published) or the expiry")
         #expect(!core.tick(now: Self.at(3.499)).contains(.nearbyChanged))
         #expect(core.directory.activities.count == 1)
         #expect(core.tick(now: Self.at(3.5)).contains(.nearbyChanged))
@@ -109,13 +109,13 @@ struct HandoffCoreTests {
         var batch = BusDelivery()
         let other = SenderID(bytes: Array(0x10...0x1F))!
         batch.arrivals = [
-            .init(message: .query(types: nil), sender: other, source: nil, at: Self.at(0.5)),
-            .init(message: .query(types: ["dev.baton.counter"]), sender: other, source: nil, at: Self.at(0.5)),
+            .init(message: .query(types: nil), sender: other, source: nil, at: Self.at(0.5).date),
+            .init(message: .query(types: ["dev.baton.counter"]), sender: other, source: nil, at: Self.at(0.5).date),
         ]
         #expect(core.receive(batch, now: Self.at(0.5)).isEmpty)
         let due = try #require(core.nextDeadline)
-        #expect(due >= Self.at(0.5) && due <= Self.at(0.520))
-        let answers = core.tick(now: due).filter { if case .send(.announce, _) = $0 { true } else { false } }
+        #expect(due >= Self.at(0.5).instant && due <= Self.at(0.520).instant)
+        let answers = core.tick(now: Self.t0.at(due)).filter { if case .send(.announce, _) = $0 { true } else { false } }
         #expect(answers.count == 1)
     }
 
@@ -123,19 +123,19 @@ struct HandoffCoreTests {
     func findGathersThenPicksNewest() throws {
         var core = Self.core()
         let actions = core.find(1, type: "dev.baton.counter", from: nil, timeout: .seconds(2), now: Self.t0)
-        #expect(actions == [.send(.query(types: ["dev.baton.counter"]), at: Self.t0)])
+        #expect(actions == [.send(.query(types: ["dev.baton.counter"]), at: Self.t0.date)])
         var older = Fixtures.counterRecord(count: 1, id: "00000000-0000-4000-8000-000000000001")
-        older.savedAt = Self.at(-5)
+        older.savedAt = Self.at(-5).date
         var newer = Fixtures.counterRecord(count: 2, id: "00000000-0000-4000-8000-000000000002")
-        newer.savedAt = Self.at(-1)
+        newer.savedAt = Self.at(-1).date
         var batch = BusDelivery()
-        batch.arrivals = [.init(message: .announce(older), sender: Fixtures.sender, source: nil, at: Self.at(0.010))]
+        batch.arrivals = [.init(message: .announce(older), sender: Fixtures.sender, source: nil, at: Self.at(0.010).date)]
         #expect(!core.receive(batch, now: Self.at(0.010)).contains { if case .found = $0 { true } else { false } })
         batch.arrivals = [
-            .init(message: .announce(newer), sender: SenderID(bytes: Array(0x10...0x1F))!, source: nil, at: Self.at(0.020))
+            .init(message: .announce(newer), sender: SenderID(bytes: Array(0x10...0x1F))!, source: nil, at: Self.at(0.020).date)
         ]
         _ = core.receive(batch, now: Self.at(0.020))
-        #expect(core.nextDeadline == Self.at(0.030))
+        #expect(core.nextDeadline == Self.at(0.030).instant)
         let found = core.tick(now: Self.at(0.030)).compactMap { if case .found(1, let entry) = $0 { entry } else { nil } }
         #expect(found.map(\.record.userInfo) == [["count": 2]])
 
@@ -150,10 +150,10 @@ struct HandoffCoreTests {
         var core = Self.core()
         _ = core.find(1, type: "dev.baton.counter", from: nil, timeout: .seconds(2), now: Self.t0)
         var queries: [Double] = []
-        while let next = core.nextDeadline, next < Self.at(2) {
-            for case .send(.query(let types), let at) in core.tick(now: next) {
+        while let next = core.nextDeadline, next < Self.at(2).instant {
+            for case .send(.query(let types), let at) in core.tick(now: Self.t0.at(next)) {
                 #expect(types == ["dev.baton.counter"])
-                queries.append((at.timeIntervalSince(Self.t0) * 1000).rounded() / 1000)
+                queries.append((at.timeIntervalSince(Self.t0.date) * 1000).rounded() / 1000)
             }
         }
         #expect(queries == [0.1, 0.3, 0.7, 1.5])
@@ -161,7 +161,7 @@ struct HandoffCoreTests {
         var heard = Self.core()
         _ = heard.find(2, type: nil, from: nil, timeout: .seconds(2), now: Self.t0)
         var batch = BusDelivery()
-        batch.arrivals = [.init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.at(0.05))]
+        batch.arrivals = [.init(message: .announce(Fixtures.counterRecord(count: 1)), sender: Fixtures.sender, source: nil, at: Self.at(0.05).date)]
         let actions = heard.receive(batch, now: Self.at(0.05))
         #expect(actions.contains { if case .found(2, _) = $0 { true } else { false } })
         #expect(!heard.tick(now: Self.at(0.2)).contains { if case .send(.query, _) = $0 { true } else { false } })
@@ -174,7 +174,29 @@ struct HandoffCoreTests {
         core.requestSave(activityID: Self.id, now: Self.t0)
         _ = core.tick(now: Self.t0)
         _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
-        #expect(core.resign(activityID: Self.id, now: Self.at(0.5)) == [.send(.withdraw(activityID: Self.id), at: Self.at(0.5))])
+        #expect(core.resign(activityID: Self.id, now: Self.at(0.5)) == [.send(.withdraw(activityID: Self.id), at: Self.at(0.5).date)])
         #expect(Self.announceTimes(&core, until: 5).isEmpty)
+    }
+
+    @Test("The wall clock set back an hour moves no timer: the repeats keep their times, stamped with the date it then reads")
+    func wallClockSetBack() {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        _ = core.tick(now: Self.t0)
+        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        var steady = core
+        let expected = Self.announceTimes(&steady, until: 10)
+        var times: [Double] = []
+        while let next = core.nextDeadline, next <= Self.at(10).instant {
+            var now = Self.t0.at(next)
+            now.date.addTimeInterval(-3600)
+            for case .send(.announce, let sentAt) in core.tick(now: now) {
+                #expect(sentAt == now.date)
+                times.append((VirtualTime.seconds(next) * 1000).rounded() / 1000)
+            }
+        }
+        #expect(expected.count >= 10, "\(expected)")
+        #expect(times == expected)
     }
 }

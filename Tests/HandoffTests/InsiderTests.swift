@@ -210,20 +210,21 @@ struct InsiderTests {
         var configuration = ActivityCenter.Configuration(peer: Fixtures.peer, senderID: Fixtures.sender)
         configuration.burstRepeats = 0
         var core = HandoffCore(configuration: configuration, registry: Fixtures.registry, seed: 1)
-        core.start(now: Self.t0)
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.record(revision: 0), now: Self.t0)
+        let t0 = VirtualTime.t0
+        core.start(now: t0)
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: t0)
+        core.requestSave(activityID: Self.id, now: t0)
+        _ = core.tick(now: t0)
+        _ = core.saveFinished(Self.record(revision: 0), now: t0)
         var sent = 0
         for n in 0..<5_000 {
-            let now = Self.at(Double(n) / 1_000)
+            let now = VirtualTime.at(Double(n) / 1_000)
             var batch = BusDelivery()
             let id = SenderID(bytes: Array(repeating: 0, count: 12) + withUnsafeBytes(of: UInt32(n).bigEndian, Array.init))!
-            batch.arrivals = [.init(message: .query(types: nil), sender: id, source: nil, at: now)]
+            batch.arrivals = [.init(message: .query(types: nil), sender: id, source: nil, at: now.date)]
             _ = core.receive(batch, now: now)
-            while let due = core.nextDeadline, due <= now {
-                sent += core.tick(now: due).filter { if case .send(.announce, _) = $0 { true } else { false } }.count
+            while let due = core.nextDeadline, due <= now.instant {
+                sent += core.tick(now: t0.at(due)).filter { if case .send(.announce, _) = $0 { true } else { false } }.count
             }
         }
         // 8 at once, 8 a second for 5 s, and the 5 ordinary repeats: at most 53.

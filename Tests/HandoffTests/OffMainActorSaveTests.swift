@@ -138,10 +138,10 @@ struct OffMainActorSaveTests {
             activity.userInfo["cursorLine"] = .integer(n)
             // The change leaves a save due, but no timer is set for it while the encoding runs.
             #expect(f.center.core.saveDue != nil)
-            #expect(f.center.bus.timerDeadline.map { $0 > f.clock.date } ?? true, "a timer is set for a save while one is in flight")
+            #expect(f.center.bus.timerDeadline.map { $0 > f.clock.now } ?? true, "a timer is set for a save while one is in flight")
         }
         f.clock.advance(by: .milliseconds(100))
-        #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.date } ?? true })
+        #expect(await waitUntil { f.clock.nextDeadline.map { $0 > f.clock.now } ?? true })
         #expect(f.center.saveCount == 1, "no save may start while one is in flight")
         #expect(f.gate.entered.map(\.n) == [0])
 
@@ -198,8 +198,8 @@ struct OffMainActorSaveTests {
 
     @Test("In the core: a save due while one is in flight waits for it, and a stale encoding is dropped")
     func coreInFlight() throws {
-        let t0 = HandoffCoreOfferTests.t0
-        func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+        let t0 = VirtualTime.t0
+        func at(_ seconds: Double) -> ClockReading { VirtualTime.at(seconds) }
         var core = HandoffCoreOfferTests.core()
         let id = HandoffCoreOfferTests.id
         core.requestSave(activityID: id, now: t0)
@@ -210,16 +210,16 @@ struct OffMainActorSaveTests {
         #expect(core.saveInFlight == token)
 
         core.requestSave(activityID: id, now: at(0.5))
-        #expect(core.nextDeadline.map { $0 > at(0.5) } ?? true, "a save is due while one is in flight")
+        #expect(core.nextDeadline.map { $0 > at(0.5).instant } ?? true, "a save is due while one is in flight")
         #expect(!core.tick(now: at(0.5)).contains(.save(activityID: id)))
 
         let made = Result { () throws(HandoffError) in try HandoffCore.publication(for: first, core.configuration, port: core.streamPort) }
         #expect(core.encodingFinished(first, made, token: token &+ 1, now: at(0.6)) == [], "a stale token published")
         let actions = core.encodingFinished(first, made, token: token, now: at(0.6))
         #expect(actions.contains { if case .shelve(_, 1, _, _) = $0 { true } else { false } })
-        #expect(actions.contains { if case .send(.offer, let sentAt) = $0 { sentAt == at(0.6) } else { false } })
+        #expect(actions.contains { if case .send(.offer, let sentAt) = $0 { sentAt == at(0.6).date } else { false } })
         #expect(core.saveInFlight == nil)
-        #expect(core.nextDeadline == at(0.5), "the save due meanwhile is due again")
+        #expect(core.nextDeadline == at(0.5).instant, "the save due meanwhile is due again")
         #expect(core.tick(now: at(0.6)).contains(.save(activityID: id)))
     }
 

@@ -45,10 +45,10 @@ final class DatagramBus {
     private var owners: [DatagramKind: Int] = [:]
     private var timer: Task<Void, Never>?
     /// When the timer fires next, while one is set.
-    private(set) var timerDeadline: Date?
+    private(set) var timerDeadline: ContinuousClock.Instant?
     private var timerGeneration = 0
     /// When queued plain repeats are to be taken in, when some are waiting.
-    private var absorbDue: Date?
+    private var absorbDue: ContinuousClock.Instant?
 
     init(
         membership: Membership, transport: any ActivityTransport, clock: any HandoffClock, senderID: SenderID,
@@ -93,11 +93,15 @@ final class DatagramBus {
         transport.start(
             TransportHandler(
                 deliver: { [weak self] datagram in
-                    let offered = gate.check(datagram, now: clock.date)
+                    // The gate's times are dates, which datagrams' `sentAt` are checked against;
+                    // the frame's end it may ask for becomes an instant as the clock stood then.
+                    let reading = clock.reading
+                    let offered = gate.check(datagram, now: reading.date)
                     switch offered.wake {
                     case .now: Task { @MainActor [weak self] in self?.absorb() }
                     case .soon: Task { @MainActor [weak self] in self?.absorbSoon() }
-                    case .at(let deadline): clock.onMainActor(atDate: deadline) { [weak self] in self?.absorb() }
+                    case .at(let deadline):
+                        clock.onMainActor(at: reading.instant(at: deadline)) { [weak self] in self?.absorb() }
                     case nil: break
                     }
                     return offered.accepted ? .accepted : .notAccepted
@@ -108,7 +112,7 @@ final class DatagramBus {
                 statusChanged: { [weak self] status in
                     Task { @MainActor [weak self] in self?.report?(.transportChanged(status)) }
                 }))
-        let now = clock.date
+        let now = clock.reading
         for service in services { service.value?.busStarted(now: now) }
         reschedule()
     }
@@ -160,8 +164,8 @@ final class DatagramBus {
     /// Takes everything the gate has queued and hands each service what is its.
     func absorb() {
         absorbDue = nil
-        let now = clock.date
-        let batch = gate.take(now: now)
+        let now = clock.reading
+        let batch = gate.take(now: now.date)
         guard !batch.isEmpty else { return }
         statistics.add(batch.statistics)
         if !batch.otherKeySources.isEmpty { report?(.otherKeyHeard(sources: batch.otherKeySources)) }
@@ -183,7 +187,7 @@ final class DatagramBus {
     /// Plain repeats are queued: take them in within `ReceiveGate.lazyDelay`.
     private func absorbSoon() {
         guard absorbDue == nil, !isShutDown else { return }
-        absorbDue = clock.date.addingTimeInterval(ReceiveGate.lazyDelay.seconds)
+        absorbDue = clock.now.advanced(by: ReceiveGate.lazyDelay)
         reschedule()
     }
 
@@ -205,7 +209,7 @@ final class DatagramBus {
         timerDeadline = next
         let clock = clock
         timer = Task { [weak self] in
-            do { try await clock.sleep(untilDate: next) } catch { return }
+            do { try await clock.sleep(until: next) } catch { return }
             guard let self, self.timerGeneration == generation else { return }
             self.timer = nil
             self.timerDeadline = nil
@@ -217,8 +221,8 @@ final class DatagramBus {
     /// alive), then let each service do what is due.
     func fire() {
         guard !isShutDown else { return }
-        let now = clock.date
-        if let due = absorbDue, due <= now { absorb() }
+        let now = clock.reading
+        if let due = absorbDue, due <= now.instant { absorb() }
         for service in services { service.value?.tick(now: now) }
         reschedule()
     }

@@ -4,7 +4,7 @@ import HandoffWire
 /// When this peer sends the statements it keeps (docs/PROTOCOL.md section 17, "DEVICES"),
 /// without I/O: at start, at once after a change, every `interval`, and in answer to a
 /// listed device whose digest differs, at most once per `answerSpacing`. Every input carries
-/// the time; every answer is the DEVICES messages to send; `nextDeadline` says when it wants
+/// the time (a monotonic instant: nothing it sends is stamped here); every answer is the DEVICES messages to send; `nextDeadline` says when it wants
 /// `tick`. What the statements say (the list, the keys) is the `Membership`'s; this is only
 /// the gossip's timing.
 struct DevicesCore: Equatable, Sendable {
@@ -15,27 +15,27 @@ struct DevicesCore: Equatable, Sendable {
     }
 
     /// How often the statements go out besides at start and after a change.
-    let interval: TimeInterval
+    let interval: Duration
     /// The least time between two sends in answer to a digest that differs.
-    let answerSpacing: TimeInterval
+    let answerSpacing: Duration
     /// The DEVICES messages that carry the statements kept; none while there are none.
     private(set) var messages: [HandoffMessage] = []
     /// When they go out next; nil while there are none, or before start.
-    private(set) var due: Date?
-    private(set) var lastSent: Date?
+    private(set) var due: ContinuousClock.Instant?
+    private(set) var lastSent: ContinuousClock.Instant?
     private(set) var isStarted = false
     private(set) var isShutDown = false
 
     init(interval: Duration, answerSpacing: Duration) {
-        self.interval = interval.seconds
-        self.answerSpacing = answerSpacing.seconds
+        self.interval = interval
+        self.answerSpacing = answerSpacing
     }
 
     /// When the core next wants `tick`.
-    var nextDeadline: Date? { isStarted && !isShutDown ? due : nil }
+    var nextDeadline: ContinuousClock.Instant? { isStarted && !isShutDown ? due : nil }
 
     /// Starts: `messages`, the statements kept, go out at the first `tick` (due now).
-    mutating func start(_ messages: [HandoffMessage], now: Date) {
+    mutating func start(_ messages: [HandoffMessage], now: ContinuousClock.Instant) {
         guard !isStarted, !isShutDown else { return }
         isStarted = true
         keep(messages, due: now)
@@ -43,17 +43,17 @@ struct DevicesCore: Equatable, Sendable {
 
     /// The statements kept changed (statements heard, or another process changed the files):
     /// they go out at once.
-    mutating func changed(_ messages: [HandoffMessage], now: Date) -> [Action] {
+    mutating func changed(_ messages: [HandoffMessage], now: ContinuousClock.Instant) -> [Action] {
         keep(messages, due: now)
         return isStarted && !isShutDown ? sendAll(now: now) : []
     }
 
     /// A listed device's DEVICES digest differs from ours and brought nothing new: it lacks
     /// some of our statements. Ours go out at once, or `answerSpacing` after the last send.
-    mutating func differs(now: Date) -> [Action] {
+    mutating func differs(now: ContinuousClock.Instant) -> [Action] {
         guard isStarted, !isShutDown, !messages.isEmpty else { return [] }
-        if let last = lastSent, now.timeIntervalSince(last) < answerSpacing {
-            let answer = last.addingTimeInterval(answerSpacing)
+        if let last = lastSent, now - last < answerSpacing {
+            let answer = last.advanced(by: answerSpacing)
             due = min(due ?? answer, answer)
             return []
         }
@@ -61,7 +61,7 @@ struct DevicesCore: Equatable, Sendable {
     }
 
     /// Carries out what is due at `now`.
-    mutating func tick(now: Date) -> [Action] {
+    mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         guard isStarted, !isShutDown, let due, due <= now else { return [] }
         return sendAll(now: now)
     }
@@ -72,17 +72,17 @@ struct DevicesCore: Equatable, Sendable {
         due = nil
     }
 
-    private mutating func keep(_ messages: [HandoffMessage], due: Date) {
+    private mutating func keep(_ messages: [HandoffMessage], due: ContinuousClock.Instant) {
         // A device that keeps no statement has nothing to tell: it sends no DEVICES.
         let empty = messages.allSatisfy { if case .devices(let statements, _) = $0 { statements.isEmpty } else { true } }
         self.messages = empty ? [] : messages
         self.due = self.messages.isEmpty ? nil : due
     }
 
-    private mutating func sendAll(now: Date) -> [Action] {
+    private mutating func sendAll(now: ContinuousClock.Instant) -> [Action] {
         guard !messages.isEmpty else { return [] }
         lastSent = now
-        due = now.addingTimeInterval(interval)
+        due = now.advanced(by: interval)
         return messages.map { .send($0) }
     }
 }

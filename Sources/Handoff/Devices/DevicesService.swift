@@ -23,48 +23,48 @@ final class DevicesService: BusService {
 
     private var membership: Membership { bus.membership }
 
-    func busStarted(now: Date) {
-        core.start(messages(now: now), now: now)
+    func busStarted(now: ClockReading) {
+        core.start(messages(now: now), now: now.instant)
     }
 
-    var nextDeadline: Date? { core.nextDeadline }
+    var nextDeadline: ContinuousClock.Instant? { core.nextDeadline }
 
-    func tick(now: Date) {
-        perform(core.tick(now: now), now: now)
+    func tick(now: ClockReading) {
+        perform(core.tick(now: now.instant), now: now)
     }
 
-    func receive(_ delivery: BusDelivery, now: Date) {
+    func receive(_ delivery: BusDelivery, now: ClockReading) {
         for arrival in delivery.arrivals {
             guard case .devices(let statements, let digest) = arrival.message else { continue }
             let change = membership.taking(statements)
             if !change.isEmpty {
                 bus.logger.notice(
                     "devices: statements taken\(change.newKey == nil ? "" : ", and a new group key (\(change.newKey!.keyID))")")
-                perform(core.changed(messages(now: now), now: now), now: now)
+                perform(core.changed(messages(now: now), now: now.instant), now: now)
                 changed?(change)
             } else if digest != membership.digest, membership.device(for: arrival.sender.tag) != nil {
                 // Answered for listed devices only: one that is not listed (a removed one among
                 // them) could otherwise keep two peers answering each other every second.
-                perform(core.differs(now: now), now: now)
+                perform(core.differs(now: now.instant), now: now)
             }
         }
     }
 
     /// Another process changed the files the membership comes from: the statements go out
     /// again at once.
-    func replaced(now: Date) {
-        perform(core.changed(messages(now: now), now: now), now: now)
+    func replaced(now: ClockReading) {
+        perform(core.changed(messages(now: now), now: now.instant), now: now)
         bus.reschedule()
     }
 
     func shutdown() { core.shutdown() }
 
     /// The DEVICES messages for every statement kept, under this peer's datagram limit.
-    private func messages(now: Date) -> [HandoffMessage] {
-        membership.devicesMessages(limit: datagramLimit, sentAt: now)
+    private func messages(now: ClockReading) -> [HandoffMessage] {
+        membership.devicesMessages(limit: datagramLimit, sentAt: now.date)
     }
 
-    private func perform(_ actions: [DevicesCore.Action], now: Date) {
-        for case .send(let message) in actions { bus.send(message, at: now, previousKeyToo: true) }
+    private func perform(_ actions: [DevicesCore.Action], now: ClockReading) {
+        for case .send(let message) in actions { bus.send(message, at: now.date, previousKeyToo: true) }
     }
 }

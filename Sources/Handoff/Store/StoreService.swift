@@ -19,11 +19,11 @@ final class StoreService: BusService {
         self.bus = bus
     }
 
-    func busStarted(now: Date) {}
-    var nextDeadline: Date? { nil }
-    func tick(now: Date) {}
+    func busStarted(now: ClockReading) {}
+    var nextDeadline: ContinuousClock.Instant? { nil }
+    func tick(now: ClockReading) {}
 
-    func receive(_ delivery: BusDelivery, now: Date) {
+    func receive(_ delivery: BusDelivery, now: ClockReading) {
         for arrival in delivery.arrivals {
             guard case .store(let message) = arrival.message else { continue }
             listener?(message, arrival.sender, arrival.source.flatMap(NearbyActivity.host(of:)))

@@ -65,8 +65,8 @@ struct FetchDriver {
         var waits: [TimeInterval] = []
         let deadline = ContinuousClock.now + realTimeLimit
         while !done.load(ordering: .sequentiallyConsistent), ContinuousClock.now < deadline {
-            if let next = clock.nextDeadline, next > clock.date {
-                let wait = (next.timeIntervalSince(clock.date) * 1000).rounded() / 1000
+            if let next = clock.nextDeadline, next > clock.now {
+                let wait = ((next - clock.now).seconds * 1000).rounded() / 1000
                 if Self.backoffs.contains(wait) || streams.parkedCount > 0 {
                     waits.append(wait)
                     clock.advance(to: next)

@@ -70,3 +70,25 @@ enum Fixtures {
         return headerBytes + Array(box.ciphertext) + Array(box.tag)
     }
 }
+
+/// Virtual time for the engines' tests: readings on one line, where the instant and the date
+/// move together from `t0`.
+enum VirtualTime {
+    /// The start of every test's time: the golden date, at an instant taken once.
+    static let t0 = ClockReading(instant: .now, date: Date(timeIntervalSince1970: 1_800_000_000))
+
+    /// `seconds` after `t0` (before, when negative), to the microsecond.
+    static func at(_ seconds: Double) -> ClockReading {
+        t0.advanced(by: .microseconds(Int64((seconds * 1e6).rounded())))
+    }
+
+    /// The reading at which the date is `date`.
+    static func reading(_ date: Date) -> ClockReading {
+        at(date.timeIntervalSince(t0.date))
+    }
+
+    /// An instant as seconds after `t0`, to the microsecond.
+    static func seconds(_ instant: ContinuousClock.Instant) -> Double {
+        ((instant - t0.instant).seconds * 1e6).rounded() / 1e6
+    }
+}
