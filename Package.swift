@@ -55,7 +55,7 @@ let package = Package(
         // Test doubles for programs built on Handoff: an in-memory network with seeded faults,
         // and a clock that moves only when told. Like NIOEmbedded beside NIOPosix: `baton` does
         // not link it.
-        .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire"]),
+        .target(name: "HandoffTesting", dependencies: ["Handoff", "HandoffWire", .product(name: "Crypto", package: "swift-crypto")]),
         // The key-value store that follows you: NSUbiquitousKeyValueStore on the group's devices.
         .target(name: "HandoffStore", dependencies: ["Handoff", "HandoffWire", "PropertyList", "BatonFiles"]),
         // The UDP multicast transport over SwiftNIO.
@@ -204,7 +204,7 @@ let package = Package(
         // OFFER vector's summary, which the core's rule makes.
         .testTarget(
             name: "HandoffWireTests",
-            dependencies: ["HandoffWire", "PropertyList", "Handoff", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["HandoffWire", "PropertyList", "Handoff", "HandoffTesting", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Vectors")]),
         .testTarget(
             name: "HandoffMulticastTests",

@@ -171,7 +171,7 @@ struct PeerTextJSONTests {
 struct PeerNameTests {
     static let alice = SenderID(bytes: [0x3F, 0xA2] + Array(repeating: 0x11, count: 14))!
     static let eve = SenderID(bytes: [0x91, 0xC0] + Array(repeating: 0x22, count: 14))!
-    static let bob = Fixtures.sender(0x33)
+    static let bob = SenderID(bytes: Array(repeating: 0x33, count: 16))!
 
     @Test("Skeletons fold case, width, diacritics, compatibility forms and invisibles")
     func skeletons() {

@@ -1,4 +1,5 @@
 import Crypto
+import HandoffTesting
 import Testing
 @testable import Handoff
 @testable import HandoffWire

@@ -1,3 +1,4 @@
+import HandoffTesting
 import Testing
 @testable import Handoff
 @testable import HandoffWire

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PropertyList
+import HandoffTesting
 import Testing
 @testable import HandoffWire
 
