@@ -197,6 +197,8 @@ let package = Package(
             resources: [.copy("Vectors")]),
         // The reader's, writer's and Codable bridge's tests, with the plists they read.
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "PropertyListFoundation"], resources: [.copy("Vectors")]),
+        // The bridge to Foundation's property-list types, both ways.
+        .testTarget(name: "PropertyListFoundationTests", dependencies: ["PropertyList", "PropertyListFoundation"]),
         // Atomic writes, and the group key's file and its hygiene, in temporary folders.
         .testTarget(name: "BatonFilesTests", dependencies: ["BatonFiles", "HandoffWire"]),
         // The golden vectors (`BATON_WRITE_VECTORS=1` rewrites them; scripts/check-vectors.py
@@ -271,13 +273,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NCursesBackendTests", dependencies: ["NCursesBackend", "NCursesCore", "TerminalUI"]),
+        // Terminfo's restore strings and the cells a grapheme takes, without a terminal.
+        .testTarget(name: "NCursesCoreTests", dependencies: ["NCursesCore"]),
         // The display's decisions headless (colours, keys, the diff, cropping), then the display
         // itself on a pseudo-terminal the test opens.
         .testTarget(name: "ShellDisplayTests", dependencies: ["ShellDisplay", "BatonShell", "CNCurses", "CPseudoterminal"]),
-        // The shell session's model and wire, libvterm under a real pseudo-terminal, the keeper's rules.
+        // The shell session's model, its wire and the keeper's rules, without I/O.
+        .testTarget(name: "BatonShellTests", dependencies: ["BatonShell", "PropertyList"]),
+        // libvterm under a real pseudo-terminal, and the keeper over in-memory streams.
         .testTarget(
-            name: "BatonShellTests",
-            dependencies: ["BatonShell", "ShellHost", "PropertyList", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
+            name: "ShellHostTests",
+            dependencies: ["ShellHost", "BatonShell", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
         // Drives the built `baton` (its headless peer as `baton peer`) in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),
     ]

@@ -143,25 +143,9 @@ struct PlistTestGenerator {
     }
 }
 
-/// True when two values are the same down to the bits: reals and dates by bit pattern,
-/// strings by Unicode scalars (Swift's `==` would call `é` and `e\u{301}` equal).
+/// `isExactlyEqual(to:)`, as these tests write it.
 func plistExactlyEqual(_ lhs: PropertyListValue, _ rhs: PropertyListValue) -> Bool {
-    switch (lhs, rhs) {
-    case (.string(let a), .string(let b)): a.unicodeScalars.elementsEqual(b.unicodeScalars)
-    case (.integer(let a), .integer(let b)): a == b
-    case (.real(let a), .real(let b)): a.bitPattern == b.bitPattern
-    case (.boolean(let a), .boolean(let b)): a == b
-    case (.date(let a), .date(let b)): a.timeIntervalSinceReferenceDate.bitPattern == b.timeIntervalSinceReferenceDate.bitPattern
-    case (.data(let a), .data(let b)): a == b
-    case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { plistExactlyEqual($0, $1) }
-    case (.dictionary(let a), .dictionary(let b)):
-        a.count == b.count && a.allSatisfy { key, value in
-            // Keys must match by scalars too: find the entry whose key has the same scalars.
-            guard let other = b.first(where: { $0.key.unicodeScalars.elementsEqual(key.unicodeScalars) }) else { return false }
-            return plistExactlyEqual(value, other.value)
-        }
-    default: false
-    }
+    lhs.isExactlyEqual(to: rhs)
 }
 
 /// The deepest nesting of containers in a value (a scalar is 0, `[]` is 1).

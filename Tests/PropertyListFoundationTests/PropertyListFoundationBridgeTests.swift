@@ -23,20 +23,20 @@ struct PropertyListFoundationBridgeTests {
 
     @Test func roundTripsThroughFoundationObjects() throws {
         let back = try PropertyListValue(foundationObject: Self.sample.foundationObject)
-        #expect(plistExactlyEqual(back, Self.sample))
+        #expect(back.isExactlyEqual(to: Self.sample))
     }
 
     @Test func foundationWritesWhatTheBridgeGivesAndBooleansStayBooleans() throws {
         let data = try PropertyListSerialization.data(fromPropertyList: Self.sample.foundationObject, format: .binary, options: 0)
         let byReader = try BinaryPropertyListReader().read(data)
-        #expect(plistExactlyEqual(byReader, Self.sample))
+        #expect(byReader.isExactlyEqual(to: Self.sample))
         #expect(byReader["on"] == .boolean(true))
         #expect(byReader["one"] == .integer(1))
         #expect(byReader["ratio"] == .real(1))
 
         let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         let byFoundation = try PropertyListValue(foundationObject: object)
-        #expect(plistExactlyEqual(byFoundation, Self.sample))
+        #expect(byFoundation.isExactlyEqual(to: Self.sample))
         #expect(byFoundation["list"] == [1, true, 1.0, false, 0, "1", []])
     }
 
