@@ -199,4 +199,45 @@ struct HandoffCoreTests {
         #expect(expected.count >= 10, "\(expected)")
         #expect(times == expected)
     }
+
+    @Test("Ten minutes of protocol time: one ANNOUNCE a second after the burst; a peer's activity listed while it repeats, forgotten 3.5 s after its last")
+    func tenMinutes() {
+        var core = Self.core()
+        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
+        core.requestSave(activityID: Self.id, now: Self.t0)
+        _ = core.tick(now: Self.t0)
+        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        let peer = SenderID(bytes: Array(0x10...0x1F))!
+        let theirs = Fixtures.counterRecord(count: 7, id: "00000000-0000-4000-8000-000000000009")
+        // The peer repeats its activity every second from 0.5 s to 299.5 s, then falls silent.
+        var nextRepeat = 0.5
+        var announces: [Double] = []
+        var listed: [Double] = []
+        var forgotten: [Double] = []
+        while true {
+            let due = core.nextDeadline.map(VirtualTime.seconds) ?? .infinity
+            let next = min(due, nextRepeat <= 299.5 ? nextRepeat : .infinity)
+            guard next <= 600 else { break }
+            let now = Self.at(next)
+            let actions: [HandoffCore.Action]
+            if next == nextRepeat {
+                var batch = BusDelivery()
+                batch.arrivals = [.init(message: .announce(theirs), sender: peer, source: nil, at: now.date)]
+                actions = core.receive(batch, now: now)
+                nextRepeat += 1
+            } else {
+                actions = core.tick(now: now)
+            }
+            for case .send(.announce, _) in actions { announces.append(next) }
+            if actions.contains(.nearbyChanged) {
+                if core.directory.isEmpty { forgotten.append(next) } else { listed.append(next) }
+            }
+        }
+        #expect(listed == [0.5], "listed once, by its first ANNOUNCE; repeats change nothing")
+        #expect(forgotten == [303])
+        let afterBurst = announces.filter { $0 > 3 }
+        #expect(afterBurst.first == 3.375)
+        #expect(afterBurst.count == 597, "one a second from 3.375 s to 599.375 s")
+        #expect(zip(afterBurst, afterBurst.dropFirst()).allSatisfy { abs($1 - $0 - 1) < 1e-6 })
+    }
 }
