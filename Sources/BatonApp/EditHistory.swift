@@ -113,6 +113,14 @@ public struct EditHistory: Equatable, Sendable {
         isSealed = true
     }
 
+    /// The same history with its steps in arrays of its own (see `TextBuffer.unshared`).
+    func unshared() -> EditHistory {
+        var copy = self
+        copy.storage = storage.map { $0 }
+        copy.redoSteps = redoSteps.map { $0 }
+        return copy
+    }
+
     /// Whether a step is open for the next edit to join (the model ticks until it closes).
     public var isOpen: Bool { !isSealed }
 

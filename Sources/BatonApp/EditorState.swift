@@ -85,6 +85,16 @@ public struct EditorState: Equatable, Sendable {
             isReadOnly: isReadOnly, disk: disk)
     }
 
+    /// The same state with the arrays an edit writes to (the text's, the undo history's) of its
+    /// own: for a snapshot kept beside the editor, made off the main actor, so that the
+    /// editor's next key does not copy them (`TextRope.unshared`).
+    public func unshared() -> EditorState {
+        var copy = self
+        copy.buffer = buffer.unshared()
+        copy.history = history.unshared()
+        return copy
+    }
+
     /// The selected text's bounds, first then last, when something is selected.
     public var selection: (start: TextPosition, end: TextPosition)? {
         guard let mark, mark != buffer.cursor else { return nil }

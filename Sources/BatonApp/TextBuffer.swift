@@ -13,7 +13,7 @@ import TerminalUI
 /// will be read by a peer, and `cursor.column` always counts the `Character`s a receiver
 /// will count.
 public struct TextBuffer: Equatable, Sendable {
-    private var rope: TextRope {
+    private(set) var rope: TextRope {
         didSet { version = Self.nextVersion() }
     }
     /// Changes whenever the text does, and is never the same for two different texts: what
@@ -88,6 +88,14 @@ public struct TextBuffer: Equatable, Sendable {
     }
 
     private var textCache = TextCache()
+
+    /// The same buffer, version and all, with the rope's arrays of its own (`TextRope.unshared`).
+    public func unshared() -> TextBuffer {
+        var copy = self
+        copy.rope = rope.unshared()
+        copy.version = version
+        return copy
+    }
     /// How many lines there are; at least 1.
     public var lineCount: Int { rope.lineCount }
     /// The characters of line `index` (from 0, less than `lineCount`), without its break.

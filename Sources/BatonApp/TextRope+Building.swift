@@ -1,4 +1,12 @@
 extension TextRope {
+    /// Whether this rope and `other` hold the same block list or first lines (for tests).
+    func sharesArrays(with other: TextRope) -> Bool {
+        func same<T>(_ a: [T], _ b: [T]) -> Bool {
+            a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+        }
+        return same(blocks, other.blocks) || same(firstLines, other.firstLines)
+    }
+
     /// The first line of each of `blocks`, the first of them starting at line `first`.
     static func firstLines(of blocks: ArraySlice<Block>, from first: Int) -> [Int] {
         var result: [Int] = []

@@ -60,6 +60,19 @@ struct TextRope: Sendable {
         utf8Count = text.utf8.count
     }
 
+    /// The same text in arrays of its own: the block list, the blocks' first lines and the
+    /// long lines' indexes (the blocks' texts and line lengths stay shared until one is
+    /// edited, as with any copy). A snapshot kept beside the editor is made so, off the main
+    /// actor: sharing the editor's arrays, it made the editor's next key copy all of them (the
+    /// 2,000 blocks of a 16 MB file, a fifth of a millisecond).
+    func unshared() -> TextRope {
+        var copy = self
+        copy.blocks = blocks.map { $0 }
+        copy.firstLines = firstLines.map { $0 }
+        copy.indexes = indexes.copy()
+        return copy
+    }
+
     /// How many blocks the text is in (for tests).
     var blockCount: Int { blocks.count }
 

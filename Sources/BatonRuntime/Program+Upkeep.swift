@@ -66,10 +66,15 @@ extension Program {
         let generation = joinGeneration
         let buffer = editor.buffer
         Task { [weak self] in
-            await BackgroundWork.run { _ = buffer.text }
+            // The snapshot kept for the saves gets arrays of its own here too: sharing the
+            // editor's, it made the first key after every join copy them on the main actor.
+            let joined = await BackgroundWork.run { () -> EditorState in
+                _ = buffer.text
+                return editor.unshared()
+            }
             // A new activity took over meanwhile: this join was for the one before.
             guard let self, self.joinGeneration == generation, !self.model.isQuitting else { return }
-            self.joinedEditor = editor
+            self.joinedEditor = joined
             self.performUpkeep(self.upkeep.joined(version: buffer.version, self.upkeepBuffer, at: self.clock.now))
         }
     }

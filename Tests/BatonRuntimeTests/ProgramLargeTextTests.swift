@@ -1,5 +1,5 @@
-import BatonApp
-import BatonRuntime
+@testable import BatonApp
+@testable import BatonRuntime
 import Foundation
 import Handoff
 import HandoffTesting
@@ -82,6 +82,32 @@ struct ProgramLargeTextTests {
         let info = try #require(p.program.activity?.userInfo)
         #expect(info["text"] == .string(typed + text), "the first save after the keys holds them all")
         #expect(info["cursorColumn"] == .integer(typed.count))
+        await p.stop()
+    }
+
+    @Test("The editor as of the last join, kept for the saves, shares no array with the editor: its next key copies none")
+    func joinedSnapshotIsUnshared() async throws {
+        let line = "Привет, 世界 👋\tline of text\n"
+        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"),
+            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
+        p.backend.send(text: "joined")
+        try await p.backend.waitForScreen(containing: "joinedПривет", timeout: .seconds(20))
+        // The pause after the keys ends the hold; the join after it keeps the editor as it is now.
+        let joined = await waitUntil(timeout: .seconds(60)) {
+            guard case .editor(let editor) = p.program.model.session, let kept = p.program.joinedEditor else { return false }
+            return kept.buffer.version == editor.buffer.version
+        }
+        #expect(joined, "no join of the typed text")
+        guard case .editor(let editor) = p.program.model.session, let kept = p.program.joinedEditor else {
+            await p.stop()
+            return
+        }
+        #expect(!kept.buffer.rope.sharesArrays(with: editor.buffer.rope))
+        #expect(kept.buffer.isTextKept)
+        #expect(kept == editor)
         await p.stop()
     }
 }
