@@ -30,7 +30,7 @@ struct UnsharedStateTests {
         other.buffer.move(to: TextPosition(line: 0, column: 0))
         other.buffer.insert("x")
         #expect(state.buffer.line(0) == Array("line 0 with 中文 and 👋"))
-        #expect(state.buffer.lineText(700).hasPrefix("linetypedmore"))
+        #expect(state.buffer.lineText(700) == "lintypedmore")
     }
 
     @Test("A joined text stays kept in the unshared copy: its version is the buffer's")
