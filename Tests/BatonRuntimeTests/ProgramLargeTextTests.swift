@@ -107,7 +107,8 @@ struct ProgramLargeTextTests {
         }
         #expect(!kept.buffer.rope.sharesArrays(with: editor.buffer.rope))
         #expect(kept.buffer.isTextKept)
-        #expect(kept == editor)
+        // The text and cursor (the history's open step may have been sealed by a tick since).
+        #expect(kept.buffer == editor.buffer)
         await p.stop()
     }
 }
