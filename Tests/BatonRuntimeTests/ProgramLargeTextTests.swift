@@ -12,6 +12,17 @@ import Testing
 @MainActor
 @Suite("Saves of a large buffer")
 struct ProgramLargeTextTests {
+    /// 1.2 MB of mixed-script lines open in an editor, its first screen shown; and the text.
+    static func openBig() async throws -> (TestPeer, String) {
+        let line = "Привет, 世界 👋\tline of text\n"
+        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
+        let p = TestPeer.start(
+            TestPeer.center(InMemoryNetwork(), "alice@a"),
+            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
+        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
+        return (p, text)
+    }
+
     @Test("Typing into 1.2 MB: each save holds text, cursor and undo history of one editor state, and the last holds the newest")
     func largeBufferSaves() async throws {
         let line = "Привет, 世界 👋\tline of text\n"
@@ -62,12 +73,7 @@ struct ProgramLargeTextTests {
 
     @Test("Keys into 1.2 MB hold the save for a pause in typing: the first save after them comes a pause later and holds them all")
     func savesWaitForAPause() async throws {
-        let line = "Привет, 世界 👋\tline of text\n"
-        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
-        let p = TestPeer.start(
-            TestPeer.center(InMemoryNetwork(), "alice@a"),
-            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
-        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
+        let (p, text) = try await Self.openBig()
         // The save of the session as opened, before any key.
         #expect(await waitUntil { p.center.saveCount == 1 })
         let typed = "held"
@@ -87,12 +93,7 @@ struct ProgramLargeTextTests {
 
     @Test("The editor as of the last join, kept for the saves, shares no array with the editor: its next key copies none")
     func joinedSnapshotIsUnshared() async throws {
-        let line = "Привет, 世界 👋\tline of text\n"
-        let text = String(repeating: line, count: 1_200_000 / line.utf8.count)
-        let p = TestPeer.start(
-            TestPeer.center(InMemoryNetwork(), "alice@a"),
-            session: .editor(EditorState(text: text, filePath: nil, fileName: "big.txt")))
-        try await p.backend.waitForScreen(containing: "Привет", timeout: .seconds(60))
+        let (p, _) = try await Self.openBig()
         p.backend.send(text: "joined")
         try await p.backend.waitForScreen(containing: "joinedПривет", timeout: .seconds(20))
         // The pause after the keys ends the hold; the join after it keeps the editor as it is now.

@@ -20,6 +20,14 @@ struct HandoffCoreTests {
 
     static func at(_ seconds: Double) -> ClockReading { VirtualTime.at(seconds) }
 
+    /// Makes the test's activity current and publishes its first save, all at `t0`.
+    static func publish(_ core: inout HandoffCore) {
+        _ = core.makeCurrent(activityID: id, isEligible: true, now: t0)
+        core.requestSave(activityID: id, now: t0)
+        _ = core.tick(now: t0)
+        _ = core.saveFinished(hooked(count: 1, revision: 0), now: t0)
+    }
+
     /// The record the save hooks left, as the center hands it to `saveFinished`.
     static func hooked(count: Int, revision: Int) -> ActivityRecord {
         Fixtures.counterRecord(count: count, revision: revision, id: id)
@@ -77,10 +85,7 @@ struct HandoffCoreTests {
     @Test("Without the burst, the current ANNOUNCE is repeated every second from the save")
     func plainRepeats() {
         var core = Self.core { $0.burstRepeats = 0 }
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        Self.publish(&core)
         #expect(Self.announceTimes(&core, until: 3.5) == [1, 2, 3])
     }
 
@@ -102,10 +107,7 @@ struct HandoffCoreTests {
     @Test("A QUERY is answered with the current ANNOUNCE within the answer delay, once while one is pending")
     func queryAnswer() throws {
         var core = Self.core()
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        Self.publish(&core)
         var batch = BusDelivery()
         let other = SenderID(bytes: Array(0x10...0x1F))!
         batch.arrivals = [
@@ -170,10 +172,7 @@ struct HandoffCoreTests {
     @Test("Resigning a published activity sends WITHDRAW and stops its repeats")
     func resignWithdraws() {
         var core = Self.core()
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        Self.publish(&core)
         #expect(core.resign(activityID: Self.id, now: Self.at(0.5)) == [.send(.withdraw(activityID: Self.id), at: Self.at(0.5).date)])
         #expect(Self.announceTimes(&core, until: 5).isEmpty)
     }
@@ -181,10 +180,7 @@ struct HandoffCoreTests {
     @Test("The wall clock set back an hour moves no timer: the repeats keep their times, stamped with the date it then reads")
     func wallClockSetBack() {
         var core = Self.core()
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        Self.publish(&core)
         var steady = core
         let expected = Self.announceTimes(&steady, until: 10)
         var times: [Double] = []
@@ -203,10 +199,7 @@ struct HandoffCoreTests {
     @Test("Ten minutes of protocol time: one ANNOUNCE a second after the burst; a peer's activity listed while it repeats, forgotten 3.5 s after its last")
     func tenMinutes() {
         var core = Self.core()
-        _ = core.makeCurrent(activityID: Self.id, isEligible: true, now: Self.t0)
-        core.requestSave(activityID: Self.id, now: Self.t0)
-        _ = core.tick(now: Self.t0)
-        _ = core.saveFinished(Self.hooked(count: 1, revision: 0), now: Self.t0)
+        Self.publish(&core)
         let peer = SenderID(bytes: Array(0x10...0x1F))!
         let theirs = Fixtures.counterRecord(count: 7, id: "00000000-0000-4000-8000-000000000009")
         // The peer repeats its activity every second from 0.5 s to 299.5 s, then falls silent.
