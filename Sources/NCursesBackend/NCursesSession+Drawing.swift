@@ -105,14 +105,12 @@ extension NCursesSession {
         guard let output = outputFile else { return }
         let limit = Int(baton_cchar_max())
         var clusters: [(row: Int, column: Int, grapheme: String)] = []
-        for y in 0..<min(frame.height, size.height) {
-            for x in 0..<min(frame.width, size.width) {
-                // Read in place: this looks at every cell of every frame, and almost none qualify.
-                guard frame.cells[y * frame.width + x].utf8Count > limit else { continue }
-                let cell = frame[x: x, y: y]
-                guard !cell.isContinuation, CursesCells.isLong(cell.grapheme, width: cell.width, x: x, columns: size.width) else { continue }
-                clusters.append((y, x, cell.grapheme))
-            }
+        // Every cell of every frame is looked at, and almost none qualify: the first pass is
+        // TerminalUI's, over the cells' lengths in place.
+        for (x, y) in frame.places(ofGraphemesLongerThan: limit) where x < size.width && y < size.height {
+            let cell = frame[x: x, y: y]
+            guard !cell.isContinuation, CursesCells.isLong(cell.grapheme, width: cell.width, x: x, columns: size.width) else { continue }
+            clusters.append((y, x, cell.grapheme))
         }
         CursesCells.writeWhole(clusters, window: window, output: output)
     }

@@ -36,3 +36,20 @@ extension ScreenBuffer {
         }
     }
 }
+
+extension ScreenBuffer {
+    /// The places, row by row, of the cells whose grapheme takes more than `bytes` bytes of
+    /// UTF-8. A backend that must write such clusters again looks at every cell of every
+    /// frame; done here, where a cell's length is read in place, that is a pass over plain
+    /// bytes rather than a call per cell.
+    public func places(ofGraphemesLongerThan bytes: Int) -> [(x: Int, y: Int)] {
+        var places: [(x: Int, y: Int)] = []
+        guard width > 0 else { return places }
+        cells.withUnsafeBufferPointer { cells in
+            for index in cells.indices where cells[index].utf8Count > bytes {
+                places.append((index % width, index / width))
+            }
+        }
+        return places
+    }
+}

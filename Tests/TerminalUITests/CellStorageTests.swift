@@ -78,4 +78,22 @@ struct CellStorageTests {
         #expect(new.diff(from: old).isEmpty)
         try new.assertLines(["a👨‍👩‍👧b  "])
     }
+
+    @Test("The long graphemes of a frame are found where a walk over every cell finds them, row by row")
+    func longGraphemePlaces() {
+        var frame = ScreenBuffer(width: 7, height: 3)
+        frame.put("ab👨‍👩‍👧c", x: 0, y: 0)
+        frame.put("क्ष é", x: 1, y: 1)
+        frame.put("👩🏽‍❤️‍💋‍👨🏻", x: 5, y: 2)
+        for limit in [0, 1, 2, 5, 16, 40] {
+            var walked: [(x: Int, y: Int)] = []
+            for y in 0..<frame.height {
+                for x in 0..<frame.width where frame[x: x, y: y].utf8Count > limit { walked.append((x, y)) }
+            }
+            let found = frame.places(ofGraphemesLongerThan: limit)
+            #expect(found.map(\.x) == walked.map(\.x) && found.map(\.y) == walked.map(\.y), "limit \(limit)")
+        }
+        #expect(frame.places(ofGraphemesLongerThan: 16).map(\.y) == [0, 2])
+        #expect(ScreenBuffer(width: 0, height: 3).places(ofGraphemesLongerThan: 0).isEmpty)
+    }
 }
