@@ -150,8 +150,14 @@ enum MessageLine {
         return CursorPosition(x: x + cursorColumn - left, y: row)
     }
 
+    /// Draws the first of `candidates` that fits the row, or the last one cut to it. The keys'
+    /// line is drawn on every key: a text that fits is measured once and put as it is, which
+    /// is what cutting it would come to.
     static func putFirstFitting(_ candidates: [String], row: Int, into frame: inout ScreenBuffer, style: Style) {
-        let text = candidates.first { $0.columns <= frame.width } ?? candidates.last ?? ""
-        frame.putTruncated(text, x: 0, y: row, width: frame.width, style: style)
+        if let text = candidates.first(where: { $0.columns <= frame.width }) {
+            frame.put(text, x: 0, y: row, style: style, maxWidth: frame.width)
+        } else {
+            frame.putTruncated(candidates.last ?? "", x: 0, y: row, width: frame.width, style: style)
+        }
     }
 }
