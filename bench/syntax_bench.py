@@ -24,6 +24,7 @@ open ≤ 1.5 × nano's.
 """
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -103,6 +104,8 @@ def main():
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3, help="opens and replaces of each program, in turns")
     parser.add_argument("--open-timeout", type=float, default=60)
+    parser.add_argument("--keys-json", metavar="FILE",
+                        help="write each program's key times, in the order typed (50 a turn), to FILE as JSON")
     args = parser.parse_args()
 
     lab.check_host("syntax_bench.py")
@@ -146,6 +149,9 @@ def main():
         plain = [(f"{label}, plain (big.txt)", ["/bin/sh", "-c", 'exec "$0" edit "${1%.c}.txt"', p])
                  for label, p in batons]
         keys = editor_bench.measure(run, programs + plain, path, args.keys, 50, args.open_timeout)
+        if args.keys_json:
+            with open(args.keys_json, "w") as f:
+                json.dump({label: {"keys_ms": r["keys_ms"], "first_ms": r["first_ms"]} for label, r in keys.items()}, f)
         nano_open = [o for o in results["nano"]["open"] if o is not None]
         nano_replace = [r for r in results["nano"]["replace"] if r is not None]
         nano_keys = [k for k in keys["nano"]["keys_ms"] if k is not None]
