@@ -76,6 +76,40 @@ extension LabFaultTests {
             }
         }
 
+        @Test("A value too large for a datagram, set by a one-shot kv set on A: B takes it from A; C, whose TCP to A is dropped until A's set has exited, takes it from B")
+        func oneShotLargeValueOutlivesItsWriter() throws {
+            try KvLab.requireNft()
+            try Stage.run(hosts: 3) { stage in
+                let kv = KvLab(stage)
+                let (b, c) = (try kv.watch(2), try kv.watch(3))
+                defer { b.stop(); c.stop() }
+                try b.waitUntilListening()
+                try c.waitUntilListening()
+                // C hears A's STORE datagrams but cannot fetch A's store state: the state stream is TCP.
+                try kv.dropTCP(on: 3, from: 1)
+                defer { kv.heal(3, 1) }
+
+                let value = String((0..<20_000).map { Character(UnicodeScalar(UInt8(97 + $0 * 7 % 26))) })
+                let set = try kv.run(1, ["set", "big", value, "--string"])
+                #expect(set.status == 0 && !set.errorOutput.contains("no peer has it"), "kv set on A: \(set.status) \(set.errorOutput)")
+                let atB = try b.waitForLine("big on B", timeout: 10) { $0.key == "big" && $0.string == value }
+                #expect(atB.reason == "peerChange", "B's watch: \(atB.reason)")
+                #expect(c.lines().allSatisfy { $0.key != "big" }, "C took the value while its TCP to A was dropped")
+                let drops = try kv.partitionDrops(3)
+                #expect(drops > 0, "C's rule dropped nothing: did C try to fetch from A?")
+
+                // A's set has exited: its state port is closed. C gets the entry from B, which holds it.
+                try kv.healed(3, 1)
+                let healed = Date()
+                let atC = try c.waitForLine("big on C", timeout: 45) { $0.key == "big" && $0.string == value }
+                #expect(atC.reason == "peerChange", "C's watch: \(atC.reason)")
+                let get = try kv.run(3, ["get", "big", "--wait", "0"])
+                #expect(get.status == 0 && get.output == value + "\n", "kv get big on C: \(get.status) \(get.errorOutput)")
+                Figures.record("a one-shot writer's large value, after it exited: C's block lifted → C's watch has it (from B)",
+                    Figures.seconds(atC.time.timeIntervalSince(healed)), target: "≤ 35 s (digests every 27–33 s); \(drops) packets from A dropped on C")
+            }
+        }
+
         // MARK: - 2. A partition
 
         @Test("A and B cut off from each other (nftables), C hearing both: crossed writes of one key, one key each; healed, all three agree, A's watch says conflict")
@@ -569,6 +603,15 @@ private struct KvLab {
                     + "add rule inet e2e-partition input ip saddr \(lab.address(host: other)) counter drop",
             ]))
         }
+    }
+
+    /// Host `host` drops the TCP that comes from `other` (its state stream), and nothing else:
+    /// it still hears `other`'s datagrams. Removed by `heal(host, other)`.
+    func dropTCP(on host: Int, from other: Int) throws {
+        try Command.run(lab.command(host: host, [
+            "nft", "add table inet e2e-partition; add chain inet e2e-partition input { type filter hook input priority 0 ; } ; "
+                + "add rule inet e2e-partition input ip saddr \(lab.address(host: other)) meta l4proto tcp counter drop",
+        ]))
     }
 
     /// How many packets host `host`'s partition rule dropped.
