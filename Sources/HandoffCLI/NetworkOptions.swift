@@ -36,7 +36,8 @@ public struct NetworkOptions: ParsableArguments {
 
     @Option(name: .customLong("relay-ca"), help: ArgumentHelp(
         "PEM file of the certificate authorities to trust for an mqtts:// relay (env BATON_RELAY_CA; default: the system's).",
-        valueName: "file"))
+        valueName: "file"),
+        completion: .file())
     public var relayCA: String?
 
     @Option(name: .customLong("relay-user"), help: ArgumentHelp(
@@ -46,17 +47,20 @@ public struct NetworkOptions: ParsableArguments {
 
     @Option(name: .customLong("relay-password-file"), help: ArgumentHelp(
         "File holding the relay's password alone, readable only by you (chmod 600); BATON_RELAY_PASSWORD holds the password itself instead (env BATON_RELAY_PASSWORD_FILE; relay file: password-file FILE).",
-        valueName: "file"))
+        valueName: "file"),
+        completion: .file())
     public var relayPasswordFile: String?
 
     @Option(name: .customLong("relay-cert"), help: ArgumentHelp(
         "PEM client certificate for an mqtts:// relay that asks for one, with its key in --relay-cert-key (env BATON_RELAY_CERT; relay file: cert FILE).",
-        valueName: "file"))
+        valueName: "file"),
+        completion: .file())
     public var relayCert: String?
 
     @Option(name: .customLong("relay-cert-key"), help: ArgumentHelp(
         "PEM private key of --relay-cert, without a passphrase: Baton never asks for one (env BATON_RELAY_CERT_KEY; relay file: cert-key FILE).",
-        valueName: "file"))
+        valueName: "file"),
+        completion: .file())
     public var relayCertKey: String?
 
     /// Taken only to be refused with what to do instead: a password on the command line is
@@ -66,7 +70,8 @@ public struct NetworkOptions: ParsableArguments {
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "File with the group key (base64), which pairing gives; paired machines with the same key see each other (env BATON_KEY holds the key itself and takes the place of the file).",
-        valueName: "path"))
+        valueName: "path"),
+        completion: .file())
     public var keyFile: String?
 
     @Option(help: ArgumentHelp("How peers see you (default: user@host).", valueName: "name"))
@@ -74,7 +79,8 @@ public struct NetworkOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Info.plist-style registry of the activity types this program continues (default: the one compiled in, Resources/Registry/ActivityTypes.plist).",
-        valueName: "file"))
+        valueName: "file"),
+        completion: .file(extensions: ["plist"]))
     public var registry: String?
 
     @Option(name: .customLong("max-datagram"), help: ArgumentHelp(

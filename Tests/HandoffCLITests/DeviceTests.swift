@@ -1,5 +1,6 @@
 import BatonFiles
 import Foundation
+import Handoff
 import HandoffCLI
 import HandoffWire
 import Testing
@@ -181,6 +182,15 @@ struct DeviceTests {
         #expect(Set(entries.compactMap(\.publicIdentity)) == Set(identities))
         #expect(entries.count == 16)
         #expect(FileManager.default.fileExists(atPath: list.path + ".lock"))
+    }
+
+    @Test("An activity type completes from the registry compiled in: each declared type, and each by its last label")
+    func activityTypeCompletion() {
+        let words = ActivityTypeCompletion.words
+        #expect(words == ["dev.baton.counter", "dev.baton.editing", "dev.baton.shell", "counter", "editing", "shell"])
+        // Every word is one --continue-activity takes.
+        let registry = ActivityTypeRegistry(declaredTypes: Array(words.prefix(3)))
+        for word in words { #expect((try? registry.continuableType(word, program: "baton")) != nil, "\(word)") }
     }
 
     @Test("devices remove <Tab>: the listed names, introduced ones too, not removed ones; nothing is written")

@@ -21,8 +21,9 @@ struct CounterCommand: AsyncParsableCommand {
     @OptionGroup var session: SessionOptions
     @OptionGroup var network: NetworkOptions
 
-    @Argument(help: ArgumentHelp(
-        "With --continue-activity: the activity type to continue, e.g. dev.baton.editing.", valueName: "type"))
+    @Argument(
+        help: ArgumentHelp("With --continue-activity: the activity type to continue, e.g. dev.baton.editing.", valueName: "type"),
+        completion: .list(ActivityTypeCompletion.words))
     var activityType: String?
 
     func validate() throws {

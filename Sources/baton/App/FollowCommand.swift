@@ -17,7 +17,9 @@ struct FollowCommand: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    @Argument(help: ArgumentHelp("The activity type to follow, e.g. dev.baton.editing or counter.", valueName: "type"))
+    @Argument(
+        help: ArgumentHelp("The activity type to follow, e.g. dev.baton.editing or counter.", valueName: "type"),
+        completion: .list(ActivityTypeCompletion.words))
     var activityType: String?
 
     @Option(

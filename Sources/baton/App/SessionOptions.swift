@@ -35,7 +35,8 @@ struct SessionOptions: ParsableArguments {
 /// Where the commands that show a session write their log.
 struct LogOptions: ParsableArguments {
     @Option(name: .customLong("log-file"), help: ArgumentHelp(
-        "Write a log to this file (env BATON_LOG); nothing is ever logged to the screen.", valueName: "path"))
+        "Write a log to this file (env BATON_LOG); nothing is ever logged to the screen.", valueName: "path"),
+        completion: .file())
     var logFile: String?
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp(
