@@ -60,7 +60,14 @@ public enum BatonApp {
         case .continued(let session, let peerName):
             // A live session this program took part in ends here: another one begins.
             let ending = endLive(&model)
+            // The mouse is this person's, and the terminal reports it or not as the replaced
+            // session asked: the continued one keeps that (it never travels).
+            let mouse = model.session.editorState?.display.mouse ?? false
             model.session = session
+            if case .editor(var state) = model.session, state.display.mouse != mouse {
+                state.display.mouse = mouse
+                model.session = .editor(state)
+            }
             model.overlay = nil
             model.pendingSave = nil
             model.handoffOff = nil  // a new session, handed off like any other

@@ -107,6 +107,17 @@ extension EditorDisplayTests {
         #expect(model.press(.escape, .alt("m")).contains(.mouseReporting(false)))
     }
 
+    @Test("Continuing another session from the nearby list keeps this person's mouse, which the terminal still reports")
+    func mouseStaysOnContinue() {
+        var model = Fixtures.editor("here")
+        #expect(model.press(.alt("m")).contains(.mouseReporting(true)))
+        let theirs = Fixtures.editor("there", continuedFrom: "bob@desk").session
+        model.send(.continued(theirs, from: "bob@desk"))
+        #expect(model.editorState.buffer.text == "there")
+        #expect(model.editorState.display.mouse, "the terminal still reports the mouse")
+        #expect(model.press(.escape, .alt("m")).contains(.mouseReporting(false)), "Alt-M turns it off, not on again")
+    }
+
     @Test("A kept choice of the mouse asks for it at the start, also for a continued session")
     func mousePreference() {
         var continued = Fixtures.editor("text", continuedFrom: "bob@desk")
