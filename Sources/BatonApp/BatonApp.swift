@@ -79,6 +79,8 @@ public enum BatonApp {
             model.liveIntent = AppModel.LiveIntent(leads: true, mayTake: true)
             model.liveLeadRetry = nil
             commands = ending + [.startActivity, .openLive(activityID: nil, leads: true, mayTake: true)]
+            // A counter has no use for the mouse: the terminal stops reporting it.
+            if mouse, model.session.editorState == nil { commands.append(.mouseReporting(false)) }
             // Typed while a save of the replaced session was awaited: it goes to the new one,
             // whose `.startActivity` publishes it as it is after these keys.
             commands += takeHeldInput(&model)

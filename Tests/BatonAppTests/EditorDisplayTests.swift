@@ -116,6 +116,9 @@ extension EditorDisplayTests {
         #expect(model.editorState.buffer.text == "there")
         #expect(model.editorState.display.mouse, "the terminal still reports the mouse")
         #expect(model.press(.escape, .alt("m")).contains(.mouseReporting(false)), "Alt-M turns it off, not on again")
+        // A counter continued instead: the terminal stops reporting the mouse.
+        model.press(.escape, .alt("m"))
+        #expect(model.send(.continued(.counter(CounterState(count: 3)), from: "bob@desk")).contains(.mouseReporting(false)))
     }
 
     @Test("A kept choice of the mouse asks for it at the start, also for a continued session")
