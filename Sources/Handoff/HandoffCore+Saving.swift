@@ -113,7 +113,9 @@ extension HandoffCore {
     }
 
     /// Publishes a numbered record by what `publication` made of it, at `now`.
-    private mutating func publish(_ record: ActivityRecord, _ made: Result<Publication, HandoffError>, now: ClockReading) -> [Action] {
+    private mutating func publish(
+        _ record: ActivityRecord, _ made: Result<Publication, HandoffError>, now: ClockReading
+    ) -> [Action] {
         saveInFlight = nil
         guard let current, current.activityID == record.activityID, !isShutDown else { return [] }
         let publication: Publication

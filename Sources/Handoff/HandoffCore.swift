@@ -6,12 +6,12 @@ import HandoffWire
 /// bus (ANNOUNCE, WITHDRAW, QUERY, OFFER, CONTINUED); the bus numbers and seals what it sends.
 ///
 /// Every input carries the time it happens at (a `ClockReading`: deadlines are counted on its
-/// monotonic instant, and what is sent is stamped with its date), and every answer is a list of `Action`s for
-/// the caller to carry out (send these bytes, run the save hooks, tell the UI). When the
-/// core wants to be asked again, `nextDeadline` says when: the caller calls `tick(now:)`
-/// then. It never reads a clock, sleeps, or touches a socket, so a test drives it through
-/// hours of protocol time in microseconds. `ActivityCenter` is the runner that does the rest
-/// on the main actor, as the activities' service on the `DatagramBus`.
+/// monotonic instant, and what is sent is stamped with its date), and every answer is a list
+/// of `Action`s for the caller to carry out (send these bytes, run the save hooks, tell the
+/// UI). When the core wants to be asked again, `nextDeadline` says when: the caller calls
+/// `tick(now:)` then. It never reads a clock, sleeps, or touches a socket, so a test drives it
+/// through hours of protocol time in microseconds. `ActivityCenter` is the runner that does
+/// the rest on the main actor, as the activities' service on the `DatagramBus`.
 struct HandoffCore: Sendable {
     /// Names one `find` in progress.
     typealias FindID = UInt64

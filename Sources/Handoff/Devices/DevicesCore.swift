@@ -4,9 +4,10 @@ import HandoffWire
 /// When this peer sends the statements it keeps (docs/PROTOCOL.md section 17, "DEVICES"),
 /// without I/O: at start, at once after a change, every `interval`, and in answer to a
 /// listed device whose digest differs, at most once per `answerSpacing`. Every input carries
-/// the time (a monotonic instant: nothing it sends is stamped here); every answer is the DEVICES messages to send; `nextDeadline` says when it wants
-/// `tick`. What the statements say (the list, the keys) is the `Membership`'s; this is only
-/// the gossip's timing.
+/// the time, a monotonic instant (the statements carry their own dates, made by the runner);
+/// every answer is the DEVICES messages to send; `nextDeadline` says when it wants `tick`. What
+/// the statements say (the list, the keys) is the `Membership`'s; this is only the gossip's
+/// timing.
 struct DevicesCore: Equatable, Sendable {
     /// What the caller must do.
     enum Action: Equatable, Sendable {
