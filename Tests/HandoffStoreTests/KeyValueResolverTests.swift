@@ -102,7 +102,7 @@ struct KeyValueResolverTests {
         let crossed = try await crossed(timeout: 2, clock: clock) { _ in
             // The resolver under test is slow: it waits 60 s of the virtual clock, which only
             // this test moves; nothing here waits for an event.
-            try await clock.sleep(for: .seconds(60))
+            try await clock.sleep(for: .seconds(60))  // wait-ok: the slow resolver under test, on the virtual clock
             return 99
         }
         defer { Task { [a = crossed.a, b = crossed.b] in await StoreSyncTests.shutdown([a, b]) } }

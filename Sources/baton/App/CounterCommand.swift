@@ -23,7 +23,7 @@ struct CounterCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("With --continue-activity: the activity type to continue, e.g. dev.baton.editing.", valueName: "type"),
-        completion: .list(ActivityTypeCompletion.words))
+        completion: .custom { _, _, prefix in ActivityTypeCompletion.words(prefix: prefix) })
     var activityType: String?
 
     func validate() throws {

@@ -19,7 +19,7 @@ struct FollowCommand: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp("The activity type to follow, e.g. dev.baton.editing or counter.", valueName: "type"),
-        completion: .list(ActivityTypeCompletion.words))
+        completion: .custom { _, _, prefix in ActivityTypeCompletion.words(prefix: prefix) })
     var activityType: String?
 
     @Option(
