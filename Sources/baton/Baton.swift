@@ -19,3 +19,19 @@ struct Baton: AsyncParsableCommand {
         ],
         defaultSubcommand: CounterCommand.self)
 }
+
+extension Baton {
+    /// Runs the command line; a request for a completion script gets the parser's script with
+    /// the lines that complete the default subcommand without its name (`DefaultCommandCompletion`).
+    static func main() async {
+        let arguments = CommandLine.arguments
+        if let shell = DefaultCommandCompletion.requestedShell(in: arguments) {
+            let generated = completionScript(for: shell)
+            let command = configuration.commandName ?? "baton"
+            let subcommand = CounterCommand.configuration.commandName ?? "counter"
+            print(DefaultCommandCompletion.script(for: shell, generated: generated, command: command, subcommand: subcommand), terminator: "")
+            return
+        }
+        await main(nil)
+    }
+}
