@@ -96,21 +96,28 @@ public final class NearbyMonitor {
         let stats = center.statistics
         guard stats != lastStatistics else { return }
         lastStatistics = stats
+        write(Self.statisticsLine(stats, format: format, at: Date()))
+    }
+
+    /// The receive counters: `# accepted=… own=… duplicate=… rejected=… (reason=count …)` with
+    /// the reasons that counted any; in JSON an object with `"event": "statistics"` and every
+    /// reason a receiver can count.
+    public nonisolated static func statisticsLine(_ stats: ReceiveStatistics, format: Format, at time: Date) -> String {
         switch format {
         case .text:
             let reasons = RejectionReason.allCases.filter { stats[$0] > 0 }.map { "\($0.rawValue)=\(stats[$0])" }
-            write("# accepted=\(stats.accepted) own=\(stats.own) duplicate=\(stats.duplicate) rejected=\(stats.totalRejected)"
-                + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: " ") + ")"))
+            return "# accepted=\(stats.accepted) own=\(stats.own) duplicate=\(stats.duplicate) rejected=\(stats.totalRejected)"
+                + (reasons.isEmpty ? "" : " (" + reasons.joined(separator: " ") + ")")
         case .json:
             var rejected: [String: PropertyListValue] = [:]
             // `wrongSource` is version 2's (docs/PROTOCOL.md, section 14, item 34): nothing counts it.
             for reason in RejectionReason.allCases where reason != .wrongSource { rejected[reason.rawValue] = .integer(stats[reason]) }
             let line: PropertyListValue = .dictionary([
-                "event": "statistics", "time": .date(Date()), "accepted": .integer(stats.accepted),
+                "event": "statistics", "time": .date(time), "accepted": .integer(stats.accepted),
                 "own": .integer(stats.own), "duplicate": .integer(stats.duplicate),
                 "rejectedTotal": .integer(stats.totalRejected), "rejected": .dictionary(rejected),
             ])
-            write(line.jsonText)
+            return line.jsonText
         }
     }
 

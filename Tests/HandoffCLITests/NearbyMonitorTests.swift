@@ -83,3 +83,24 @@ struct MonitorNetworkLineTests {
         #expect(json.contains(#""state":"down""#) && json.contains(#""state":"up""#))
     }
 }
+
+@Suite("Monitor statistics lines")
+struct MonitorStatisticsLineTests {
+    @Test("JSON lists every reason a receiver counts, not wrongSource (protocol 2's, gone from the page); text only those counted")
+    func statistics() throws {
+        var stats = ReceiveStatistics()
+        stats.accepted = 7
+        stats.duplicate = 2
+        stats.rejected = [.badSignature: 3]
+        let json = NearbyMonitor.statisticsLine(stats, format: .json, at: Date(timeIntervalSince1970: 1_700_000_000))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["event"] as? String == "statistics")
+        #expect(object["accepted"] as? Int == 7 && object["rejectedTotal"] as? Int == 3)
+        let rejected = try #require(object["rejected"] as? [String: Any])
+        #expect(rejected[RejectionReason.badSignature.rawValue] as? Int == 3)
+        #expect(rejected[RejectionReason.wrongSource.rawValue] == nil, "\(rejected.keys.sorted())")
+        #expect(Set(rejected.keys) == Set(RejectionReason.allCases.filter { $0 != .wrongSource }.map(\.rawValue)))
+        let text = NearbyMonitor.statisticsLine(stats, format: .text, at: Date())
+        #expect(text == "# accepted=7 own=0 duplicate=2 rejected=3 (\(RejectionReason.badSignature.rawValue)=3)")
+    }
+}
