@@ -24,14 +24,17 @@ extension ScreenBuffer {
     /// characters before it all end at or before `left` (`TextBuffer.drawStart`), so a long
     /// line scrolled far right is drawn without walking its start; all that matters of what
     /// was skipped is whether it takes any columns, which then lie left of the view.
+    ///
+    /// `cutLeft` says whether what came before `characters` already lay left of `left` (by
+    /// default, whether it took any columns).
     @discardableResult
     mutating func drawScrolled(
-        _ characters: some Sequence<Character>, from left: Int, startColumn: Int = 0, x: Int, y: Int, width: Int,
-        style: Style = .plain
+        _ characters: some Sequence<Character>, from left: Int, startColumn: Int = 0, cutLeft: Bool? = nil, x: Int, y: Int,
+        width: Int, style: Style = .plain
     ) -> (left: Bool, right: Bool) {
         guard width > 0 else { return (false, false) }
         var column = startColumn
-        var cutLeft = startColumn > 0
+        var cutLeft = cutLeft ?? (startColumn > 0)
         for character in characters {
             let before = column
             // A plain character is measured once, for its place and its cell; the rest (tabs,
@@ -61,11 +64,49 @@ extension ScreenBuffer {
     }
 
     /// `drawScrolled` of `text` from `start`, a character boundary of it and the place there.
+    ///
+    /// Printable ASCII and tabs, most of most lines, are drawn from the bytes, a cell each;
+    /// from the first byte that is not (or that a byte past ASCII follows, which may join it
+    /// into one character), the rest is drawn a `Character` at a time.
     @discardableResult
     mutating func drawScrolled(_ text: String, from left: Int, start: LinePlace, x: Int, y: Int, width: Int) -> (left: Bool, right: Bool) {
-        guard start.utf8 > 0 else { return drawScrolled(text, from: left, x: x, y: y, width: width) }
-        let rest = text[text.utf8.index(text.startIndex, offsetBy: start.utf8)...]
-        return drawScrolled(rest, from: left, startColumn: start.column, x: x, y: y, width: width)
+        guard width > 0 else { return (false, false) }
+        var column = start.column
+        var cutLeft = start.column > 0
+        var byte = start.utf8
+        let ended: (left: Bool, right: Bool)?? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            while byte < bytes.count {
+                let value = bytes[byte]
+                if byte + 1 < bytes.count, bytes[byte + 1] >= 0x80 { return nil }
+                let before = column
+                let cell = Cell.ascii(value)
+                if cell != nil {
+                    column += 1
+                } else if value == 0x09 {
+                    column = (column / TextBuffer.tabWidth + 1) * TextBuffer.tabWidth
+                } else {
+                    return nil
+                }
+                byte += 1
+                let start = before - left
+                let end = column - left
+                if start < 0 { cutLeft = true }
+                if end <= 0 { continue }
+                if start >= width { return (cutLeft, true) }
+                if let cell, start >= 0 {
+                    put(cell, x: x + start, y: y)
+                    continue
+                }
+                let from = max(start, 0)
+                fill(" ", x: x + from, y: y, width: min(end, width) - from, height: 1)
+                if end > width { return (cutLeft, true) }
+            }
+            return (cutLeft, false)
+        }
+        if let ended, let ended { return ended }
+        guard byte > 0 else { return drawScrolled(text, from: left, x: x, y: y, width: width) }
+        let rest = text[text.utf8.index(text.startIndex, offsetBy: byte)...]
+        return drawScrolled(rest, from: left, startColumn: column, cutLeft: cutLeft, x: x, y: y, width: width)
     }
 
     /// Writes `text` at (`x`, `y`) cut to `width` columns with "…"; returns the columns used.

@@ -99,6 +99,15 @@ public struct Cell: Hashable, Sendable {
         return Cell(uncheckedGrapheme: String(character), width: columns, style: style)
     }
 
+    /// The cell showing the printable ASCII character `byte` (0x20 to 0x7E), nil for any other
+    /// byte: what `plain` makes of it, with no `Character` to take apart.
+    public static func ascii(_ byte: UInt8, style: Style = .plain) -> Cell? {
+        guard byte >= 0x20, byte < 0x7F else { return nil }
+        var cell = Cell.blank(style: style)
+        withUnsafeMutableBytes(of: &cell.storage) { $0[0] = byte }
+        return cell
+    }
+
     /// The right half of a wide grapheme.
     public static func continuation(style: Style = .plain) -> Cell {
         Cell(uncheckedGrapheme: "", width: 0, style: style)

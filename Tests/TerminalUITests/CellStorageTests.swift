@@ -31,6 +31,23 @@ struct CellStorageTests {
         #expect(Cell.continuation().grapheme.isEmpty && Cell.continuation().isContinuation)
     }
 
+    @Test("Cell.ascii makes the cell Cell.plain makes of each printable ASCII character, in any style, and nothing else")
+    func asciiCells() {
+        let style = Style(bold: true, foreground: .red)
+        var made = 0
+        for byte in UInt8(0)...UInt8(255) {
+            let cell = Cell.ascii(byte, style: style)
+            guard byte >= 0x20, byte < 0x7F else {
+                #expect(cell == nil, "byte \(byte)")
+                continue
+            }
+            #expect(cell == Cell.plain(Character(Unicode.Scalar(byte)), style: style), "byte \(byte)")
+            #expect(cell?.printableASCII == byte && cell?.grapheme == String(Unicode.Scalar(byte)))
+            made += 1
+        }
+        #expect(made == 95)
+    }
+
     @Test("Long graphemes are told apart by their bytes, not by canonical equivalence")
     func longGraphemesKeepTheirBytes() {
         // Two marks of different combining classes in either order: equal as Strings, not as bytes.
