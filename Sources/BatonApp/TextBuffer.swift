@@ -88,6 +88,7 @@ public struct TextBuffer: Equatable, Sendable {
     }
 
     private var textCache = TextCache()
+    private var columnsCache = CursorColumnsCache()
 
     /// The same buffer, version and all, with the rope's arrays of its own (`TextRope.unshared`).
     public func unshared() -> TextBuffer {
@@ -112,17 +113,17 @@ public struct TextBuffer: Equatable, Sendable {
 
     /// The display column of the cursor on its line.
     public var cursorDisplayColumn: Int { cursorColumns.start }
-
     /// Columns the character under the cursor takes (1 at the end of a line, never less than 1).
     public var cursorCharacterWidth: Int { cursorColumns.width }
-
-    /// `cursorDisplayColumn` and `cursorCharacterWidth` from one walk over the cursor's line, for
-    /// the draw of every key, which needs both.
-    /// In a long line the walk starts near the cursor (`TextRope.place(ofCharacter:inLine:)`).
+    /// `cursorDisplayColumn` and `cursorCharacterWidth` from one walk over the cursor's line (near
+    /// the cursor in a long line), once for a version and a cursor (`CursorColumnsCache`).
     public var cursorColumns: (start: Int, width: Int) {
+        if let kept = columnsCache.columns(version: version, cursor: cursor) { return kept }
         let (place, character) = rope.place(ofCharacter: cursor.column, inLine: cursor.line)
-        guard let character else { return (place.column, 1) }
-        return (place.column, max(1, Self.advance(from: place.column, over: character) - place.column))
+        let columns = character.map { (place.column, max(1, Self.advance(from: place.column, over: $0) - place.column)) }
+            ?? (place.column, 1)
+        columnsCache.keep(columns, version: version, cursor: cursor)
+        return columns
     }
 
     /// Whether line `index` is a long one (kept with checkpoints, so that reading it whole
