@@ -222,6 +222,48 @@ extension LabFaultTests {
             }
         }
 
+        @Test("Under kv policy resolve on A, crossed writes of one key across a partition: healed, A's command is given the winner, the loser and their ancestor, and its answer is the value on both hosts")
+        func resolverDecidesAfterTheHeal() throws {
+            try KvLab.requireNft()
+            try Stage.run(hosts: 2) { stage in
+                let kv = KvLab(stage)
+                // The conflict's JSON has its fields in this order (PROTOCOL.md section 18; ResolveCommandTests).
+                let command = #"sed -E 's/.*"winner":"([^"]*)","loser":"([^"]*)","ancestor":"([^"]*)".*/"\1 over \2 from \3"/'"#
+                let policy = try kv.run(1, ["policy", "resolve", "--command", command])
+                #expect(policy.status == 0, "kv policy resolve on h1: \(policy.errorOutput)")
+                let watches = try (1...2).map { try kv.watch($0) }
+                defer { watches.forEach { $0.stop() } }
+                for watch in watches { try watch.waitUntilListening() }
+
+                // The value both writes replace, held on both hosts: the ancestor.
+                let base = try kv.run(1, ["set", "shared", "base", "--string"])
+                #expect(base.status == 0, "\(base.errorOutput)")
+                try Wait.until("both hosts to hold shared = base", timeout: 10, interval: 0.1) {
+                    try (1...2).allSatisfy { try kv.list($0)["shared"] == "\"base\"" }
+                }
+                try kv.partition(1, 2)
+                defer { kv.heal(1, 2) }
+                for (host, value) in [(1, "a"), (2, "b")] {
+                    let set = try kv.run(host, ["set", "shared", value, "--string"])
+                    #expect(set.status == 0, "kv set shared \(value) on h\(host): \(set.errorOutput)")
+                }
+                try kv.healed(1, 2)
+
+                // B wrote last, so B's write wins; A, whose write lost, asks its command.
+                let want = "\"b over a from base\""
+                var seen: [[String: String]] = []
+                try Wait.until("both hosts to hold shared = \(want)", timeout: 50, interval: 0.25, lastSeen: { "\(seen)\n" + watches.map { $0.process.transcript() }.joined(separator: "\n--\n") }) {
+                    seen = try (1...2).map { try kv.list($0) }
+                    return seen.allSatisfy { $0["shared"] == want }
+                }
+                let resolved = try watches[0].waitForLine("resolved for shared on A", timeout: 5) { $0.reason == "resolved" && $0.key == "shared" }
+                #expect(resolved.string == "b over a from base", "A's watch: \(resolved.text)")
+                // keep both's KEY.conflict.DEVICE key, made while the command ran, is gone with the answer.
+                #expect(seen.allSatisfy { $0.keys.allSatisfy { !$0.hasPrefix("shared.conflict.") } }, "\(seen)")
+                #expect(!watches[1].lines().contains { $0.reason == "resolved" }, "B, under newest, resolved too")
+            }
+        }
+
         // MARK: - 3. A host that was away
 
         @Test("C's watch stopped while A makes 200 changes (kv import, kv set, kv rm); restarted, it prints all 200 keys with initialSync within 2 s")
