@@ -47,4 +47,41 @@ extension LabFaultTests.LargeState {
             #expect(settings.after == settings.before, "stty -g differs after baton")
         }
     }
+
+    @Test("A large session's fetch cut midway: the progress line says waiting instead of a rate that stands still, and the fetch goes on when the link is back")
+    func cutFetchSaysWaiting() throws {
+        guard Command.which("nft") != nil, Command.which("tc") != nil else { try skip("nft or tc is not installed (apt-get install -y nftables iproute2)") }
+        try Stage.run(hosts: 2) { stage in
+            let folder = try ScratchFolder("large-cut")
+            defer { folder.remove() }
+            let first = "Large state, cut midway"
+            let source = folder.path("h1/big.txt")
+            try Data(MixedText.make(bytes: 4_000_000, seed: 5, first: first).utf8).write(to: URL(fileURLWithPath: source))
+            let a = try stage.baton(
+                "a", on: 1, ["edit", source, "--name", "e2e-a", "--stream-port", "47789"], workingDirectory: folder.path("h1"))
+            try a.waitForScreen("a's text", timeout: 20) { $0.count > 1 && $0[1] == first }
+            // h1 sends at 8 Mbit/s (a token bucket on its side of the bridge): the 4 MB take about 4 s.
+            try Command.run(stage.lab.command(host: 1, ["tc", "qdisc", "add", "dev", "v0", "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "400ms"]))
+
+            let b = try stage.baton(
+                "b", on: 2, ["edit", "--continue-activity", "--from", "e2e-a", "--wait", "10", "--name", "e2e-b"],
+                width: 200, workingDirectory: folder.path("h2"))
+            let moving = try b.waitForScreen("b's progress line to show a rate", timeout: 15) { lines in
+                lines.contains { $0.contains(" MB of ") && $0.contains("/s · from e2e-a") }
+            }
+            // h2 drops what h1's stream sends: nothing arrives, and the line must not keep the last rate.
+            try Command.run(stage.lab.command(host: 2, [
+                "nft", "add table inet e2e-cut; add chain inet e2e-cut input { type filter hook input priority 0 ; } ; "
+                    + "add rule inet e2e-cut input ip saddr \(stage.lab.address(host: 1)) tcp sport 47789 drop",
+            ]))
+            let waiting = try b.waitForScreen(containing: "waiting", timeout: 10)
+            let line = try #require(waiting.first { $0.contains("waiting") })
+            #expect(line.contains(" MB of ") && line.contains("from e2e-a") && !line.contains("/s"), "line: \(line)\nbefore: \(moving)")
+            try Command.run(stage.lab.command(host: 2, ["nft", "delete table inet e2e-cut"]))
+
+            // The link back, the fetch goes on (the same connection or a resumed one) and the text opens.
+            try b.waitForScreen("b's editor with the text", timeout: 40) { $0.count > 1 && $0[1] == first }
+            try b.press("C-q")
+        }
+    }
 }
