@@ -103,7 +103,8 @@ public struct Cell: Hashable, Sendable {
     /// byte: what `plain` makes of it, with no `Character` to take apart.
     public static func ascii(_ byte: UInt8, style: Style = .plain) -> Cell? {
         guard byte >= 0x20, byte < 0x7F else { return nil }
-        var cell = Cell.blank(style: style)
+        var cell = Cell.blank
+        cell.style = style
         withUnsafeMutableBytes(of: &cell.storage) { $0[0] = byte }
         return cell
     }
