@@ -206,6 +206,11 @@ public final class ShellKeeper: UserActivityDelegate {
         terminals[id]?.outbox.finish()
         terminals[id] = nil
         greeted.remove(id)
+        // Nobody attached: the keeper waits, running little of the code it ran to serve.
+        if terminals.isEmpty {
+            let bytes = ProgramPages.giveBack()
+            logger.debug("nobody attached: the pages of \(bytes / 1_048_576) MB of read-only mappings given back")
+        }
     }
 
     /// A device removed from the list loses its terminals at once.

@@ -1,0 +1,45 @@
+import Testing
+@testable import ShellHost
+
+/// Giving back the pages of files mapped read-only: only mappings with no page of their own,
+/// and the process goes on running the code it gave back.
+@Suite("The pages of read-only mappings given back")
+struct ProgramPagesTests {
+    @Test("A header line names a mapping; only private read-only ones of a file with no page of their own are given back")
+    func lines() throws {
+        let code = try #require(ProgramPages.mapping("5581a2c00000-5581a3c4f000 r-xp 00400000 fd:01 1318 /usr/bin/baton\n"))
+        #expect(code == .init(start: 0x5581a2c00000, end: 0x5581a3c4f000, permissions: "r-xp", path: "/usr/bin/baton"))
+        #expect(code.isGivenBack)
+        #expect(ProgramPages.mapping("7f00-8f00 r-xp 00000000 fd:01 77   /usr/lib/a b.so\n")?.path == "/usr/lib/a b.so")
+        #expect(ProgramPages.mapping("7f00-8f00 r--p 00000000 fd:01 77 /usr/bin/baton\n")?.isGivenBack == true, "constants")
+        var relocated = try #require(ProgramPages.mapping("7f00-8f00 r--p 00000000 fd:01 77 /usr/bin/baton\n"))
+        relocated.anonymousKilobytes = 636
+        #expect(!relocated.isGivenBack, "read-only now, written before: its pages are its own")
+        #expect(ProgramPages.mapping("7f00-8f00 rw-p 00000000 fd:01 77 /usr/bin/baton\n")?.isGivenBack == false, "data")
+        #expect(ProgramPages.mapping("7f00-8f00 r-xs 00000000 fd:01 77 /dev/shm/x\n")?.isGivenBack == false, "shared")
+        #expect(ProgramPages.mapping("7ffd0000-7ffd2000 r-xp 00000000 00:00 0 [vdso]\n")?.isGivenBack == false)
+        #expect(ProgramPages.mapping("7f00-8f00 r--p 00000000 00:00 0\n")?.isGivenBack == false, "anonymous")
+        #expect(ProgramPages.mapping("Anonymous:        636 kB\n") == nil)
+        #expect(ProgramPages.kilobytes("Anonymous:        636 kB\n") == 636)
+        #expect(ProgramPages.mapping("garbage") == nil)
+    }
+
+    /// Kilobytes resident in the mappings that are given back.
+    static func residentGivenBack() -> Int {
+        ProgramPages.mappings().filter(\.isGivenBack).reduce(0) { $0 + $1.residentKilobytes }
+    }
+
+    @Test("The test process: its code resident before, mostly gone after, the relocated data untouched, and it runs on")
+    func givesBack() {
+        let mappings = ProgramPages.mappings()
+        #expect(mappings.contains { $0.isGivenBack && $0.permissions == "r-xp" }, "\(mappings.map(\.path))")
+        let before = Self.residentGivenBack()
+        let given = ProgramPages.giveBack()
+        let after = Self.residentGivenBack()
+        #expect(given > 0)
+        // Other tests run beside this one and map some of their code again meanwhile.
+        #expect(before > 0 && after < before * 3 / 4, "resident: \(before) KB before, \(after) KB after")
+        // What was written stays: the mappings with pages of their own are as they were.
+        #expect(ProgramPages.mappings().filter { $0.anonymousKilobytes > 0 }.count == mappings.filter { $0.anonymousKilobytes > 0 }.count)
+    }
+}
