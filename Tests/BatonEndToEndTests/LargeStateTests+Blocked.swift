@@ -2,18 +2,24 @@ import Foundation
 import Testing
 
 extension LabFaultTests.LargeState {
+    /// `baton edit` on h1 (named e2e-a, its stream on port 47789) of a file of about `bytes` of
+    /// mixed-script text whose first line is `first`, in `folder`/h1, once its text shows.
+    static func editLarge(_ stage: Stage, _ folder: ScratchFolder, bytes: Int, seed: UInt64, first: String) throws -> TmuxSession {
+        let source = folder.path("h1/big.txt")
+        try Data(MixedText.make(bytes: bytes, seed: seed, first: first).utf8).write(to: URL(fileURLWithPath: source))
+        let a = try stage.baton(
+            "a", on: 1, ["edit", source, "--name", "e2e-a", "--stream-port", "47789"], workingDirectory: folder.path("h1"))
+        try a.waitForScreen("a's text", timeout: 20) { $0.count > 1 && $0[1] == first }
+        return a
+    }
+
     @Test("A large session whose state stream is blocked: --continue-activity says Connecting… at once, names the port at the end; Esc cancels and gives the terminal back")
     func blockedStreamIsSaid() throws {
         guard Command.which("nft") != nil else { try skip("nft is not installed (apt-get install -y nftables)") }
         try Stage.run(hosts: 3) { stage in
             let folder = try ScratchFolder("large-blocked")
             defer { folder.remove() }
-            let first = "Large state, blocked stream"
-            let source = folder.path("h1/big.txt")
-            try Data(MixedText.make(bytes: 300_000, seed: 3, first: first).utf8).write(to: URL(fileURLWithPath: source))
-            let a = try stage.baton(
-                "a", on: 1, ["edit", source, "--name", "e2e-a", "--stream-port", "47789"], workingDirectory: folder.path("h1"))
-            try a.waitForScreen("a's text", timeout: 20) { $0.count > 1 && $0[1] == first }
+            _ = try Self.editLarge(stage, folder, bytes: 300_000, seed: 3, first: "Large state, blocked stream")
             // h1 drops what arrives on its stream port, as a firewall that was never told of it.
             try Command.run(stage.lab.command(host: 1, [
                 "nft", "add table inet e2e-block; add chain inet e2e-block input { type filter hook input priority 0 ; } ; "
@@ -55,11 +61,7 @@ extension LabFaultTests.LargeState {
             let folder = try ScratchFolder("large-cut")
             defer { folder.remove() }
             let first = "Large state, cut midway"
-            let source = folder.path("h1/big.txt")
-            try Data(MixedText.make(bytes: 4_000_000, seed: 5, first: first).utf8).write(to: URL(fileURLWithPath: source))
-            let a = try stage.baton(
-                "a", on: 1, ["edit", source, "--name", "e2e-a", "--stream-port", "47789"], workingDirectory: folder.path("h1"))
-            try a.waitForScreen("a's text", timeout: 20) { $0.count > 1 && $0[1] == first }
+            _ = try Self.editLarge(stage, folder, bytes: 4_000_000, seed: 5, first: first)
             // h1 sends at 8 Mbit/s (a token bucket on its side of the bridge): the 4 MB take about 4 s.
             try Command.run(stage.lab.command(host: 1, ["tc", "qdisc", "add", "dev", "v0", "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "400ms"]))
 
