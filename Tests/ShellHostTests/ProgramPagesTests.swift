@@ -24,22 +24,30 @@ struct ProgramPagesTests {
         #expect(ProgramPages.mapping("garbage") == nil)
     }
 
-    /// Kilobytes resident in the mappings that are given back.
-    static func residentGivenBack() -> Int {
-        ProgramPages.mappings().filter(\.isGivenBack).reduce(0) { $0 + $1.residentKilobytes }
+    /// Kilobytes resident in those of `mappings` that are given back.
+    static func residentGivenBack(_ mappings: [ProgramPages.Mapping]) -> Int {
+        mappings.filter(\.isGivenBack).reduce(0) { $0 + $1.residentKilobytes }
     }
 
     @Test("The test process: its code resident before, mostly gone after, the relocated data untouched, and it runs on")
     func givesBack() {
-        let mappings = ProgramPages.mappings()
-        #expect(mappings.contains { $0.isGivenBack && $0.permissions == "r-xp" }, "\(mappings.map(\.path))")
-        let before = Self.residentGivenBack()
+        // Each read of /proc/self/smaps walks every mapping of this large process: three reads.
+        let before = ProgramPages.mappings()
+        #expect(before.contains { $0.isGivenBack && $0.permissions == "r-xp" }, "\(before.map(\.path))")
         let given = ProgramPages.giveBack()
-        let after = Self.residentGivenBack()
+        let after = ProgramPages.mappings()
         #expect(given > 0)
-        // Other tests run beside this one and map some of their code again meanwhile.
-        #expect(before > 0 && after < before * 3 / 4, "resident: \(before) KB before, \(after) KB after")
-        // What was written stays: the mappings with pages of their own are as they were.
-        #expect(ProgramPages.mappings().filter { $0.anonymousKilobytes > 0 }.count == mappings.filter { $0.anonymousKilobytes > 0 }.count)
+        // Other tests run beside this one: they map some of their code again meanwhile, and make
+        // and drop mappings of their own, so only the mappings there before are compared.
+        let starts = Set(before.map(\.start))
+        let residentBefore = Self.residentGivenBack(before)
+        let residentAfter = Self.residentGivenBack(after.filter { starts.contains($0.start) })
+        #expect(residentBefore > 0 && residentAfter < residentBefore * 3 / 4, "resident: \(residentBefore) KB before, \(residentAfter) KB after")
+        // What was written stays: the files' relocated data keep their own pages.
+        let relocated = before.filter { $0.path.hasPrefix("/") && $0.anonymousKilobytes > 0 }
+        #expect(!relocated.isEmpty)
+        for mapping in relocated {
+            #expect(after.contains { $0.start == mapping.start && $0.anonymousKilobytes > 0 }, "\(mapping.path) at \(mapping.start)")
+        }
     }
 }
