@@ -30,6 +30,28 @@ extension Program {
         let count = Atomic<Int>(0)
     }
 
+    /// Whether `command` sends to a live peer or closes a link: held with the others until the
+    /// key is drawn (`flush`), so the order between them stays.
+    static func isLiveOutput(_ command: AppCommand) -> Bool {
+        switch command {
+        case .liveSend, .liveClose: true
+        default: false
+        }
+    }
+
+    /// Performs the live commands held for the draw, in order, and takes what went at once
+    /// as acknowledged (which may send the next change, also sent here).
+    func sendLiveDue() {
+        while !liveDue.isEmpty {
+            let due = liveDue
+            liveDue = []
+            for command in due { perform(command) }
+            while !liveSentAtOnce.isEmpty {
+                apply(.liveSent(link: liveSentAtOnce.removeFirst()), deferPublish: true)
+            }
+        }
+    }
+
     /// Carries out the live session's commands.
     func performLive(_ command: AppCommand) {
         switch command {

@@ -92,6 +92,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// Links whose message went at once during the message being applied: told to the model
     /// (`.liveSent`) before that message's turn ends, not through the inbox.
     var liveSentAtOnce: [Int] = []
+    /// What live peers are sent (and links closed), in order, held until the key is drawn.
+    var liveDue: [AppCommand] = []
     var nextLiveLink = 0
     /// The activity last continued here (also one continued before the UI started): a live
     /// session with its source opens to it.
@@ -179,7 +181,10 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         let unseen = changesNothingShown(message)
         apply(message, deferPublish: true)
-        if model.isQuitting { return false }
+        if model.isQuitting {
+            sendLiveDue()
+            return false
+        }
         appliedSinceDrawing += 1
         if !unseen() { drawDue = true }
         if waiting == 0 || appliedSinceDrawing >= Self.mostWithoutDrawing {
@@ -195,7 +200,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         render()
     }
 
-    /// Update, then the commands; a `.publish` is held for `flush` when `deferPublish`.
+    /// Update, then the commands; a `.publish`, and what goes to live peers (`isLiveOutput`),
+    /// are held for `flush` when `deferPublish`.
     func apply(_ message: AppMessage, deferPublish: Bool) {
         // Ticks stop while nothing on screen ages: the model's clock is brought up to date before
         // anything else happens, or a notice shown now would count from the last tick and could
@@ -213,6 +219,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         for command in commands {
             if deferPublish, command == .publish {
                 publishDue = true
+            } else if deferPublish, Self.isLiveOutput(command) {
+                liveDue.append(command)
             } else {
                 perform(command)
             }
@@ -224,13 +232,15 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
     }
 
-    /// Performs the held `.publish` and draws.
+    /// Draws, then sends what live peers are due and performs the held `.publish`.
     ///
-    /// The draw comes first: the save the publish asks for (its hooks, and for a small state its
-    /// encoding, sealing and signing) runs after the key is on the screen.
+    /// The draw comes first: what a follower is sent (encoded, sealed, written, and the follower
+    /// woken on a machine it may share) and the save the publish asks for (its hooks, and for a
+    /// small state its encoding, sealing and signing) run after the key is on the screen.
     func flush() {
         appliedSinceDrawing = 0
         if drawDue { render() }
+        sendLiveDue()
         let due = publishDue
         publishDue = false
         performUpkeep(upkeep.flushed(upkeepBuffer, publishDue: due, at: clock.now))
