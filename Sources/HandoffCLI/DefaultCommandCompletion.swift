@@ -9,11 +9,16 @@ import ArgumentParser
 /// is completed as if the default subcommand's name stood before it. The generated script is
 /// left as it is; the lines only change the words its functions read.
 public enum DefaultCommandCompletion {
-    /// The shell asked for with `--generate-completion-script SHELL` (or `=SHELL`) as the only
-    /// arguments, nil for any other command line, which the parser then takes as usual.
-    public static func requestedShell(in arguments: [String]) -> CompletionShell? {
+    /// The shell asked for with `--generate-completion-script SHELL` (or `=SHELL`, or alone for
+    /// the shell `$SHELL` names, as the parser takes it) as the only arguments; nil for any other
+    /// command line, which the parser then takes as usual.
+    public static func requestedShell(
+        in arguments: [String], autodetected: () -> CompletionShell? = CompletionShell.autodetected
+    ) -> CompletionShell? {
         let flag = "--generate-completion-script"
         switch arguments.count {
+        case 2 where arguments[1] == flag:
+            return autodetected()
         case 2 where arguments[1].hasPrefix(flag + "="):
             return CompletionShell(rawValue: String(arguments[1].dropFirst(flag.count + 1)))
         case 3 where arguments[1] == flag:

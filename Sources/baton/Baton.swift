@@ -29,7 +29,8 @@ extension Baton {
             let generated = completionScript(for: shell)
             let command = configuration.commandName ?? "baton"
             let subcommand = CounterCommand.configuration.commandName ?? "counter"
-            print(DefaultCommandCompletion.script(for: shell, generated: generated, command: command, subcommand: subcommand), terminator: "")
+            let script = DefaultCommandCompletion.script(for: shell, generated: generated, command: command, subcommand: subcommand)
+            print(script, terminator: script.hasSuffix("\n") ? "" : "\n")
             return
         }
         await main(nil)

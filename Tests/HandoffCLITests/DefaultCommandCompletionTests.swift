@@ -4,13 +4,15 @@ import Testing
 
 @Suite("Completion of the default subcommand without its name")
 struct DefaultCommandCompletionTests {
-    @Test("--generate-completion-script SHELL (or =SHELL), alone, is taken; anything else is left to the parser")
+    @Test("--generate-completion-script SHELL, =SHELL or alone ($SHELL's) is taken; anything else is left to the parser")
     func request() {
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script", "bash"]) == .bash)
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script=zsh"]) == .zsh)
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script", "fish"]) == .fish)
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script", "tcsh"]) == nil)
-        #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script"]) == nil)
+        // Alone, the shell `$SHELL` names, as the parser takes it.
+        #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script"], autodetected: { .zsh }) == .zsh)
+        #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "--generate-completion-script"], autodetected: { nil }) == nil)
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton", "edit", "--generate-completion-script", "bash"]) == nil)
         #expect(DefaultCommandCompletion.requestedShell(in: ["baton"]) == nil)
     }
