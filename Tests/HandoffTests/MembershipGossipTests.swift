@@ -130,6 +130,7 @@ struct MembershipGossipTests {
         #expect(heard.count(.devices, from: aliceTag) == 1)
         clock.advance(by: .seconds(1))
         #expect(await waitUntil { heard.count(.devices, from: aliceTag) == 2 }, "30 s later")
+        #expect(await waitUntil { heard.count(.devices, from: bobTag) > bobAfterChange }, "bob's, 30 s later too")
 
         // A listed device whose set differs: alice answers it once, not again within the second.
         let sentBefore = heard.count(.devices, from: aliceTag)
