@@ -47,7 +47,7 @@ package enum Terminfo {
             ] {
                 let length = baton_terminfo_string_of(type, name, fd, &buffer, Int32(buffer.count))
                 guard length > 0 else { continue }
-                let sequence = String(cString: buffer)
+                let sequence = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if !keys.contains(where: { $0.0 == sequence }) { keys.append((sequence, code)) }
             }
         }

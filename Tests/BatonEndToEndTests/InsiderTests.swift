@@ -176,7 +176,7 @@ extension LabFaultTests.UnderLoad {
             }
             let quitMark = monitor.mark
             try a.type("q")
-            let withdrawn = try following ?? (try? monitor.waitForEvent("e2e-a's activity gone", since: quitMark, timeout: 1) {
+            let withdrawn = following ?? (try? monitor.waitForEvent("e2e-a's activity gone", since: quitMark, timeout: 1) {
                 $0.event == "gone" && $0.activityID == id
             })
             let stillSending = hostile.poll() == nil

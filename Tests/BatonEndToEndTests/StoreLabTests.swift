@@ -120,7 +120,7 @@ extension LabFaultTests {
                 let watches = try (1...3).map { try kv.watch($0) }
                 defer { watches.forEach { $0.stop() } }
                 for watch in watches { try watch.waitUntilListening() }
-                let (a, b) = (watches[0], watches[1])
+                let a = watches[0]
 
                 try kv.partition(1, 2)
                 defer { kv.heal(1, 2) }

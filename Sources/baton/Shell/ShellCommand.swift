@@ -63,7 +63,7 @@ struct ShellCommand: AsyncParsableCommand {
             throw ExitCode(Int32(status))
         }
         try Launch.requireTerminal()
-        let terminal = try ShellTerminal(network: network, log: log)
+        let terminal = ShellTerminal(network: network, log: log)
         let stream: ShellTerminal.Opening
         if attach {
             stream = .ownSession
