@@ -83,7 +83,7 @@ extension ScreenBuffer {
                 if cell != nil {
                     column += 1
                 } else if value == 0x09 {
-                    column = (column / TextBuffer.tabWidth + 1) * TextBuffer.tabWidth
+                    column = TextBuffer.advance(from: column, over: "\t")
                 } else {
                     return nil
                 }

@@ -72,19 +72,19 @@ public struct TextBuffer: Equatable, Sendable {
     /// version stands (copies of the buffer share it; a version names one text, so sharing is
     /// safe): nothing joins the text per key press.
     public var text: String {
-        if let kept = textCache.text(for: version) { return kept }
+        if let kept = textCache.value(for: version) { return kept }
         let joined = rope.string
         textCache.keep(joined, for: version)
         return joined
     }
 
     /// Whether `text` is at hand, joined and kept for this version: reading it costs nothing.
-    public var isTextKept: Bool { textCache.text(for: version) != nil }
+    public var isTextKept: Bool { textCache.value(for: version) != nil }
 
     /// The whole buffer, as `text`, but without keeping what it joins: for a copy made on
     /// another thread from a snapshot, which should not push out the main actor's text.
     public var textWithoutKeeping: String {
-        textCache.text(for: version) ?? rope.string
+        textCache.value(for: version) ?? rope.string
     }
 
     private var textCache = TextCache()
@@ -118,12 +118,12 @@ public struct TextBuffer: Equatable, Sendable {
     /// `cursorDisplayColumn` and `cursorCharacterWidth` from one walk over the cursor's line (near
     /// the cursor in a long line), once for a version and a cursor (`CursorColumnsCache`).
     public var cursorColumns: (start: Int, width: Int) {
-        if let kept = columnsCache.columns(version: version, cursor: cursor) { return kept }
+        let key = CursorColumnsCacheKey(version: version, cursor: cursor)
+        if let kept = columnsCache.value(for: key) { return (kept.start, kept.width) }
         let (place, character) = rope.place(ofCharacter: cursor.column, inLine: cursor.line)
-        let columns = character.map { (place.column, max(1, Self.advance(from: place.column, over: $0) - place.column)) }
-            ?? (place.column, 1)
-        columnsCache.keep(columns, version: version, cursor: cursor)
-        return columns
+        let width = character.map { max(1, Self.advance(from: place.column, over: $0) - place.column) } ?? 1
+        columnsCache.keep(CursorColumnsCacheValue(start: place.column, width: width), for: key)
+        return (place.column, width)
     }
 
     /// Whether line `index` is a long one (kept with checkpoints, so that reading it whole

@@ -1,32 +1,33 @@
 import Synchronization
 
-/// The joined text of one buffer version, shared by copies of the buffer.
-final class TextCache: Sendable {
-    private let kept = Mutex<(version: UInt64, text: String)?>(nil)
+/// One value worked out for one key, shared by copies of a buffer: its joined text for a
+/// version (`TextCache`), and the cursor's display columns for a version and a cursor (a key's
+/// update, keeping the cursor in view, and its frame both ask, and each would walk the cursor's
+/// line). A version names one text, so the key names one value.
+final class KeptValue<Key: Equatable & Sendable, Value: Sendable>: Sendable {
+    private let kept = Mutex<(key: Key, value: Value)?>(nil)
 
-    func text(for version: UInt64) -> String? {
-        kept.withLock { $0?.version == version ? $0?.text : nil }
+    func value(for key: Key) -> Value? {
+        kept.withLock { $0?.key == key ? $0?.value : nil }
     }
 
-    func keep(_ text: String, for version: UInt64) {
-        kept.withLock { $0 = (version, text) }
+    func keep(_ value: Value, for key: Key) {
+        kept.withLock { $0 = (key, value) }
     }
 }
 
-/// The cursor's display columns (`TextBuffer.cursorColumns`) for one version and cursor, shared
-/// by copies of the buffer: a key's update (keeping the cursor in view) and its frame both ask,
-/// and each would walk the cursor's line. A version names one text, so the pair names one answer.
-final class CursorColumnsCache: Sendable {
-    private let kept = Mutex<(version: UInt64, cursor: TextPosition, start: Int, width: Int)?>(nil)
+/// The joined text of one buffer version.
+typealias TextCache = KeptValue<UInt64, String>
 
-    func columns(version: UInt64, cursor: TextPosition) -> (start: Int, width: Int)? {
-        kept.withLock { kept in
-            guard let kept, kept.version == version, kept.cursor == cursor else { return nil }
-            return (kept.start, kept.width)
-        }
-    }
+/// The cursor's display columns (`TextBuffer.cursorColumns`) for one version and cursor.
+typealias CursorColumnsCache = KeptValue<CursorColumnsCacheKey, CursorColumnsCacheValue>
 
-    func keep(_ columns: (start: Int, width: Int), version: UInt64, cursor: TextPosition) {
-        kept.withLock { $0 = (version, cursor, columns.start, columns.width) }
-    }
+struct CursorColumnsCacheKey: Equatable, Sendable {
+    let version: UInt64
+    let cursor: TextPosition
+}
+
+struct CursorColumnsCacheValue: Sendable {
+    let start: Int
+    let width: Int
 }

@@ -46,9 +46,14 @@ extension Program {
             let due = liveDue
             liveDue = []
             for command in due { perform(command) }
-            while !liveSentAtOnce.isEmpty {
-                apply(.liveSent(link: liveSentAtOnce.removeFirst()), deferPublish: true)
-            }
+            takeSentAtOnce(deferPublish: true)
+        }
+    }
+
+    /// Tells the model of the messages that went at once (`.liveSent`), which may send the next.
+    func takeSentAtOnce(deferPublish: Bool) {
+        while !liveSentAtOnce.isEmpty {
+            apply(.liveSent(link: liveSentAtOnce.removeFirst()), deferPublish: deferPublish)
         }
     }
 

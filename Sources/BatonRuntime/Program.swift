@@ -227,9 +227,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         // A send that went at once is acknowledged here: posted to the inbox, the acknowledgement
         // woke the main thread once a key for nothing else (strace of a followed editor).
-        while !liveSentAtOnce.isEmpty {
-            apply(.liveSent(link: liveSentAtOnce.removeFirst()), deferPublish: deferPublish)
-        }
+        takeSentAtOnce(deferPublish: deferPublish)
     }
 
     /// Draws, then sends what live peers are due and performs the held `.publish`.
