@@ -41,6 +41,10 @@ public enum AppMessage: Equatable, Sendable {
     /// This session is not handed off, and why (e.g. its file is over the state limit): it
     /// works here and publishes nothing until a continued session replaces it.
     case handoffOff(String)
+    /// The editor's text, joined off the main actor for the saves, with the buffer's blocks cut
+    /// again from it (`TextBuffer.recutFromText`): the editor takes them if its text has not
+    /// changed since, and so holds one copy of a large text rather than the file's and the join.
+    case textRecut(TextBuffer)
     /// The editor's text was written to `path`.
     /// `stamp`: the file as written, for the next save to compare with; `isReadOnly`: this
     /// process may not write it now (written anyway, it kept its mode).

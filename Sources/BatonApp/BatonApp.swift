@@ -51,6 +51,12 @@ public enum BatonApp {
         case .published:
             model.publishProblem = nil
             commands = []
+        case .textRecut(let buffer):
+            if case .editor(var state) = model.session, state.buffer.takeBlocks(of: buffer) {
+                model.session = .editor(state)
+            }
+            commands = []
+            mayPublish = false
         case .publishFailed(let problem):
             model.publishProblem = problem
             commands = []

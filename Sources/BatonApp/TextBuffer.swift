@@ -13,13 +13,13 @@ import TerminalUI
 /// will be read by a peer, and `cursor.column` always counts the `Character`s a receiver
 /// will count.
 public struct TextBuffer: Equatable, Sendable {
-    private(set) var rope: TextRope {
+    var rope: TextRope {
         didSet { version = Self.nextVersion() }
     }
     /// Changes whenever the text does, and is never the same for two different texts: what
     /// the app compares to know the text changed, instead of megabytes of characters. (An
     /// edit undone by hand gets a new version although the text is the same again.)
-    public private(set) var version: UInt64 = TextBuffer.nextVersion()
+    public internal(set) var version: UInt64 = TextBuffer.nextVersion()
     /// Where the cursor is; always inside the text.
     public private(set) var cursor: TextPosition
     /// The lines edits changed since the buffer was made or `takeLineChanges()` last asked.
@@ -90,13 +90,6 @@ public struct TextBuffer: Equatable, Sendable {
     private var textCache = TextCache()
     private var columnsCache = CursorColumnsCache()
 
-    /// The same buffer, version and all, with the rope's arrays of its own (`TextRope.unshared`).
-    public func unshared() -> TextBuffer {
-        var copy = self
-        copy.rope = rope.unshared()
-        copy.version = version
-        return copy
-    }
     /// How many lines there are; at least 1.
     public var lineCount: Int { rope.lineCount }
     /// The characters of line `index` (from 0, less than `lineCount`), without its break.

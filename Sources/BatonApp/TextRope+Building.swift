@@ -96,3 +96,25 @@ extension TextRope {
         return infos
     }
 }
+
+extension TextRope {
+    /// The same rope with its blocks slices of `text`, which must be this rope's text
+    /// (`string`), in arrays of its own (as `unshared`); the blocks' line lengths are shared. A
+    /// long line that is a block and a string of its own stays so (`string(_:utf8:)` hands out
+    /// such a line without a copy, which a slice would make on every key).
+    func recut(from text: String) -> TextRope {
+        precondition(text.utf8.count == utf8Count, "recut from another text")
+        var copy = unshared()
+        var position = text.startIndex
+        copy.blocks = blocks.map { block in
+            let bytes = block.text.utf8.count
+            let end = text.utf8.index(position, offsetBy: bytes)
+            defer { if end < text.endIndex { position = text.utf8.index(after: end) } }
+            let isOwnString = block.text.startIndex == block.text.base.startIndex
+                && block.text.endIndex == block.text.base.endIndex
+            if isOwnString, block.lines.count == 1, bytes >= longLineBytes { return block }
+            return Block(text: text[position..<end], lines: block.lines)
+        }
+        return copy
+    }
+}

@@ -68,13 +68,19 @@ extension Program {
         Task { [weak self] in
             // The snapshot kept for the saves gets arrays of its own here too: sharing the
             // editor's, it made the first key after every join copy them on the main actor.
-            let joined = await BackgroundWork.run { () -> EditorState in
+            // Both are cut from the join, so the text the blocks were slices of (the file's, or
+            // the join before) is let go: one copy of the text, not two.
+            let (joined, recut) = await BackgroundWork.run { () -> (EditorState, TextBuffer?) in
                 _ = buffer.text
-                return editor.unshared()
+                var snapshot = editor.unshared()
+                guard let cut = snapshot.buffer.recutFromText() else { return (snapshot, nil) }
+                snapshot.buffer = cut
+                return (snapshot, cut.unshared())
             }
             // A new activity took over meanwhile: this join was for the one before.
             guard let self, self.joinGeneration == generation, !self.model.isQuitting else { return }
             self.joinedEditor = joined
+            if let recut { self.inbox.yield(.textRecut(recut)) }
             self.performUpkeep(self.upkeep.joined(version: buffer.version, self.upkeepBuffer, at: self.clock.now))
         }
     }

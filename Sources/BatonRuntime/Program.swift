@@ -49,6 +49,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     var joinedEditor: EditorState?
     /// Bumped when a new activity starts: a join still running for the one before is dropped.
     var joinGeneration = 0
+    /// Gives back the pages of the program's read-only mappings and returns their bytes, once
+    /// the program has been quiet a while (`QuietPages`); nil: never. Its policy and its timer.
+    public var giveBackPages: (@MainActor () -> Int)?
+    var quietPages = QuietPages()
+    var quietTimer: Task<Void, Never>?
     /// Where the Program reads the time and waits: the system's, or a test's virtual one.
     public let clock: any HandoffClock
     let logger: Logger
@@ -154,6 +159,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         if activity == nil, model.handoffOff == nil, !model.followsOrWillFollow { startActivity() }
         listen()
         render()
+        notePagesBusy()  // what it ran to start is due too
         // Everything waiting is applied before one draw and one save request: a burst of keys
         // (a paste into a terminal without bracketed paste, typing while a frame is written)
         // costs one frame, not one per key.
@@ -175,6 +181,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         // A key typed right behind the one that opened a question answers it, however fast it
         // came (a typist ahead of the screen, ssh, a paste): keys are never dropped.
         if isKeyLike(message) { upkeep.inputTaken(at: clock.now) }
+        if isBusyMessage(message) { notePagesBusy() }
         if case .inputClosed = message {
             writeRecoveryNow()
             keepRecoveryOnQuit = true
@@ -255,6 +262,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         case .network:
             let before = model.status.network
             return { [unowned self] in model.status.network == before }
+        case .textRecut:
+            // The same text in other blocks: nothing on the screen changes.
+            return { true }
         case .liveSent:
             // A follower's acknowledgement, one per key typed while followed: drawing for it
             // drew every key twice. What it sends next is drawn already.
@@ -264,17 +274,12 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
     }
 
-    func isKeyLike(_ message: AppMessage) -> Bool {
-        switch message {
-        case .key, .paste: true
-        default: false
-        }
-    }
-
     func stop() {
         cancelContinue()
         upkeepTimer?.cancel()
         upkeepTimer = nil
+        quietTimer?.cancel()
+        quietTimer = nil
         for task in tasks { task.cancel() }
         tasks.removeAll()
         inbox.finish()

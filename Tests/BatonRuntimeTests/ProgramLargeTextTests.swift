@@ -112,4 +112,25 @@ struct ProgramLargeTextTests {
         #expect(kept.buffer == editor.buffer)
         await p.stop()
     }
+
+    @Test("Once the typed text is joined, the editor's blocks are slices of the join: the text as opened is let go")
+    func editorHoldsOneCopy() async throws {
+        let (p, _) = try await Self.openBig()
+        func storage(_ string: String) -> UnsafeRawPointer? {
+            var string = string
+            return string.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        p.backend.send(text: "one copy")
+        try await p.backend.waitForScreen(containing: "one copyПривет", timeout: .seconds(20))
+        let recut = await waitUntil(timeout: .seconds(60)) {
+            guard case .editor(let editor) = p.program.model.session, editor.buffer.isTextKept else { return false }
+            let join = storage(editor.buffer.text)
+            return editor.buffer.rope.blocks.allSatisfy { storage($0.text.base) == join }
+        }
+        #expect(recut, "the editor's blocks are not all slices of its joined text")
+        guard case .editor(let editor) = p.program.model.session else { await p.stop(); return }
+        #expect(editor.buffer.text.hasPrefix("one copyПривет"))
+        #expect(editor.buffer.cursor == TextPosition(line: 0, column: 8))
+        await p.stop()
+    }
 }

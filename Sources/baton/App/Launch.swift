@@ -170,6 +170,7 @@ struct Launch {
             recovery: RecoveryStore.standard(), clipboard: clipboard, displayPreference: displayPreference,
             logger: logger)
         program.lastContinued = continued
+        program.giveBackPages = { ProgramPages.giveBack() }
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at
         // once) and end with the signal's status. 300 ms at most.
