@@ -69,13 +69,15 @@ struct EditCommand: AsyncParsableCommand {
             Console.line(Self.recoverable(RecoveryStore.standard()))
             return
         }
-        var start: (session: Session, opening: [AppMessage]) = (.counter(CounterState(count: 0)), [])
-        if !session.continueActivity {  // else the counter is replaced by what is continued
-            start = try Launch.editorSession(file: file)
+        let launch = Launch(network: network, options: session.launch)
+        guard !session.continueActivity else {  // the counter is replaced by what is continued
+            try await launch.run(start: .counter(CounterState(count: 0)), continueType: "dev.baton.editing")
+            return
         }
-        try await Launch(network: network, options: session.launch).run(
-            start: start.session, opening: start.opening,
-            continueType: session.continueActivity ? "dev.baton.editing" : nil)
+        // Handed over, not kept here: a local would hold the file's text (16 MB for a 16 MB
+        // file) for as long as the editor runs, after the editor itself has let it go.
+        let (editor, opening) = try Launch.editorSession(file: file)
+        try await launch.run(start: consume editor, opening: opening, continueType: nil)
     }
 }
 

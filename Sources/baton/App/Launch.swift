@@ -62,7 +62,9 @@ struct Launch {
     ///
     /// Everything that can fail before the UI starts fails with a one-line message and exit
     /// status 1, leaving the terminal untouched.
-    func run(start: Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
+    /// `start` is taken, not borrowed: nothing here holds it once the Program has it (see
+    /// `EditCommand.run`).
+    func run(start: consuming Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         try Self.requireTerminal()
         let logger = try options.log.makeLogger()
         let registry = try network.loadRegistry()
@@ -91,7 +93,7 @@ struct Launch {
         // At the end, what was taken since the keeper's last round is stored too.
         defer { joined.stopKeeping() }
 
-        var session = start
+        var session = consume start
         var opening = startOpening
         var continued: UserActivity?
         if follow {
@@ -165,7 +167,7 @@ struct Launch {
             throw CommandFailure(error.description)
         }
         let program = Program(
-            backend: backend, center: center, session: session,
+            backend: backend, center: center, session: consume session,
             status: StatusInfo(peerName: peer.name, endpoint: endpoint, network: state, peersHeard: 0),
             recovery: RecoveryStore.standard(), clipboard: clipboard, displayPreference: displayPreference,
             logger: logger)
