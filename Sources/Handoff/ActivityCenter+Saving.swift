@@ -113,3 +113,16 @@ extension PropertyListValue {
         }
     }
 }
+
+extension ActivityCenter {
+    /// Trims the shelf's revisions before the newest (`StateShelf.trimSuperseded`) every
+    /// `StateShelf.supersededKeptFor` on the center's clock while one is kept: the text of the
+    /// save before, 16 MB for a 16 MB file, is not held beside the newest for nobody.
+    func trimShelfLater() {
+        guard let shelf = stateStream?.shelf, shelf.armTrim() else { return }
+        clock.onMainActor(at: clock.now + StateShelf.supersededKeptFor) { [weak self] in
+            guard let self, self.isRunning else { return }
+            if shelf.trimSuperseded() { self.trimShelfLater() }
+        }
+    }
+}

@@ -228,6 +228,7 @@ public final class ActivityCenter {
             stateStream?.shelf.put(.activity(activityID), revision: revision, digest: digest) {
                 HandoffCore.stateEncoding(of: record)
             }
+            trimShelfLater()
         case .unshelve(let activityID):
             stateStream?.shelf.remove(.activity(activityID))
         case .nearbyChanged:

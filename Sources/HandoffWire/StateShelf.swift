@@ -57,6 +57,8 @@ public final class StateShelf: Sendable {
         /// The bytes, or nil when `remake` makes them when asked.
         var bytes: [UInt8]?
         var remake: (@Sendable () -> [UInt8])?
+        /// Asked for (or superseded) since the last `trimSuperseded`: kept through the next.
+        var askedSinceTrim = true
     }
 
     struct Shelf {
@@ -64,6 +66,9 @@ public final class StateShelf: Sendable {
         var order: [Key] = []
         /// Per key, its kept revisions, the one put least recently first.
         var states: [Key: [Kept]] = [:]
+        /// A `trimSuperseded` is due (`armTrim`), and how many ran.
+        var trimArmed = false
+        var trims = 0
     }
 
     private let shelf = Mutex(Shelf())
@@ -109,6 +114,8 @@ public final class StateShelf: Sendable {
             if let same = revisions.firstIndex(where: { $0.revision == revision }) {
                 dropped.append(revisions.remove(at: same))
             }
+            // The one it supersedes is kept through the next trim at least.
+            if !revisions.isEmpty { revisions[revisions.count - 1].askedSinceTrim = true }
             revisions.append(kept)
             if revisions.count > Self.revisionsPerActivity {
                 dropped.append(contentsOf: revisions.prefix(revisions.count - Self.revisionsPerActivity))
@@ -136,9 +143,7 @@ public final class StateShelf: Sendable {
     /// The kept state of `key` at `revision` whose digest is `digest`, or nil (also
     /// when a state made again does not match its digest).
     public func state(_ key: Key, revision: Int, digest: some Collection<UInt8>) -> [UInt8]? {
-        let kept = shelf.withLock { shelf in
-            shelf.states[key]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
-        }
+        let kept = asked(key, revision: revision, digest: digest)
         guard let kept else { return nil }
         if let bytes = kept.bytes { return bytes }
         guard let bytes = kept.remake?(), Array(SHA256.hash(data: bytes)) == kept.digest else { return nil }
@@ -162,13 +167,68 @@ public final class StateShelf: Sendable {
     /// The kept state of `key` at `revision` whose digest is `digest`, made again if
     /// it was kept that way but not yet checked; nil when nothing is kept.
     public func servable(_ key: Key, revision: Int, digest: some Collection<UInt8>) -> Servable? {
-        let kept = shelf.withLock { shelf in
-            shelf.states[key]?.last { $0.revision == revision && $0.digest.elementsEqual(digest) }
-        }
+        let kept = asked(key, revision: revision, digest: digest)
         guard let kept else { return nil }
         if let bytes = kept.bytes { return Servable(bytes: bytes, unchecked: nil) }
         guard let bytes = kept.remake?() else { return nil }
         return Servable(bytes: bytes, unchecked: kept.digest)
+    }
+
+    /// The kept state of `key` at `revision` with `digest`, marked as asked for.
+    private func asked(_ key: Key, revision: Int, digest: some Collection<UInt8>) -> Kept? {
+        shelf.withLock { shelf in
+            guard let index = shelf.states[key]?.lastIndex(where: { $0.revision == revision && $0.digest.elementsEqual(digest) })
+            else { return nil }
+            shelf.states[key]?[index].askedSinceTrim = true
+            return shelf.states[key]?[index]
+        }
+    }
+
+    /// Forgets each activity's revision before its newest unless it was asked for, or
+    /// superseded, since the last call; returns whether such a revision is still kept (call
+    /// again later). Called every `supersededKeptFor`, the revision before the newest is kept
+    /// at least that long after the newest was put, and for as long as a fetch asks for it
+    /// at least that often (a resume after a drop asks again); a 16 MB text is not held twice
+    /// for nobody. Store states keep their two.
+    @discardableResult
+    public func trimSuperseded() -> Bool {
+        let (dropped, remaining): ([Kept], Bool) = shelf.withLock { shelf in
+            shelf.trimArmed = false
+            shelf.trims += 1
+            var dropped: [Kept] = []
+            var remaining = false
+            for (key, revisions) in shelf.states where revisions.count > 1 {
+                guard case .activity = key else { continue }
+                var kept = revisions
+                for index in kept.indices.dropLast().reversed() {
+                    if kept[index].askedSinceTrim {
+                        kept[index].askedSinceTrim = false
+                        remaining = true
+                    } else {
+                        dropped.append(kept.remove(at: index))
+                    }
+                }
+                shelf.states[key] = kept
+            }
+            return (dropped, remaining)
+        }
+        Self.release(dropped)
+        return remaining
+    }
+
+    /// How often `trimSuperseded` is called while a revision before the newest is kept.
+    public static let supersededKeptFor = Duration.seconds(10)
+
+    /// How many times `trimSuperseded` ran (for tests).
+    public var trimCount: Int { shelf.withLock { $0.trims } }
+
+    /// Whether the caller should call `trimSuperseded` in `supersededKeptFor`: true once until
+    /// that call, so that one caller's timer does it.
+    public func armTrim() -> Bool {
+        shelf.withLock { shelf in
+            defer { shelf.trimArmed = true }
+            return !shelf.trimArmed
+        }
     }
 
     /// Forgets every state of `key` (it was invalidated or is no longer offered).

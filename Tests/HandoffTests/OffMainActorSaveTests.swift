@@ -231,4 +231,30 @@ struct OffMainActorSaveTests {
         #expect(kept == bytes)
         #expect(kept.capacity <= bytes.count + bytes.count / 16, "capacity \(kept.capacity) for \(bytes.count)")
     }
+
+    @Test("In virtual time: the revision before the newest stays on the shelf through the next trim, and is gone by the one after")
+    func supersededRevisionLetGo() async throws {
+        let f = Fixture()
+        f.gate.open()
+        let start = f.clock.now
+        let activity = f.editing(n: 0)
+        try activity.becomeCurrent()
+        let id = activity.activityID
+        #expect(await waitUntil { f.shelf.revisions(of: id) == [1] })
+        activity.userInfo["cursorLine"] = 1
+        let saved = await waitUntil {
+            if f.clock.now < start + .seconds(1) { f.clock.advance(by: .milliseconds(10)) }
+            return f.shelf.revisions(of: id) == [1, 2]
+        }
+        #expect(saved, "no second revision")
+        // The trim armed by the first save, 10 s after it: the one just superseded stays.
+        f.clock.advance(to: start + StateShelf.supersededKeptFor + .milliseconds(1))
+        #expect(await waitUntil { f.shelf.trimCount == 1 }, "no trim 10 s after the first save")
+        #expect(f.shelf.revisions(of: id) == [1, 2])
+        // Nobody asked for it since: the next trim lets it go.
+        f.clock.advance(to: start + StateShelf.supersededKeptFor * 2 + .milliseconds(1))
+        #expect(await waitUntil { f.shelf.trimCount == 2 }, "no trim 20 s after the first save")
+        #expect(f.shelf.revisions(of: id) == [2], "the revision before the newest is still kept")
+        await f.center.shutdown()
+    }
 }

@@ -3,7 +3,8 @@ import Synchronization
 import Testing
 @testable import HandoffWire
 
-/// What a source keeps to serve: the last two revisions of at most 16 activities.
+/// What a source keeps to serve: the last two revisions of at most 16 activities (the one before
+/// the newest while it may be fetched).
 @Suite("State shelf")
 struct StateShelfTests {
     func put(_ shelf: StateShelf, _ id: String, _ revision: Int, _ byte: UInt8 = 0) {
@@ -22,6 +23,45 @@ struct StateShelfTests {
         #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 3]) == [0, 3, 1, 2])
         #expect(shelf.state(activityID: "A", revision: 3, digest: [0, 2]) == nil, "the digest must match too")
         #expect(shelf.state(activityID: "B", revision: 3, digest: [0, 3]) == nil)
+    }
+
+    @Test("The revision before the newest: kept through one trim after it is superseded, then dropped unless asked for since")
+    func trimSuperseded() {
+        let shelf = StateShelf()
+        put(shelf, "A", 1)
+        #expect(!shelf.trimSuperseded(), "a lone revision is never trimmed")
+        #expect(shelf.revisions(of: "A") == [1])
+        put(shelf, "A", 2)
+        shelf.put(.storeState(store: "s"), revision: 1, digest: [9], bytes: [9])
+        shelf.put(.storeState(store: "s"), revision: 2, digest: [8], bytes: [8])
+        #expect(shelf.trimSuperseded(), "the one just superseded is kept through the first trim")
+        #expect(shelf.revisions(of: "A") == [1, 2])
+        // Asked for (a fetch, or its resume after a drop): kept through the next trim too.
+        #expect(shelf.state(activityID: "A", revision: 1, digest: [0, 1]) == [0, 1, 1, 2])
+        #expect(shelf.trimSuperseded())
+        #expect(shelf.revisions(of: "A") == [1, 2])
+        // Nobody asked since: gone; the newest and the store's two stay.
+        #expect(!shelf.trimSuperseded())
+        #expect(shelf.revisions(of: "A") == [2])
+        #expect(shelf.state(activityID: "A", revision: 1, digest: [0, 1]) == nil)
+        #expect(shelf.state(activityID: "A", revision: 2, digest: [0, 2]) == [0, 2, 1, 2])
+        #expect(shelf.revisions(of: .storeState(store: "s")) == [1, 2])
+        // A servable asks as a GET does.
+        put(shelf, "A", 3)
+        #expect(shelf.trimSuperseded())
+        #expect(shelf.servable(.activity("A"), revision: 2, digest: [0, 2]) != nil)
+        #expect(shelf.trimSuperseded())
+        #expect(!shelf.trimSuperseded())
+        #expect(shelf.revisions(of: "A") == [3])
+    }
+
+    @Test("One trim is armed at a time, again once it ran")
+    func armTrim() {
+        let shelf = StateShelf()
+        #expect(shelf.armTrim())
+        #expect(!shelf.armTrim(), "armed twice before the trim")
+        shelf.trimSuperseded()
+        #expect(shelf.armTrim())
     }
 
     @Test("A state kept as a way to make it: made at each fetch, served only when it matches its digest")
