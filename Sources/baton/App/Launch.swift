@@ -66,6 +66,8 @@ struct Launch {
     /// `EditCommand.run`).
     func run(start: consuming Session, opening startOpening: [AppMessage] = [], continueType: String?) async throws {
         try Self.requireTerminal()
+        // A follower or a continue receives a large state too (`baton edit` did this already).
+        EditCommand.returnLargeBuffersToTheSystem()
         let logger = try options.log.makeLogger()
         let registry = try network.loadRegistry()
         // A type this baton could never continue fails now, not after --wait seconds of asking;
@@ -172,7 +174,10 @@ struct Launch {
             recovery: RecoveryStore.standard(), clipboard: clipboard, displayPreference: displayPreference,
             logger: logger)
         program.lastContinued = continued
-        program.giveBackPages = { ProgramPages.giveBack() }
+        program.giveBackPages = {
+            ProgramPages.trimHeap()
+            return ProgramPages.giveBack()
+        }
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at
         // once) and end with the signal's status. 300 ms at most.
