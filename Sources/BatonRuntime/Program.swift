@@ -49,8 +49,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     var joinedEditor: EditorState?
     /// Bumped when a new activity starts: a join still running for the one before is dropped.
     var joinGeneration = 0
-    /// Gives back the pages of the program's read-only mappings and returns their bytes, once
-    /// the program has been quiet a while (`QuietPages`); nil: never. Its policy and its timer.
+    /// Gives back what a waiting program no longer uses (`baton`'s: malloc's free pages and the
+    /// pages of its read-only mappings, whose bytes it returns), once it has been quiet a while
+    /// (`QuietPages`); nil: never.
     public var giveBackPages: (@MainActor () -> Int)?
     var quietPages = QuietPages()
     var quietTimer: Task<Void, Never>?
@@ -216,7 +217,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         if case .tick = message {} else if clock.date.timeIntervalSince(model.now) > 1 {
             apply(.tick(clock.date), deferPublish: deferPublish)
         }
+        let replaced = blocksReplaced(by: message)
         let commands = BatonApp.update(&model, message)
+        Self.letGoOffMainActor(consume replaced)
         switch message {
         case .liveOpened, .liveReceived, .liveEnded, .liveOpenFailed:
             logger.debug("\(message.kindName): live \(model.live.map { "\($0)" } ?? "none"); \(commands.count) commands")

@@ -3,7 +3,7 @@
 ///
 /// An editor runs a great deal of code to start, to open a file, to save and to serve a
 /// follower, and, waiting, very little; the pages of that code stay counted in its resident
-/// memory long after (about 20 MB of a waiting editor's 80). Given back, they stay in the page
+/// memory long after (14 MB of a waiting 16 MB editor's 78). Given back, they stay in the page
 /// cache, shared with every other process that maps the program, and what the next key runs is
 /// mapped again on first use: a few hundred microseconds, once, after a pause of ten seconds.
 /// The policy, without I/O: the Program keeps one timer for `deadline` on its clock.
