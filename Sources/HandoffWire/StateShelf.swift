@@ -4,8 +4,9 @@ import Synchronization
 
 /// The states a source serves over the state stream, each under its `Key`: for each of its
 /// activities, the state encoding of the last two revisions it published with an OFFER (the
-/// current one, and the one before so that a fetch in flight survives a new save), and for
-/// each key-value store, its last two store states.
+/// current one, and the one before so that a fetch in flight survives a new save, for as long as
+/// a fetch may ask for it: `trimSuperseded`), and for each key-value store, its last two store
+/// states.
 ///
 /// A state is kept as its bytes, or as a way to make them again (`put(…remake:)`): the record
 /// it encodes, whose text the program holds anyway, costs far less than its encoding (a binary

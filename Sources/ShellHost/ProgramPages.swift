@@ -34,16 +34,12 @@ public enum ProgramPages {
     /// those mappings.
     @discardableResult
     public static func giveBack() -> Int {
-        // Worked out before the first page goes: whatever runs after it maps its pages again,
-        // and the kernel maps 64 KiB around each page it maps on a fault, so the code that
-        // runs between the first madvise and the wait that follows should be little. The
-        // code last, as what runs after is code.
-        let given = mappings().filter(\.isGivenBack).sorted { !$0.permissions.contains("x") && $1.permissions.contains("x") }
-        let ranges = given.compactMap { mapping in
-            UnsafeMutableRawPointer(bitPattern: mapping.start).map { ($0, Int(mapping.end - mapping.start)) }
-        }
         var bytes = 0
-        for (address, length) in ranges where madvise(address, length, MADV_DONTNEED) == 0 {
+        for mapping in mappings() where mapping.isGivenBack {
+            let length = Int(mapping.end - mapping.start)
+            guard let address = UnsafeMutableRawPointer(bitPattern: mapping.start),
+                madvise(address, length, MADV_DONTNEED) == 0
+            else { continue }
             bytes += length
         }
         return bytes

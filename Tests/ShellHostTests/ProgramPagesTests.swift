@@ -50,4 +50,16 @@ struct ProgramPagesTests {
             #expect(after.contains { $0.start == mapping.start && $0.anonymousKilobytes > 0 }, "\(mapping.path) at \(mapping.start)")
         }
     }
+
+    @Test("Free pages in the middle of malloc's heap, which free() alone keeps, are given back by trimHeap")
+    func trimHeap() {
+        // 64 KiB blocks come from the heap (under the mmap threshold); the last one, kept, holds
+        // the heap's top, so freeing the others leaves 12 MiB free in its middle.
+        var blocks = (0..<193).map { _ in UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16) }
+        for block in blocks { block.initializeMemory(as: UInt8.self, repeating: 1, count: 64 * 1024) }
+        let kept = blocks.removeLast()
+        for block in blocks { block.deallocate() }
+        #expect(ProgramPages.trimHeap(), "malloc_trim gave nothing back")
+        kept.deallocate()
+    }
 }
