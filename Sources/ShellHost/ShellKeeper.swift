@@ -42,6 +42,8 @@ public final class ShellKeeper: UserActivityDelegate {
         let stream: ContinuationStream
         let outbox: AsyncStream<Outgoing>.Continuation
         var done: Task<Void, Never>?
+        /// Reads its messages until the stream ends (its close answered, or lost).
+        var reader: Task<Void, Never>?
         /// Messages handed to `outbox` and not sent yet.
         var queued = 0
         init(stream: ContinuationStream, outbox: AsyncStream<Outgoing>.Continuation) {
@@ -131,7 +133,14 @@ public final class ShellKeeper: UserActivityDelegate {
         }
         logger.info("the program ended with status \(status)")
         perform(core.programEnded(status: status))
-        for joined in terminals.values { await joined.done?.value }
+        // Each terminal is told and its stream closed before the keeper ends: `close` only begins
+        // the close, and a keeper that exited with ENDED not yet written left the terminal saying
+        // the link was lost (a lab test, once, under load). Its reader ends once the close is
+        // answered, or after the close's 2 s.
+        for joined in Array(terminals.values) {
+            await joined.done?.value
+            await joined.reader?.value
+        }
         membership.cancel()
         timer?.cancel()
         pty.closeMaster()
@@ -161,7 +170,7 @@ public final class ShellKeeper: UserActivityDelegate {
         terminals[id] = joined
         let origin: ShellKeeperCore.Origin = stream.peer.device == center.membership.identity.publicIdentity ? .thisDevice : .listedDevice
         logger.info("\(stream.peer.name) opened a stream (terminal \(id))")
-        Task { @MainActor [weak self] in
+        joined.reader = Task { @MainActor [weak self] in
             var first = true
             do {
                 for try await bytes in stream.messages {
