@@ -1,5 +1,4 @@
 import BatonApp
-import Dispatch
 import FoundationEssentials
 import Handoff
 
@@ -87,17 +86,10 @@ extension Program {
     }
 
     /// The editor's buffer as it is before `.textRecut` replaces its blocks: they may be the
-    /// last to hold the file's text, which is let go off the main actor (`letGoOffMainActor`).
+    /// last to hold the file's text, which is let go off the main actor (`letGoInBackground`).
     func blocksReplaced(by message: AppMessage) -> TextBuffer? {
         guard case .textRecut = message else { return nil }
         return model.session.editorState?.buffer
-    }
-
-    /// Releases `value` on a background thread: unmapping 16 MB of text takes milliseconds, which
-    /// a key arriving meanwhile would wait for on the main actor.
-    static func letGoOffMainActor(_ value: consuming (some Sendable)?) {
-        guard let owned = value else { return }
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(owned) {} }
     }
 
     // MARK: Recovery copies

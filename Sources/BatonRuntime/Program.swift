@@ -219,7 +219,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         }
         let replaced = blocksReplaced(by: message)
         let commands = BatonApp.update(&model, message)
-        Self.letGoOffMainActor(consume replaced)
+        if let replaced { letGoInBackground(replaced) }
         switch message {
         case .liveOpened, .liveReceived, .liveEnded, .liveOpenFailed:
             logger.debug("\(message.kindName): live \(model.live.map { "\($0)" } ?? "none"); \(commands.count) commands")

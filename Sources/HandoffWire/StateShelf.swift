@@ -134,11 +134,10 @@ public final class StateShelf: Sendable {
         Self.release(dropped)
     }
 
-    /// Lets go of `kept` on a background queue.
+    /// Lets go of `kept` on a background queue (`letGoInBackground`).
     private static func release(_ kept: consuming [Kept]) {
         guard !kept.isEmpty else { return }
-        let owned = kept
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(owned) {} }
+        letGoInBackground(kept)
     }
 
     /// The kept state of `key` at `revision` whose digest is `digest`, or nil (also

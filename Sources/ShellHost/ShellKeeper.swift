@@ -215,8 +215,9 @@ public final class ShellKeeper: UserActivityDelegate {
         terminals[id]?.outbox.finish()
         terminals[id] = nil
         greeted.remove(id)
-        // Nobody attached: the keeper waits, running little of the code it ran to serve.
-        if terminals.isEmpty {
+        // Nobody attached: the keeper waits, running little of the code it ran to serve (unless
+        // the program ended: then it is on its way out).
+        if terminals.isEmpty, core.endedStatus == nil {
             let bytes = ProgramPages.giveBack()
             logger.debug("nobody attached: the pages of \(bytes / 1_048_576) MB of read-only mappings given back")
         }
