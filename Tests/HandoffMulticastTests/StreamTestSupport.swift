@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Handoff
 import Synchronization
+import HandoffTesting
 @testable import HandoffWire
 
 /// Shared values and helpers for the state-stream tests over NIO.
@@ -28,16 +29,18 @@ enum StreamTest {
     }
 
     /// `StateFetcher.fetch` as `client` from `server`, following an OFFER opened with `groupKey`.
+    ///
+    /// Its timers run on `clock`, by default one that never moves: the whole test suite shares
+    /// two cores, and a fetch's task may wait seconds for a thread, so on the real clock a connect
+    /// or a reply could time out and the fetch resume on its own (a whole-state test failed so,
+    /// its first connection given up after 2 s). With time standing still, a resume comes only
+    /// from what a test does; the fetcher's timing has tests of its own, in virtual time.
     static func fetch(
         from host: String, port: Int, request: StateRequest, groupKey: GroupKey = key, dialer: any StreamDialer,
+        clock: any HandoffClock = ManualClock(), limits: StateFetcher.Limits = .init(),
         progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws(StreamFailure) -> [UInt8] {
-        // The whole test suite shares two cores: a debug build may wait seconds for a thread, so
-        // the reply and idle timeouts are long here, and a resume comes only from what a test does.
-        var limits = StateFetcher.Limits()
-        limits.reply = .seconds(20)
-        limits.idle = .seconds(20)
-        return try await StateFetcher(identity: client, groupKey: groupKey, dialer: dialer, limits: limits)
+        try await StateFetcher(identity: client, groupKey: groupKey, dialer: dialer, clock: clock, limits: limits)
             .fetch(from: host, port: port, source: server.asSource, request: request, progress: progress)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Handoff
+import HandoffTesting
 import NIOCore
 import Synchronization
 import Testing
@@ -141,12 +142,16 @@ struct TCPStateStreamTests {
         await #expect(throws: StreamFailure.authenticationFailed) {
             try await StateFetcher.fetch(
                 from: Self.host, port: server.port, source: expected, request: request, identity: StreamTest.client,
-                groupKey: StreamTest.key, dialer: TCPStreamDialer())
+                groupKey: StreamTest.key, dialer: TCPStreamDialer(), clock: ManualClock())
         }
         let port = server.port
         await server.close()
         do {
-            _ = try await StreamTest.fetch(from: Self.host, port: port, request: request, dialer: TCPStreamDialer())
+            // No wait between the refused connections: time stands still here (the backoff's
+            // waits have a test of their own, in virtual time).
+            var limits = StateFetcher.Limits()
+            limits.backoff = [.zero]
+            _ = try await StreamTest.fetch(from: Self.host, port: port, request: request, dialer: TCPStreamDialer(), limits: limits)
             Issue.record("fetched from a closed server")
         } catch {
             guard case .gaveUp(let connections, 0, 1000, let reason) = error else {
