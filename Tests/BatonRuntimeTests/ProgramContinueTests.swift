@@ -25,7 +25,7 @@ struct ProgramContinueTests {
         #expect(await waitUntil { bob.program.model.nearby.contains { $0.title == "Editing big.log" } })
         bob.program.fetch = fetch.run
         bob.backend.send(.control("n"))
-        try await bob.backend.waitForScreen(containing: "Nearby (1)", timeout: .seconds(20))
+        try await bob.backend.waitForScreen(containing: "Nearby (1)", timeout: .seconds(60))
         bob.backend.send(.enter)
         #expect(await waitUntil { fetch.started })
         return (alice, bob)

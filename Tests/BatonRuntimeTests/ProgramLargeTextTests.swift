@@ -37,7 +37,7 @@ struct ProgramLargeTextTests {
             p.backend.send(.character(character))
             // Each key once the one before it shows: keys closer than a join interval, so saves
             // come while the newest text is not joined.
-            try await p.backend.waitForScreen(containing: String(typed.prefix(count + 1)) + "Привет", timeout: .seconds(20))
+            try await p.backend.waitForScreen(containing: String(typed.prefix(count + 1)) + "Привет", timeout: .seconds(60))
         }
         let expected = typed + text
         // Whatever a save published, its text and cursor belong together: the cursor is just
@@ -95,7 +95,7 @@ struct ProgramLargeTextTests {
     func joinedSnapshotIsUnshared() async throws {
         let (p, _) = try await Self.openBig()
         p.backend.send(text: "joined")
-        try await p.backend.waitForScreen(containing: "joinedПривет", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "joinedПривет", timeout: .seconds(60))
         // The pause after the keys ends the hold; the join after it keeps the editor as it is now.
         let joined = await waitUntil(timeout: .seconds(60)) {
             guard case .editor(let editor) = p.program.model.session, let kept = p.program.joinedEditor else { return false }
@@ -121,7 +121,7 @@ struct ProgramLargeTextTests {
             return string.withUTF8 { UnsafeRawPointer($0.baseAddress) }
         }
         p.backend.send(text: "one copy")
-        try await p.backend.waitForScreen(containing: "one copyПривет", timeout: .seconds(20))
+        try await p.backend.waitForScreen(containing: "one copyПривет", timeout: .seconds(60))
         let recut = await waitUntil(timeout: .seconds(60)) {
             guard case .editor(let editor) = p.program.model.session, editor.buffer.isTextKept else { return false }
             let join = storage(editor.buffer.text)

@@ -1,5 +1,5 @@
 import Foundation
-import Handoff
+@testable import Handoff
 import HandoffTesting
 import HandoffWire
 import Synchronization
@@ -34,9 +34,10 @@ final class ContinuationLab {
             peer: PeerInfo(name: name, host: host, app: "baton-tests", appVersion: "0"),
             senderID: .random(device: device.publicIdentity.deviceID))
         config.repeatInterval = .milliseconds(100)
-        // The handshake's 1 s is for a machine that does nothing else; the whole suite shares two cores.
+        // The handshake's 1 s is for a machine that does nothing else; the whole suite shares two
+        // cores, and a test's tasks may wait there for a thread longer than any short limit.
         var limits = TCPStateServer.Limits()
-        limits.handshakeTimeout = .seconds(20)
+        limits.handshakeTimeout = .seconds(600)
         let shelf = StateShelf()
         let server = try await TCPStateServer.start(
             shelf: shelf, identity: membership.streamIdentity(senderID: config.senderID), trust: membership.streamTrust,
@@ -45,6 +46,9 @@ final class ContinuationLab {
         let center = ActivityCenter(
             registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
             transport: network.makeTransport(name: host), configuration: config,
+            // Virtual time that moves only while a test waits for a listing (`entry`): a stream's
+            // 5 s for an answer and 15 s of silence never pass while its tasks wait for a thread.
+            clock: ManualClock(start: Date()),
             stateStream: StateStreamSetup(shelf: shelf, port: server.port, dialer: TCPStreamDialer()))
         center.start()
         centers.append(center)
@@ -66,7 +70,14 @@ final class ContinuationLab {
         of activity: UserActivity, on observer: ActivityCenter, ready: @escaping (NearbyActivity) -> Bool = { _ in true }
     ) async -> NearbyActivity? {
         let id = activity.activityID
-        _ = await waitUntil(timeout: .seconds(30)) { observer.nearby.contains { $0.id == id && ready($0) } }
+        // The source saves at once the first time; a later save waits out its save window, which
+        // passes here, on the source's clock, while the observer does not list it yet.
+        let sourceClock = activity.center?.clock as? ManualClock
+        _ = await waitUntil(timeout: .seconds(30)) {
+            if observer.nearby.contains(where: { $0.id == id && ready($0) }) { return true }
+            sourceClock?.advance(by: .milliseconds(20))
+            return false
+        }
         return observer.nearby.first { $0.id == id && ready($0) }
     }
 

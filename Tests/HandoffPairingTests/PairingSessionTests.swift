@@ -244,18 +244,22 @@ struct PairingSessionTests {
         let port = try await Self.freePort()
         let blackHole = try await Self.unanswering(port: port)
         defer { for channel in blackHole { channel.close(promise: nil) } }
-        let joiner = Self.joiner(port: port, peer: nil, timeout: 1)
+        // The limit passes once the HELLO was found, as its timer would make it pass: a limit of
+        // a second in real time could pass before the HELLO is even sent, on a machine busy with
+        // the whole suite.
+        let joiner = Self.joiner(port: port, peer: nil, timeout: 60)
         try await joiner.start()
-        let started = ContinuousClock.now
         try await Self.foreignHello(to: port)
-        let events = await Self.events(joiner, answering: nil)
+        var events: [PairingEvent] = []
+        for await event in joiner.events {
+            events.append(event)
+            if case .found = event { joiner.expire() }
+        }
         #expect(events == [
             .found(host: "127.0.0.1", port: port),
-            .unreachable("Cannot reach `baton pair` at 127.0.0.1:\(port): no answer within 1 s "
+            .unreachable("Cannot reach `baton pair` at 127.0.0.1:\(port): no answer within 60 s "
                 + "(a firewall there may drop TCP \(port); `baton doctor` there checks)."),
         ])
-        // Ended by the time limit, not by the kernel's own connect timeout (over 2 minutes).
-        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("A sharer whose TCP port is taken does not start, and the one holding it goes on undisturbed")

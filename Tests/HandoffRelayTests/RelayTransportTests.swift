@@ -151,7 +151,7 @@ struct RelayTransportTests {
         await b.transport.close()
     }
 
-    @Test("Round trip time of a datagram through the local broker")
+    @Test("Fifty datagrams through the local broker each arrive, one at a time (the time each took is printed)")
     func roundTrip() async throws {
         let broker = try await Broker.start()
         defer { broker.stop() }
@@ -166,8 +166,9 @@ struct RelayTransportTests {
             times.append(ContinuousClock.now - sent)
         }
         times.sort()
+        // A figure, not a target: how fast is for the benchmarks (bench/relay_bench.py), not for a
+        // unit test on a machine busy with the whole suite.
         print("HandoffRelayTests: one-way A → broker → B, 50 datagrams: median \(times[25]), max \(times[49])")
-        #expect(times[25] < .milliseconds(100))
         await a.transport.close()
         await b.transport.close()
     }

@@ -11,7 +11,14 @@ import HandoffTesting
 struct InMemoryContinuationStreamTests {
     /// Alice's center serving on the in-memory streams, Bob's dialling them; Alice publishes an
     /// activity that takes streams, and Bob lists it.
-    static func setUp(_ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: StreamTaker, bobsClock: any HandoffClock = SystemClock()) async throws
+    ///
+    /// Both run in virtual time that stands still unless a test moves it: the whole suite shares
+    /// two cores, and a stream's 5 s for an answer or 15 s of silence could pass in real time
+    /// while its tasks wait for a thread, ending a stream the test did not end.
+    static func setUp(
+        _ network: InMemoryNetwork, _ streams: InMemoryStreams, taker: StreamTaker,
+        alicesClock: any HandoffClock = ManualClock(start: Date()), bobsClock: any HandoffClock = ManualClock(start: Date())
+    ) async throws
         -> (a: ActivityCenter, b: ActivityCenter, server: InMemoryStreamServer, activity: UserActivity, entry: NearbyActivity)
     {
         let shelf = StateShelf()
@@ -19,7 +26,7 @@ struct InMemoryContinuationStreamTests {
             registry: Fixtures.registry, membership: .sharedDevice(of: Fixtures.key, name: "the lab's device"),
             transport: network.makeTransport(name: "alice@a.test"),
             configuration: ActivityCenter.Configuration(peer: PeerInfo(name: "alice@a", host: "a.test", app: "baton-tests", appVersion: "0")),
-            stateStream: StateStreamSetup(shelf: shelf, port: 40_001, dialer: streams))
+            clock: alicesClock, stateStream: StateStreamSetup(shelf: shelf, port: 40_001, dialer: streams))
         centerA.start()
         let server = streams.serve(
             host: "alice@a.test", port: 40_001, identity: centerA.membership.streamIdentity(senderID: centerA.senderID),

@@ -110,7 +110,7 @@ struct ReceivingRulesTests {
             wire.send(Fixtures.seal(
                 .announce(Fixtures.counterRecord(count: 5)), sender: sender, sequence: sequence, sentAt: Date(), identity: stranger))
         }
-        #expect(await waitUntil(timeout: .seconds(5)) { center.statistics[.unknownDevice] == 3 }, "\(center.statistics)")
+        #expect(await waitUntil(timeout: .seconds(60)) { center.statistics[.unknownDevice] == 3 }, "\(center.statistics)")
         #expect(center.statistics.accepted == 0 && center.nearby.isEmpty)
     }
 

@@ -102,8 +102,8 @@ struct ReorderingTests {
         while clock.date < start.addingTimeInterval(3) || (!arrived() && clock.date < start.addingTimeInterval(10)) {
             if !(await step(clock)) {
                 // The sender's timer is re-armed by a task of its own: on a loaded machine it may
-                // not have run yet. Nobody sleeping for 5 s of real time means nobody will.
-                guard await waitUntil(timeout: .seconds(5), { clock.nextDeadline != nil }) else { break }
+                // not have run yet. Nobody sleeping for 60 s of real time means nobody will.
+                guard await waitUntil(timeout: .seconds(60), { clock.nextDeadline != nil }) else { break }
                 continue
             }
             _ = await waitUntil(timeout: .milliseconds(50)) { arrived() }
