@@ -64,12 +64,14 @@ public final class PeerSession {
             failed: { problem in logger.warning("devices: \(problem)") })
     }
 
-    /// Stores what the membership took since the last round, withdraws, closes the transport and
-    /// stops serving large activities.
+    /// Withdraws, closes the transport, stops serving large activities, and stores what the
+    /// membership took since the last round. The WITHDRAW goes first: storing may wait on the disk
+    /// (each file is written with two fsyncs), and peers should not wait with it, nor lose the
+    /// WITHDRAW when a process is killed while it waits.
     public func shutdown() async {
-        membershipStore.stopKeeping(keeper, membership)
         await center.shutdown()
         await stateServer.close()
+        membershipStore.stopKeeping(keeper, membership)
     }
 
     /// `239.255.77.88:47788 on eth0`, and ` + mqtt://broker:1883` with a relay.

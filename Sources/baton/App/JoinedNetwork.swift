@@ -87,10 +87,11 @@ struct JoinedNetwork {
             membershipStore: membershipStore, keeper: keeper)
     }
 
-    /// Stores what the center took since the keeper's last round and leaves the network.
+    /// Leaves the network (peers hear the WITHDRAW first), then stores what the center took
+    /// since the keeper's last round.
     func leave() async {
-        stopKeeping()
         await center.shutdown()
+        stopKeeping()
     }
 
     /// Stores what the center took since the keeper's last round (idempotent: a signal handler

@@ -180,7 +180,8 @@ struct Launch {
         }
         // SIGINT, SIGTERM, SIGHUP: the terminal is already restored; the recovery copy of
         // unsaved changes is written at once, then withdraw (peers forget this session at
-        // once) and end with the signal's status. 300 ms at most.
+        // once), then the devices and stores are written, and end with the signal's status.
+        // 300 ms at most: what waits on the disk comes after the WITHDRAW, which must not wait.
         backend.onTerminationSignal { signo in
             Task.detached {
                 try? await Task.sleep(for: .milliseconds(300))
@@ -188,10 +189,10 @@ struct Launch {
             }
             Task { @MainActor in
                 program.writeRecoveryNow()
-                joined.stopKeeping()
                 logger.info("signal \(signo): withdrawing and exiting")
-                stores.stop()
                 await center.shutdown()
+                joined.stopKeeping()
+                stores.stop()
                 NCursesBackend.raiseWithDefaultAction(signo)
             }
         }
