@@ -58,7 +58,7 @@ final class RelayStateServer: @unchecked Sendable {
     private let identity: StreamIdentity
     private let trust: StreamTrust
     private let shelf: StateShelf
-    private let limits: Limits
+    private var limits: Limits
     private let queue = DispatchQueue(label: "baton.relay.state-server")
     private var links: [String: Link] = [:]
     /// Published stream messages awaiting the broker's acknowledgement: message id → (connection, bytes).
@@ -84,6 +84,13 @@ final class RelayStateServer: @unchecked Sendable {
     }
 
     var statistics: Statistics { counts.withLock { $0 } }
+
+    /// Connections still in their handshake, under its deadline (a continuation stream has left).
+    var handshaking: Int { queue.sync { links.count } }
+
+    /// The limits from now on: tests on a machine busy with a whole suite make the deadlines
+    /// they do not test long.
+    func setLimits(_ new: Limits) { queue.sync { limits = new } }
 
     /// The subscription that brings every connection's client bytes.
     var subscription: String { topics.streamsToServer(ownTopic) }

@@ -77,6 +77,9 @@ public final class RelayTransport: ActivityTransport {
     /// How the state-stream connections through the relay ended, when it serves a shelf.
     var streamStatistics: RelayStateServer.Statistics? { server?.statistics }
 
+    /// The stream server, when it serves a shelf (for tests).
+    var stateServer: RelayStateServer? { server }
+
     public var endpointDescription: String { configuration.url }
 
     /// Why the broker, or TLS, refused the last attempt to connect (the login, a certificate);

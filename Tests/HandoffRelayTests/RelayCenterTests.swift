@@ -35,6 +35,14 @@ struct RelayCenterTests {
         let relay = try RelayTransport(
             configuration: RelayConfiguration(broker.url), groupKey: key, senderID: config.senderID, shelf: shelf,
             streamIdentity: membership.streamIdentity(senderID: config.senderID), trust: membership.streamTrust)
+        // The stream server's 1 s for a handshake and 10 s for a stalled write are for a machine
+        // that does nothing else: under the whole suite a client's tasks wait seconds for a
+        // thread, and a connection closed by a deadline no test here is about fails the test
+        // (RelayStreamTests has the deadlines' own tests).
+        var limits = RelayStateServer.Limits()
+        limits.handshakeTimeout = .seconds(600)
+        limits.writeStallTimeout = .seconds(600)
+        relay.stateServer?.setLimits(limits)
         let dialer = RoutingStreamDialer(direct: RoutingStreamDialerTests.Refusing(name: "no TCP path"), relay: relay.streamDialer)
         let center = ActivityCenter(
             registry: ActivityTypeRegistry(declaredTypes: ["dev.baton.editing"]), membership: membership,
