@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Handoff
+import HandoffTesting
 import Testing
 
 @testable import HandoffRelay
@@ -78,28 +79,44 @@ struct RelayStreamTests {
         let broker = try await Broker.start()
         defer { broker.stop() }
         let source = try await RelayPeer.connected(broker, key: Self.key, shelf: StateShelf())
+        let server = try #require(source.transport.stateServer)
         let client = try await RelayPeer.connected(broker, key: Self.key)
         let dialer = client.transport.streamDialer
-        var connections: [any StreamConnection] = []
-        for _ in 0..<9 {
+        // The 8 first: their deadline out of reach while the 9th comes (under the whole suite,
+        // 9 connects could take longer than 1 s, and the first would end before the 9th).
+        var patient = RelayStateServer.Limits()
+        patient.handshakeTimeout = .seconds(600)
+        server.setLimits(patient)
+        func stalledConnection() async throws -> any StreamConnection {
             let connection = try await dialer.connect(host: "relay:\(source.transport.senderTopic)", port: 1)
             try await connection.write(Array("BTNS".utf8))  // the start of a ClientHello, then nothing
-            connections.append(connection)
+            return connection
         }
-        // Every connection ends: the ninth at once, the eight others at the handshake deadline.
-        for connection in connections {
-            let end = await within(.seconds(3)) { () -> String in
+        func end(of connection: any StreamConnection) async -> String? {
+            await within(.seconds(30)) { () -> String in
                 do {
                     return try await connection.read().map { "\($0.count) bytes" } ?? "end"
                 } catch {
                     return "\(error)"
                 }
             }
-            #expect(end == "end", "the source ends the connection")
         }
-        let counts = try #require(source.transport.streamStatistics)
-        #expect(counts.accepted == 8 && counts.refused == 1 && counts.handshakeTimeouts == 8)
+        var connections: [any StreamConnection] = []
+        for _ in 0..<8 { connections.append(try await stalledConnection()) }
+        #expect(await waitUntil(timeout: .seconds(30)) { server.statistics.accepted == 8 })
+        let ninth = try await stalledConnection()
+        #expect(await end(of: ninth) == "end", "the ninth is ended at once")
+        #expect(server.statistics.accepted == 8 && server.statistics.refused == 1 && server.handshaking == 8)
+        await ninth.close()
         for connection in connections { await connection.close() }
+        #expect(await waitUntil(timeout: .seconds(30)) { server.handshaking == 0 })
+
+        // Alone, with the usual 1 s: one that sends nothing more is ended at the deadline.
+        server.setLimits(RelayStateServer.Limits())
+        let silent = try await stalledConnection()
+        #expect(await end(of: silent) == "end", "the source ends the silent connection")
+        #expect(server.statistics.handshakeTimeouts == 1)
+        await silent.close()
         await source.transport.close()
         await client.transport.close()
     }
