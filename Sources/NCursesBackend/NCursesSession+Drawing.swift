@@ -20,8 +20,15 @@ extension NCursesSession {
             guard let window = baton_stdscr() else { return }
             let screenSize = currentSizeLocked()
 
+            // Whether the frame may hold a cluster too long for a cell, which is written again
+            // whole after `doupdate`: only when the last frame held one or a changed cell is one.
+            // A frame of plain text (almost every one) is not looked through cell by cell.
+            var mayHoldLongClusters = true
             if let lastFrame, lastFrame.size == frame.size, lastScreenSize == screenSize {
-                putChanges(frame.diff(from: lastFrame), on: window, size: screenSize)
+                let changes = frame.diff(from: lastFrame)
+                putChanges(changes, on: window, size: screenSize)
+                let limit = Int(baton_cchar_max())
+                mayHoldLongClusters = lastFrameHeldLongClusters || changes.contains { $0.cell.utf8Count > limit }
             } else {
                 werase(window)
                 let rows = min(frame.height, screenSize.height)
@@ -48,7 +55,7 @@ extension NCursesSession {
 
             wnoutrefresh(window)
             doupdate()
-            writeLongClusters(of: frame, on: window, size: screenSize)
+            lastFrameHeldLongClusters = mayHoldLongClusters && writeLongClusters(of: frame, on: window, size: screenSize)
             lastFrame = frame
             lastScreenSize = screenSize
         }
@@ -99,20 +106,22 @@ extension NCursesSession {
             attributes: attributes(for: cell.style), pair: Int32(Self.colorPair(for: cell.style.foreground)), on: window)
     }
 
-    /// Writes again, whole, the clusters too long for one ncurses cell (`CursesCells.writeWhole`).
-    /// Lock held.
-    private func writeLongClusters(of frame: ScreenBuffer, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) {
-        guard let output = outputFile else { return }
+    /// Writes again, whole, the clusters too long for one ncurses cell (`CursesCells.writeWhole`);
+    /// says whether the frame holds any cell whose grapheme is longer than a cell's. Lock held.
+    private func writeLongClusters(of frame: ScreenBuffer, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) -> Bool {
+        guard let output = outputFile else { return true }
         let limit = Int(baton_cchar_max())
         var clusters: [(row: Int, column: Int, grapheme: String)] = []
         // Every cell of every frame is looked at, and almost none qualify: the first pass is
         // TerminalUI's, over the cells' lengths in place.
-        for (x, y) in frame.places(ofGraphemesLongerThan: limit) where x < size.width && y < size.height {
+        let places = frame.places(ofGraphemesLongerThan: limit)
+        for (x, y) in places where x < size.width && y < size.height {
             let cell = frame[x: x, y: y]
             guard !cell.isContinuation, CursesCells.isLong(cell.grapheme, width: cell.width, x: x, columns: size.width) else { continue }
             clusters.append((y, x, cell.grapheme))
         }
         CursesCells.writeWhole(clusters, window: window, output: output)
+        return !places.isEmpty
     }
 
     /// The colour pair `start` made for `color` (one per colour, numbered from 1); 0, the

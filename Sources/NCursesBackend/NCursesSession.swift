@@ -25,6 +25,8 @@ final class NCursesSession: @unchecked Sendable, CursesInputHandler {
     // Guarded by `lock`.
     var lastFrame: ScreenBuffer?
     var lastScreenSize: TerminalSize?
+    /// Whether `lastFrame` held a cell too long for ncurses (`writeLongClusters`).
+    var lastFrameHeldLongClusters = true
     var cursorVisible: Bool?
     var colorsEnabled = false
     /// The paste being read, between its start and end markers; nil outside a paste.

@@ -52,45 +52,77 @@ public struct ScreenBuffer: Hashable, Sendable {
         let limit = maxWidth.map { x.addingClamped($0).clamped(to: 0...width) } ?? width
         let start = max(x, 0)
         var column = x
-        if x >= 0, text.unicodeScalars.allSatisfy(CharacterWidth.isNarrowAlone) {
+        let scalars = text.unicodeScalars
+        if x >= 0, scalars.allSatisfy(CharacterWidth.isNarrowAlone) {
             // Titles, the status bar, most prompts: nothing to sanitize and one column a scalar
             // (`CharacterWidth.isNarrowAlone`), so no character is segmented or measured.
             // Drawn on every key.
-            for scalar in text.unicodeScalars {
+            for scalar in scalars {
                 guard column < limit else { break }
                 store(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y)
                 column += 1
             }
             return column - start
         }
+        if x >= 0, !scalars.contains(where: TerminalSanitizer.isUnsafe) {
+            // Nothing to sanitize, and a few other characters (a hint's "↪" and "—", an "é"): a
+            // one-column scalar followed by another, or by nothing, is still a grapheme of its
+            // own (none of them joins a neighbour) and is stored as above; only the characters
+            // around the others are segmented and measured, as below.
+            var index = scalars.startIndex
+            while index < scalars.endIndex {
+                guard column < limit else { break }
+                let scalar = scalars[index]
+                let next = scalars.index(after: index)
+                if CharacterWidth.isNarrowAlone(scalar), next == scalars.endIndex || CharacterWidth.isNarrowAlone(scalars[next]) {
+                    store(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y)
+                    column += 1
+                    index = next
+                    continue
+                }
+                // `index` is a character's start: the text is walked from one boundary to the next.
+                guard put(text[index], at: &column, limit: limit, y: y, style: style) else { break }
+                index = text.index(after: index)
+            }
+            return column - start
+        }
         for character in text.sanitizedForTerminal {
             guard column < limit else { break }
-            // Measured once where it can be (`Cell.plain`); otherwise as `Cell.init` makes it.
-            let cell: Cell
-            if let plain = Cell.plain(character, style: style) {
-                cell = plain
-            } else {
-                if character.terminalColumns == 0 { continue }
-                cell = Cell(character, style: style)
-            }
-            if column + cell.width > limit {
-                if column >= 0 {
-                    store(.blank(style: style), x: column, y: y)
-                    column += 1
-                }
-                break
-            }
             if column < 0 {
+                // Columns left of 0 are skipped; half a wide grapheme there is a blank at 0.
+                guard let cell = Self.cell(for: character, style: style) else { continue }
+                if column + cell.width > limit { break }
                 if column + cell.width > 0 {
                     store(.blank(style: style), x: 0, y: y)
                 }
                 column += cell.width
                 continue
             }
-            store(cell, x: column, y: y)
-            column += cell.width
+            guard put(character, at: &column, limit: limit, y: y, style: style) else { break }
         }
         return max(0, column - start)
+    }
+
+    /// The cell `put` makes of `character`, measured once where it can be (`Cell.plain`),
+    /// otherwise as `Cell.init` makes it; nil for one that takes no column (it is left out).
+    private static func cell(for character: Character, style: Style) -> Cell? {
+        if let plain = Cell.plain(character, style: style) { return plain }
+        if character.terminalColumns == 0 { return nil }
+        return Cell(character, style: style)
+    }
+
+    /// Stores `character` at `column` (0 or more) of row `y` and moves `column` past it; false
+    /// when it does not fit before `limit` (a space is stored in its place, and `put` stops).
+    private mutating func put(_ character: Character, at column: inout Int, limit: Int, y: Int, style: Style) -> Bool {
+        guard let cell = Self.cell(for: character, style: style) else { return true }
+        if column + cell.width > limit {
+            store(.blank(style: style), x: column, y: y)
+            column += 1
+            return false
+        }
+        store(cell, x: column, y: y)
+        column += cell.width
+        return true
     }
 
     /// Fills a rectangle with `character` in `style`; by default the whole buffer with blanks.

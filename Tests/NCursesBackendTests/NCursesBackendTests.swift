@@ -61,6 +61,30 @@ struct NCursesBackendTests {
         #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: whole) })
     }
 
+    @Test("A long cluster that first appears in a later frame, after frames of plain text, is written whole too")
+    func longClusterInALaterFrame() throws {
+        let terminal = try TerminalPipes()
+        var frame = ScreenBuffer(size: terminal.backend.size)
+        frame.put("plain", x: 0, y: 0)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 0, y: 0))
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "plain") })
+        frame.put("more", x: 0, y: 1)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 0, y: 0))
+        #expect(terminal.output.wait { bytes, _ in bytes.contains(utf8: "more") })
+        // Only this frame's changes hold it: the frames before had none to look for.
+        let family = "👨‍👩‍👧‍👦"
+        let before = terminal.output.bytes.count
+        frame.put(family, x: 4, y: 3)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 0, y: 0))
+        let whole = "\u{1B}[4;5H\(family)\u{1B}[1;1H"
+        #expect(terminal.output.wait { bytes, _ in bytes.count > before && Array(bytes[before...]).contains(utf8: whole) })
+        // And while it stays, a draw that changes another cell writes it whole again.
+        let next = terminal.output.bytes.count
+        frame.put("x", x: 0, y: 5)
+        terminal.backend.draw(frame, cursor: CursorPosition(x: 0, y: 0))
+        #expect(terminal.output.wait { bytes, _ in bytes.count > next && Array(bytes[next...]).contains(utf8: whole) })
+    }
+
     @Test("Control sequences in text reach the terminal only as inert symbols")
     func hostileTextIsInert() throws {
         let terminal = try TerminalPipes()
