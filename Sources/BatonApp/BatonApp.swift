@@ -233,12 +233,12 @@ public enum BatonApp {
         }
         if overlayShown { cursor = nil }
         if let row = layout.messageRow {
-            let promptCursor = MessageLine.draw(model, row: row, into: &frame)
+            let promptCursor = MessageLine.draw(model, row: row, into: &frame, memo: memo)
             if overlayShown { cursor = promptCursor }
         }
         if let row = layout.statusRow {
             if layout.messageRow == nil, MessageLine.takesStatusRow(model, layout: layout) {
-                let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true)
+                let promptCursor = MessageLine.draw(model, row: row, into: &frame, compact: true, memo: memo)
                 if overlayShown { cursor = promptCursor }
             } else {
                 StatusBar.draw(model, row: row, into: &frame, memo: memo)

@@ -35,7 +35,7 @@ enum MessageLine {
 
     /// Draws the line at `row` and returns the cursor when a text prompt is open.
     /// `compact` is for the status bar's row in small windows: prompts and notices only.
-    static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer, compact: Bool = false) -> CursorPosition? {
+    static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer, compact: Bool = false, memo: ViewMemo? = nil) -> CursorPosition? {
         let width = frame.width
         frame.clearRow(row)
         switch model.overlay {
@@ -109,17 +109,32 @@ enum MessageLine {
             return nil
         }
         if let item = model.nearby.first {
-            frame.put(hint(for: item, model: model, width: width), x: 0, y: row)
+            let key = HintKey(title: item.title, peerName: item.peerName, age: item.age(at: model.now), width: width)
+            if let memo {
+                memo.drawHint(key, y: row, into: &frame) { $0.put(hint(key), x: 0, y: row) }
+            } else {
+                frame.put(hint(key), x: 0, y: row)
+            }
             return nil
         }
         putFirstFitting(model.session.kind == .counter ? counterHelp : editorHelp, row: row, into: &frame, style: Style(dim: true))
         return nil
     }
 
-    /// "↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue", shortened to `width`: the key
+    /// What decides the nearby hint: the newest activity's title, its peer, its age as shown,
+    /// and the row's width.
+    struct HintKey: Equatable {
+        let title: String
+        let peerName: String
+        let age: String
+        let width: Int
+    }
+
+    /// "↪ Counter: 5 — bob@desk, 3s ago · Ctrl-N to continue", shortened to the width: the key
     /// stays, the description gives way.
-    static func hint(for item: NearbyItem, model: AppModel, width: Int) -> String {
-        let what = "↪ \(item.title) — \(item.peerName), \(item.age(at: model.now))"
+    static func hint(_ key: HintKey) -> String {
+        let width = key.width
+        let what = "↪ \(key.title) — \(key.peerName), \(key.age)"
         for suffix in [" · Ctrl-N to continue", " · Ctrl-N"] where what.columns + suffix.columns <= width {
             return what + suffix
         }

@@ -6,8 +6,24 @@ extension String {
         // Titles and the status bar, measured on every key, are mostly ASCII and `·`: one
         // column a scalar there (`CharacterWidth.isNarrowAlone`), with no segmenting, as
         // `ScreenBuffer.put` draws them.
-        if unicodeScalars.allSatisfy(CharacterWidth.isNarrowAlone) { return unicodeScalars.count }
-        return reduce(0) { $0 + TextBuffer.columns(of: $1) }
+        let scalars = unicodeScalars
+        if scalars.allSatisfy(CharacterWidth.isNarrowAlone) { return scalars.count }
+        // A hint's "↪" and "—" among them: a one-column scalar followed by another, or by
+        // nothing, is still a grapheme of its own (none of them joins a neighbour), one column;
+        // only the characters around the others are segmented and measured.
+        var total = 0
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let next = scalars.index(after: index)
+            if CharacterWidth.isNarrowAlone(scalars[index]), next == scalars.endIndex || CharacterWidth.isNarrowAlone(scalars[next]) {
+                total += 1
+                index = next
+                continue
+            }
+            total += TextBuffer.columns(of: self[index])
+            index = self.index(after: index)
+        }
+        return total
     }
 
     /// This text cut to at most `width` columns, ending in "…" when anything was cut.

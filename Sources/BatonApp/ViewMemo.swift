@@ -78,6 +78,23 @@ public final class ViewMemo {
         return frame
     }
 
+    /// The nearby hint's row as the last frame drew it, and what decided it.
+    private var hintRow: (key: MessageLine.HintKey, cells: [Cell])?
+    /// Frames whose nearby hint was copied from the last one, since the memo was made.
+    private(set) var hintsReused = 0
+
+    /// Puts the nearby hint that `key` decides at row `y`: the last frame's cells when it drew
+    /// the same hint at the same width, else what `draw` draws there (on a row blank before).
+    /// The hint is on the screen whenever something is nearby, and changes once a second.
+    func drawHint(_ key: MessageLine.HintKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+        if let hintRow, hintRow.key == key, frame.put(span: hintRow.cells[...], x: 0, y: y) {
+            hintsReused += 1
+            return
+        }
+        draw(&frame)
+        hintRow = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
+    }
+
     /// The status bar's text for `inputs`: the last frame's when they are the same.
     func statusText(for inputs: StatusBar.Inputs) -> String {
         if let status, status.inputs == inputs { return status.text }

@@ -22,13 +22,17 @@ extension NCursesSession {
 
             // Whether the frame may hold a cluster too long for a cell, which is written again
             // whole after `doupdate`: only when the last frame held one or a changed cell is one.
-            // A frame of plain text (almost every one) is not looked through cell by cell.
+            // A frame without one (almost every frame, emoji and all) is not looked through cell
+            // by cell.
             var mayHoldLongClusters = true
             if let lastFrame, lastFrame.size == frame.size, lastScreenSize == screenSize {
                 let changes = frame.diff(from: lastFrame)
                 putChanges(changes, on: window, size: screenSize)
                 let limit = Int(baton_cchar_max())
-                mayHoldLongClusters = lastFrameHeldLongClusters || changes.contains { $0.cell.utf8Count > limit }
+                mayHoldLongClusters = lastFrameHeldLongClusters || changes.contains { change in
+                    change.cell.utf8Count > limit && !change.cell.isContinuation
+                        && CursesCells.isLong(change.cell.grapheme, width: change.cell.width, x: change.x, columns: screenSize.width)
+                }
             } else {
                 werase(window)
                 let rows = min(frame.height, screenSize.height)
@@ -107,21 +111,20 @@ extension NCursesSession {
     }
 
     /// Writes again, whole, the clusters too long for one ncurses cell (`CursesCells.writeWhole`);
-    /// says whether the frame holds any cell whose grapheme is longer than a cell's. Lock held.
+    /// says whether there were any. Lock held.
     private func writeLongClusters(of frame: ScreenBuffer, on window: UnsafeMutablePointer<WINDOW>, size: TerminalSize) -> Bool {
         guard let output = outputFile else { return true }
         let limit = Int(baton_cchar_max())
         var clusters: [(row: Int, column: Int, grapheme: String)] = []
         // Every cell of every frame is looked at, and almost none qualify: the first pass is
         // TerminalUI's, over the cells' lengths in place.
-        let places = frame.places(ofGraphemesLongerThan: limit)
-        for (x, y) in places where x < size.width && y < size.height {
+        for (x, y) in frame.places(ofGraphemesLongerThan: limit) where x < size.width && y < size.height {
             let cell = frame[x: x, y: y]
             guard !cell.isContinuation, CursesCells.isLong(cell.grapheme, width: cell.width, x: x, columns: size.width) else { continue }
             clusters.append((y, x, cell.grapheme))
         }
         CursesCells.writeWhole(clusters, window: window, output: output)
-        return !places.isEmpty
+        return !clusters.isEmpty
     }
 
     /// The colour pair `start` made for `color` (one per colour, numbered from 1); 0, the

@@ -25,7 +25,7 @@ final class NCursesSession: @unchecked Sendable, CursesInputHandler {
     // Guarded by `lock`.
     var lastFrame: ScreenBuffer?
     var lastScreenSize: TerminalSize?
-    /// Whether `lastFrame` held a cell too long for ncurses (`writeLongClusters`).
+    /// Whether `lastFrame` held a cluster too long for an ncurses cell (`writeLongClusters`).
     var lastFrameHeldLongClusters = true
     var cursorVisible: Bool?
     var colorsEnabled = false

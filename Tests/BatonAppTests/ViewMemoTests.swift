@@ -75,6 +75,40 @@ struct ViewMemoTests {
         #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
     }
 
+    @Test("The nearby hint is the last frame's row until its activity, age or width changes")
+    func nearbyHintFollowsItsInputs() {
+        var model = Fixtures.editor("text")
+        let item = NearbyItem(
+            id: "x", activityType: "dev.baton.editing", title: "Editing notes.txt — draft", peerName: "bob@desk",
+            savedAt: Fixtures.start, lastHeard: Fixtures.start)
+        model.send(.nearbyChanged([item]))
+        let memo = ViewMemo()
+        let first = BatonApp.view(model, memo: memo)
+        #expect(first.frame == BatonApp.view(model).frame)
+        #expect(first.frame.lines()[8].hasPrefix("↪ Editing notes.txt — draft"))
+        var changes: [(String, (inout AppModel) -> Void)] = [
+            ("a key", { $0.press(.character("x")) }),
+            ("a second later", { $0.now = $0.now.addingTimeInterval(1) }),
+            ("a minute later", { $0.now = $0.now.addingTimeInterval(60) }),
+            ("a narrower screen", { BatonApp.update(&$0, .resize(TerminalSize(width: 30, height: 10))) }),
+            ("another title", { model in
+                var renamed = item
+                renamed.title = "Editing other.txt"
+                model.send(.nearbyChanged([renamed]))
+            }),
+        ]
+        changes.append(("a key again", { $0.press(.character("y")) }))
+        for (what, change) in changes {
+            let reused = memo.hintsReused
+            change(&model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
+            // Copied after a key, which changes nothing in it; drawn again after anything else.
+            #expect(memo.hintsReused == reused + (what.hasPrefix("a key") ? 1 : 0), "after \(what)")
+        }
+        #expect(BatonApp.view(model, memo: memo).frame.lines().contains { $0.hasPrefix("↪ Editing other.txt") })
+    }
+
     @Test("A row drawn last frame is copied whole, also when it moved to another row")
     func movedRowIsReused() {
         var model = Fixtures.editor("first\nsecond 中文\nthird")
