@@ -8,20 +8,13 @@ extension String {
         // `ScreenBuffer.put` draws them.
         let scalars = unicodeScalars
         if scalars.allSatisfy(CharacterWidth.isNarrowAlone) { return scalars.count }
-        // A hint's "↪" and "—" among them: a one-column scalar followed by another, or by
-        // nothing, is still a grapheme of its own (none of them joins a neighbour), one column;
-        // only the characters around the others are segmented and measured.
+        // A hint's "↪" and "—" among them: only those characters are segmented and measured.
         var total = 0
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            let next = scalars.index(after: index)
-            if CharacterWidth.isNarrowAlone(scalars[index]), next == scalars.endIndex || CharacterWidth.isNarrowAlone(scalars[next]) {
-                total += 1
-                index = next
-                continue
+        for piece in DrawnPieces(self) {
+            switch piece {
+            case .narrow: total += 1
+            case .character(let character): total += TextBuffer.columns(of: character)
             }
-            total += TextBuffer.columns(of: self[index])
-            index = self.index(after: index)
         }
         return total
     }

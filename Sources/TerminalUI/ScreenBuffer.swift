@@ -65,24 +65,18 @@ public struct ScreenBuffer: Hashable, Sendable {
             return column - start
         }
         if x >= 0, !scalars.contains(where: TerminalSanitizer.isUnsafe) {
-            // Nothing to sanitize, and a few other characters (a hint's "↪" and "—", an "é"): a
-            // one-column scalar followed by another, or by nothing, is still a grapheme of its
-            // own (none of them joins a neighbour) and is stored as above; only the characters
-            // around the others are segmented and measured, as below.
-            var index = scalars.startIndex
-            while index < scalars.endIndex {
+            // Nothing to sanitize, and a few other characters (a hint's "↪" and "—", an "é"):
+            // the one-column scalars around them are stored as above; only those characters are
+            // segmented and measured, as below.
+            pieces: for piece in DrawnPieces(text) {
                 guard column < limit else { break }
-                let scalar = scalars[index]
-                let next = scalars.index(after: index)
-                if CharacterWidth.isNarrowAlone(scalar), next == scalars.endIndex || CharacterWidth.isNarrowAlone(scalars[next]) {
+                switch piece {
+                case .narrow(let scalar):
                     store(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y)
                     column += 1
-                    index = next
-                    continue
+                case .character(let character):
+                    guard put(character, at: &column, limit: limit, y: y, style: style) else { break pieces }
                 }
-                // `index` is a character's start: the text is walked from one boundary to the next.
-                guard put(text[index], at: &column, limit: limit, y: y, style: style) else { break }
-                index = text.index(after: index)
             }
             return column - start
         }
