@@ -40,8 +40,9 @@ struct ProgramSaveTests {
         let p = try await Self.editing(path)
         p.backend.send(text: "A")
         p.backend.send(.control("s"))
-        try await p.backend.waitForScreen(containing: "Saved", timeout: .seconds(60))
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "Aone\n")
+        // Waited for by what lasts, not by "Saved …", which shows for 4 s only.
+        #expect(await waitUntil { (try? String(contentsOfFile: path, encoding: .utf8)) == "Aone\n" })
+        try await p.backend.waitUntil("the saved, clean title") { $0.lines[0].contains("notes.txt ") && !$0.contains("[+]") }
         #expect(p.program.model.overlay == nil)
 
         p.backend.send(text: "B")
