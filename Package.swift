@@ -158,6 +158,8 @@ let package = Package(
             dependencies: [
                 "BatonShell", "CVTerm", "CPseudoterminal", "Handoff", "HandoffWire",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // What both terminals on ncurses share: the one lock around ncurses, opening a terminal

@@ -105,6 +105,9 @@ final class TCPStreamConnection: StreamConnection {
         self.readAhead = readAhead
     }
 
+    /// The channel's event loop: it delivers what is read and runs every post.
+    var executor: (any SerialExecutor)? { channel.eventLoop.executor }
+
     func write(_ bytes: [UInt8]) async throws {
         let channel = channel
         try await Self.cancellable(channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)))

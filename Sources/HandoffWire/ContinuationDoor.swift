@@ -18,6 +18,10 @@ public protocol StreamPipe: Sendable {
     /// time and in order: bytes, then nil at the end or the error that ended it; `read` is not
     /// used after. False: this pipe has no such delivery, and the caller reads.
     func deliver(to receive: @escaping @Sendable (Result<[UInt8]?, any Error>) -> Void) -> Bool
+    /// The executor of the one thread that delivers what arrives and carries out posts (an event
+    /// loop), when the pipe has one: work run on it hands a message on and sends the answer with
+    /// no thread woken in between. Nil: no such thread.
+    var executor: (any SerialExecutor)? { get }
 }
 
 extension StreamPipe {
@@ -25,6 +29,8 @@ extension StreamPipe {
     public func post(_ bytes: [UInt8]) -> Bool { false }
     /// No delivery: `read` it is.
     public func deliver(to receive: @escaping @Sendable (Result<[UInt8]?, any Error>) -> Void) -> Bool { false }
+    /// No thread of its own.
+    public var executor: (any SerialExecutor)? { nil }
 }
 
 /// Where a stream server hands the connections whose client sent OPEN: the program that

@@ -33,9 +33,12 @@ public final class ShellDisplay: Sendable {
     ///   - escapeDelayMilliseconds: how long an Escape waits for the rest of a key; a key within
     ///     it comes with Alt.
     ///   - handlesSignals: install the resize and restore handlers.
+    ///   - onEvent: called with each event on the input thread as it is read, instead of
+    ///     `events()`: a key reaches its stream's event loop with one thread woken, not a task
+    ///     resumed through the global executor and then moved.
     public init(
         input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, termType: String? = nil, locale: String = "",
-        escapeDelayMilliseconds: Int = 25, handlesSignals: Bool = true
+        escapeDelayMilliseconds: Int = 25, handlesSignals: Bool = true, onEvent: (@Sendable (ShellDisplayEvent) -> Void)? = nil
     ) throws(ShellDisplayError) {
         let terminal: CursesTerminal
         do {
@@ -45,7 +48,7 @@ public final class ShellDisplay: Sendable {
         } catch {
             throw ShellDisplayError(error)
         }
-        session = ShellDisplaySession(terminal: terminal)
+        session = ShellDisplaySession(terminal: terminal, handler: onEvent)
     }
 
     deinit {
@@ -70,7 +73,7 @@ public final class ShellDisplay: Sendable {
     }
 
     /// Input and size changes, in order, from the start; finishes at shutdown or when input
-    /// ends. One stream: every call returns it.
+    /// ends. One stream: every call returns it. Empty when the display was made with `onEvent`.
     public func events() -> AsyncStream<ShellDisplayEvent> {
         session.stream
     }

@@ -12,6 +12,8 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
     let terminal: CursesTerminal
     let stream: AsyncStream<ShellDisplayEvent>
     let continuation: AsyncStream<ShellDisplayEvent>.Continuation
+    /// Where events go instead of `stream`, from the input thread, when given.
+    let handler: (@Sendable (ShellDisplayEvent) -> Void)?
 
     // Guarded by `CursesTerminal.lock`.
     var lastGrid: [[ShellCell]]?
@@ -23,8 +25,9 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
     /// Set by a resize: the next draw clears the terminal and writes everything.
     var needsClear = false
 
-    init(terminal: CursesTerminal) {
+    init(terminal: CursesTerminal, handler: (@Sendable (ShellDisplayEvent) -> Void)?) {
         self.terminal = terminal
+        self.handler = handler
         (stream, continuation) = AsyncStream.makeStream(of: ShellDisplayEvent.self, bufferingPolicy: .unbounded)
         CursesTerminal.lock.withLock {
             if let screen = terminal.screen {
@@ -141,7 +144,7 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
             let events = readLocked()
             return (events, ended == nil && events.isEmpty)
         }
-        for event in events { continuation.yield(event) }
+        emit(events)
         if ended { continuation.finish() }
         return ended
     }
@@ -153,7 +156,15 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
             guard terminal.resizeToWindowLocked() else { return [] }
             return readLocked()
         }
-        for event in events { continuation.yield(event) }
+        emit(events)
+    }
+
+    private func emit(_ events: [ShellDisplayEvent]) {
+        if let handler {
+            events.forEach(handler)
+        } else {
+            for event in events { continuation.yield(event) }
+        }
     }
 
     func terminated(by signal: Int32) {

@@ -1,5 +1,7 @@
 import BatonShell
 import Handoff
+import NIOCore
+import NIOPosix
 
 /// What a terminal showing a shell session hears from its user.
 public enum ShellViewerEvent: Sendable, Hashable {
@@ -7,34 +9,34 @@ public enum ShellViewerEvent: Sendable, Hashable {
     case resize(rows: Int, columns: Int)
 }
 
-/// A terminal joined to a shell session: the keeper's messages and the user's input go
-/// through `ShellViewerCore` on the main actor as they arrive (one hop from the thread that read
-/// them), and what it decides is drawn and sent, in order.
-@MainActor
-public final class ShellViewer {
+/// A terminal joined to a shell session, on the event loop that reads its stream's connection:
+/// the keeper's messages go through `ShellViewerCore` where they were read and the screen is
+/// drawn from there, and the user's input (`deliver`, from the thread that read it) crosses to
+/// the loop once and leaves on the socket from it. No other thread is woken on the way.
+public actor ShellViewer {
+    nonisolated let loop: any EventLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
     private var core: ShellViewerCore
     private let stream: ContinuationStream
-    private let show: @MainActor (ShellScreen, String?) -> Void
+    private let show: @Sendable (ShellScreen, String?) -> Void
     private let outbox: AsyncStream<[UInt8]>.Continuation
+    private let messages: AsyncStream<[UInt8]>
     private var sending: Task<Void, Never>?
     /// Messages handed to `outbox` and not sent yet: while there are any, the next waits its turn.
     private var queued = 0
     private var ending: ShellViewerCore.Ending?
     private var waiter: CheckedContinuation<Void, Never>?
+    /// Input delivered before `run` said hello: handled right after it, in order.
+    private var early: [ShellViewerEvent]? = []
 
-    public init(stream: ContinuationStream, core: ShellViewerCore, show: @escaping @MainActor (ShellScreen, String?) -> Void) {
+    /// A viewer of the session on `stream`; `show` draws, on the viewer's loop.
+    public init(stream: ContinuationStream, core: ShellViewerCore, show: @escaping @Sendable (ShellScreen, String?) -> Void) {
         self.stream = stream
         self.core = core
         self.show = show
-        // What cannot go at once is sent in order, each waiting for the keeper's window.
-        let (messages, outbox) = AsyncStream<[UInt8]>.makeStream()
-        self.outbox = outbox
-        sending = Task { @MainActor [weak self] in
-            for await bytes in messages {
-                do { try await stream.send(bytes) } catch { return }
-                self?.queued -= 1
-            }
-        }
+        loop = (stream.executor as? any EventLoop) ?? MultiThreadedEventLoopGroup.singleton.next()
+        (messages, outbox) = AsyncStream<[UInt8]>.makeStream()
     }
 
     /// Sends `message` from here when it can go at once (nothing queued, the window open), else
@@ -46,56 +48,45 @@ public final class ShellViewer {
         outbox.yield(bytes)
     }
 
+    /// What cannot go at once is sent in order, each waiting for the keeper's window.
+    private func sendQueued() async {
+        for await bytes in messages {
+            do { try await stream.send(bytes) } catch { return }
+            queued -= 1
+        }
+    }
+
     /// Runs with the user's input from `input` until the terminal leaves or the stream ends.
     public static func run<Input: AsyncSequence & Sendable>(
         stream: ContinuationStream, core: ShellViewerCore, input: Input,
-        show: @escaping @MainActor (ShellScreen, String?) -> Void
+        show: @escaping @Sendable (ShellScreen, String?) -> Void
     ) async -> ShellViewerCore.Ending where Input.Element == ShellViewerEvent, Input.Failure == Never {
         let viewer = ShellViewer(stream: stream, core: core, show: show)
-        let typing = Task { @MainActor in
-            for await event in input {
-                viewer.handle(event)
-                if viewer.ending != nil { return }
-            }
+        let typing = Task {
+            for await event in input { viewer.deliver(event) }
         }
         defer { typing.cancel() }
         return await viewer.run()
     }
 
     /// Runs until the terminal leaves or the stream ends; returns why it ended. The user's input
-    /// comes through `handle`.
+    /// comes through `deliver`.
     public func run() async -> ShellViewerCore.Ending {
+        sending = Task { await self.sendQueued() }
         post(core.hello)
-        let stream = self.stream
-        let reading = Task { @MainActor [self] in
-            do {
-                for try await bytes in stream.messages {
-                    let message: ShellMessage
-                    do {
-                        message = try ShellMessage(bytes: bytes)
-                    } catch ShellMessage.ReadError.unknownKind {
-                        continue
-                    } catch {
-                        return finish(.broken("a message from the session did not read (\(error))"))
-                    }
-                    perform(core.receive(message))
-                    if ending != nil { return }
-                }
-                finish(.broken("the session closed the connection"))
-            } catch {
-                // A link that dropped (not a refusal, not a broken rule) may come back.
-                if case .continuationStream(_, .lost(let reason))? = error as? HandoffError {
-                    finish(.lost(reason))
-                } else {
-                    finish(.broken("\(error)"))
-                }
+        let waiting = early ?? []
+        early = nil
+        for event in waiting { handle(event) }
+        let loop = loop
+        stream.deliverMessages { [weak self] result in
+            guard let self else { return }
+            if loop.inEventLoop {
+                self.assumeIsolated { $0.received(result) }
+            } else {
+                loop.execute { self.assumeIsolated { $0.received(result) } }
             }
         }
-        await withCheckedContinuation { continuation in
-            if ending != nil { return continuation.resume() }
-            waiter = continuation
-        }
-        reading.cancel()
+        if ending == nil { await withCheckedContinuation { waiter = $0 } }
         // What was handed on goes out before CLOSE; a keeper that stopped reading does not hold
         // the terminal: the stream's close ends a send still waiting for its window.
         outbox.finish()
@@ -104,9 +95,46 @@ public final class ShellViewer {
         return ending ?? .broken("the session's connection ended")
     }
 
+    /// A message from the keeper, or the end of the stream.
+    private func received(_ result: Result<[UInt8]?, HandoffError>) {
+        guard ending == nil else { return }
+        switch result {
+        case .success(let bytes?):
+            let message: ShellMessage
+            do {
+                message = try ShellMessage(bytes: bytes)
+            } catch ShellMessage.ReadError.unknownKind {
+                return
+            } catch {
+                return finish(.broken("a message from the session did not read (\(error))"))
+            }
+            perform(core.receive(message))
+        case .success(nil):
+            finish(.broken("the session closed the connection"))
+        case .failure(let error):
+            // A link that dropped (not a refusal, not a broken rule) may come back.
+            if case .continuationStream(_, .lost(let reason)) = error {
+                finish(.lost(reason))
+            } else {
+                finish(.broken("\(error)"))
+            }
+        }
+    }
+
+    /// What the user did at the terminal, from any thread: handled on the viewer's loop, in the
+    /// order delivered.
+    public nonisolated func deliver(_ event: ShellViewerEvent) {
+        if loop.inEventLoop {
+            assumeIsolated { $0.handle(event) }
+        } else {
+            loop.execute { self.assumeIsolated { $0.handle(event) } }
+        }
+    }
+
     /// What the user did at the terminal.
     public func handle(_ event: ShellViewerEvent) {
         guard ending == nil else { return }
+        if early != nil { return early!.append(event) }
         switch event {
         case .input(let typed): perform(core.input(typed))
         case .resize(let rows, let columns): perform(core.resized(rows: rows, columns: columns))

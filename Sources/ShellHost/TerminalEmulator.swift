@@ -75,9 +75,13 @@ public final class TerminalEmulator {
 
     /// Takes what the program wrote; `hasChanges` says whether the screen changed.
     public func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { _ = vterm_input_write(vterm, $0.baseAddress, $0.count) }
-        }
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Takes what the program wrote, where it was read.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        _ = vterm_input_write(vterm, base.assumingMemoryBound(to: CChar.self), bytes.count)
         vterm_screen_flush_damage(vtermScreen)
     }
 

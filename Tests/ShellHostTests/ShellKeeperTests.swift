@@ -22,6 +22,7 @@ struct ShellKeeperTests {
         ])
 
     /// What a terminal shows and what it is fed.
+    @MainActor
     final class Terminal {
         var screen: ShellScreen?
         var status: String?
@@ -55,8 +56,11 @@ struct ShellKeeperTests {
         let core = ShellViewerCore(role: role, name: name, keeperName: entry.record.peer.name, rows: 6, columns: 40)
         Task { @MainActor in
             terminal.ending = await ShellViewer.run(stream: stream, core: core, input: terminal.input) { screen, status in
-                terminal.screen = screen
-                terminal.status = status
+                // Drawn on the viewer's event loop; kept on the main actor, in order.
+                Task { @MainActor in
+                    terminal.screen = screen
+                    terminal.status = status
+                }
             }
         }
         return terminal
@@ -160,11 +164,11 @@ struct ShellKeeperTests {
         let entry = try #require(b.nearby.first { $0.id == id })
         let silent = try await b.openContinuationStream(to: entry)
         let reader = MessageReader(silent)
-        #expect(await waitUntil { keeper.terminals.count == 1 })
+        #expect(await waitUntil { keeper.terminalCount == 1 })
         clock.advance(by: .milliseconds(4_999))
-        #expect(keeper.terminals.count == 1 && reader.end == nil)
+        #expect(keeper.terminalCount == 1 && reader.end == nil)
         clock.advance(by: .milliseconds(1))
-        #expect(await waitUntil { reader.end != nil && keeper.terminals.isEmpty })
+        #expect(await waitUntil { reader.end != nil && keeper.terminalCount == 0 })
         keeper.hangUp()
         #expect(await run.value == 129)
         await a.shutdown()

@@ -6,7 +6,7 @@ extension ContinuationStream {
     @discardableResult
     func perform<T>(_ body: (inout Core) -> ([ContinuationStreamMachine.Action], T)) -> T {
         var wake: [() -> Void] = []
-        let value = core.withLock { core in
+        let (value, push) = core.withLock { core in
             var (actions, value) = body(&core)
             var index = 0
             while index < actions.count {
@@ -24,6 +24,10 @@ extension ContinuationStream {
                     if let opened = core.opened { wake.append { opened.resume(returning: nil) } }
                     core.opened = nil
                 case .messageReady:
+                    if core.pusher != nil {
+                        actions += Self.takeForPusher(&core, now: clock.now)
+                        break
+                    }
                     guard let reader = core.reader else { break }
                     let (message, more) = core.machine.take(now: clock.now)
                     guard let message else { break }
@@ -51,15 +55,17 @@ extension ContinuationStream {
                         wake.append { reader.resume(returning: result) }
                         core.reader = nil
                     }
+                    if core.pusher != nil { actions += Self.takeForPusher(&core, now: clock.now) }
                     core.timer?.cancel()
                     core.timer = nil
                     outgoingFinish()
                 }
             }
             scheduleTimer(&core)
-            return value
+            return (value, !core.pushes.isEmpty)
         }
         for resume in wake { resume() }
+        if push { deliverPushes() }
         return value
     }
 

@@ -34,9 +34,19 @@ public final class ContinuationStream: Sendable {
         var timer: Task<Void, Never>?
         /// Frames go to `pipe.post` until it says it has none (then to the writer task, for good).
         var posts = true
+        /// Where messages go as they arrive, instead of to a reader (`deliverMessages`).
+        var pusher: Pusher?
+        /// Taken from the machine for the pusher, in order, and not handed to it yet: the
+        /// messages, then the end once.
+        var pushes: [Result<[UInt8]?, ContinuationStreamFailure>] = []
+        var endPushed = false
     }
 
+    typealias Pusher = @Sendable (Result<[UInt8]?, HandoffError>) -> Void
+
     let core: Mutex<Core>
+    /// Held while messages are handed to the pusher: one thread at a time, in order.
+    let delivering = Mutex(())
     /// Frames in, as they arrive: one reader at a time (the pipe's delivery, or the reading task).
     let deframing: Mutex<StreamDeframer>
     let pipe: any StreamPipe
@@ -91,16 +101,72 @@ public final class ContinuationStream: Sendable {
     /// throws `HandoffError.continuationStream` when it was lost or broke. Iterate it once.
     public var messages: Messages { Messages(stream: self) }
 
+    /// The executor of the thread that reads this stream's connection and writes what it posts
+    /// (a TCP connection's event loop), when it has one. An actor on it that iterates `messages`
+    /// and answers with `sendAtOnce` does so without waking another thread; nil for a pipe with
+    /// no thread of its own (the relay's, the in-memory one).
+    public var executor: (any SerialExecutor)? { pipe.executor }
+
     public struct Messages: AsyncSequence, Sendable {
         let stream: ContinuationStream
         public func makeAsyncIterator() -> Iterator { Iterator(stream: stream) }
 
         public struct Iterator: AsyncIteratorProtocol {
             let stream: ContinuationStream
-            public mutating func next() async throws(HandoffError) -> [UInt8]? { try await stream.next() }
+            public mutating func next() async throws(HandoffError) -> [UInt8]? { try await stream.next(isolation: nil) }
+            /// Runs on the caller's actor: a message already waiting is taken without leaving it.
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(HandoffError) -> [UInt8]? {
-                try await stream.next()
+                try await stream.next(isolation: actor)
             }
+        }
+    }
+
+    /// Hands every message to `receive` as it arrives, from the thread that delivered it (for a
+    /// TCP connection its event loop, `executor`), one call at a time and in order; then, once,
+    /// nil when the other end closed the stream, or the error that ended it. What arrived before
+    /// the call goes first, from the caller's thread. The other end's window opens as each
+    /// message is handed on, so `receive` takes each as it comes. Instead of `messages`, not
+    /// beside it: on an event loop, a key and its answer cross no other thread so, where a
+    /// task waiting in `messages` is resumed through the global executor (two threads woken).
+    public func deliverMessages(to receive: @escaping @Sendable (Result<[UInt8]?, HandoffError>) -> Void) {
+        let now = clock.now
+        perform { core in
+            core.pusher = receive
+            return Self.takeForPusher(&core, now: now)
+        }
+    }
+
+    /// Moves every whole message waiting, and the end once the stream ended, to `pushes`;
+    /// returns what taking them asks (the window granted).
+    static func takeForPusher(_ core: inout Core, now: ContinuousClock.Instant) -> [ContinuationStreamMachine.Action] {
+        var actions: [ContinuationStreamMachine.Action] = []
+        while true {
+            let (message, more) = core.machine.take(now: now)
+            guard let message else { break }
+            actions += more
+            core.pushes.append(.success(message))
+        }
+        if core.machine.ending != nil, !core.endPushed {
+            core.endPushed = true
+            let failure = Self.failure(of: core.machine)
+            core.pushes.append(failure == .closed ? .success(nil) : .failure(failure))
+        }
+        return actions
+    }
+
+    /// Hands what `pushes` holds to the pusher, in order, unless another thread is doing so (it
+    /// looks again once it let go, so nothing waits for a later arrival).
+    func deliverPushes() {
+        while true {
+            let handed: Void? = delivering.withLockIfAvailable { _ in
+                while let (pusher, next) = core.withLock({ core -> (Pusher, Result<[UInt8]?, ContinuationStreamFailure>)? in
+                    guard let pusher = core.pusher, !core.pushes.isEmpty else { return nil }
+                    return (pusher, core.pushes.removeFirst())
+                }) {
+                    pusher(next.mapError { failure($0) })
+                }
+            }
+            guard handed != nil, !core.withLock({ $0.pushes.isEmpty }) else { return }
         }
     }
 
@@ -171,9 +237,9 @@ public final class ContinuationStream: Sendable {
         }
     }
 
-    private func next() async throws(HandoffError) -> [UInt8]? {
+    private func next(isolation actor: isolated (any Actor)?) async throws(HandoffError) -> [UInt8]? {
         let now = clock.now
-        let result: Result<[UInt8]?, ContinuationStreamFailure> = await withCheckedContinuation { continuation in
+        let result: Result<[UInt8]?, ContinuationStreamFailure> = await withCheckedContinuation(isolation: actor) { continuation in
             let ready: Result<[UInt8]?, ContinuationStreamFailure>? = perform { core in
                 let (message, actions) = core.machine.take(now: now)
                 if let message { return (actions, .success(message)) }

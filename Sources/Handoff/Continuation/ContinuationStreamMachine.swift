@@ -92,6 +92,8 @@ package struct ContinuationStreamMachine: Sendable {
     }
     /// Whether a whole message waits to be taken.
     package var hasMessage: Bool { !inbox.isEmpty }
+    /// Whole messages received and not taken yet.
+    package var waitingMessages: Int { inbox.count }
 
     /// The OPEN the opener writes with its proof.
     package func openFrame(activityID: String) -> [UInt8] { ContinuationFrame.open(activityID: activityID).plaintext }

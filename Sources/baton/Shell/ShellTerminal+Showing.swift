@@ -3,6 +3,7 @@ import Handoff
 import HandoffCLI
 import HandoffWire
 import Logging
+import Synchronization
 import ShellDisplay
 import ShellHost
 
@@ -15,19 +16,17 @@ extension ShellTerminal {
         stream first: ContinuationStream, reopen: @escaping @MainActor () async throws(HandoffError) -> ContinuationStream,
         keeperName: String, name: String, role: ShellMessage.Role, logger: Logger
     ) async throws -> Int {
+        // The terminal's input goes from its thread to the session's viewer (or, while the link is
+        // opened again, to q): no task between.
+        let showing = Showing()
         let display: ShellDisplay
         do {
-            display = try ShellDisplay()
+            display = try ShellDisplay(onEvent: { showing.handle($0) })
         } catch {
             await first.close()
             throw CommandFailure("\(error)")
         }
         let keeper = PeerText.visible(keeperName)
-        let showing = Showing()
-        let typing = Task { @MainActor in
-            for await event in display.events() { showing.handle(event) }
-        }
-        defer { typing.cancel() }
         var stream = first
         var screen: ShellScreen?
         var ending = ShellViewerCore.Ending.detached
@@ -38,7 +37,7 @@ extension ShellTerminal {
             showing.current = viewer
             ending = await viewer.run()
             showing.current = nil
-            screen = viewer.screen ?? screen
+            screen = await viewer.screen ?? screen
             guard case .lost(let reason) = ending else { break }
             logger.info("the link to the session was lost (\(reason)); opening it again")
             var pause = 1
@@ -81,43 +80,58 @@ extension ShellTerminal {
     }
 
     /// Where the terminal's input goes: the session's viewer, or, while the link is opened
-    /// again, q to leave.
-    @MainActor
-    final class Showing {
-        var current: ShellViewer?
-        private var waiter: CheckedContinuation<Bool, Never>?
-        private var leaving = false
+    /// again, q to leave. Told from the input thread.
+    final class Showing: Sendable {
+        private struct State {
+            var current: ShellViewer?
+            var waiter: CheckedContinuation<Bool, Never>?
+            var leaving = false
+        }
+        private let state = Mutex(State())
+
+        var current: ShellViewer? {
+            get { state.withLock { $0.current } }
+            set { state.withLock { $0.current = newValue } }
+        }
 
         func handle(_ event: ShellDisplayEvent) {
+            let current = self.current
             switch event {
             case .input(let typed):
-                if let current { return current.handle(.input(typed)) }
+                if let current { return current.deliver(.input(typed)) }
                 if typed == .text("q", modifiers: []) || typed == .text("c", modifiers: .control) { leave() }
             case .resize(let rows, let columns):
-                current?.handle(.resize(rows: rows, columns: columns))
+                current?.deliver(.resize(rows: rows, columns: columns))
             }
         }
 
         /// Waits `seconds`; true when the user asked to leave meanwhile.
         func waitOrLeave(seconds: Int) async -> Bool {
-            if leaving { return true }
-            let timer = Task { @MainActor [weak self] in
+            let timer = Task { [weak self] in
                 try? await Task.sleep(for: .seconds(seconds))
                 self?.wake(false)
             }
-            let left = await withCheckedContinuation { waiter = $0 }
-            timer.cancel()
-            return left
+            defer { timer.cancel() }
+            return await withCheckedContinuation { continuation in
+                let left = state.withLock { state -> Bool in
+                    if state.leaving { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if left { continuation.resume(returning: true) }
+            }
         }
 
         private func leave() {
-            leaving = true
+            state.withLock { $0.leaving = true }
             wake(true)
         }
 
         private func wake(_ left: Bool) {
-            waiter?.resume(returning: left)
-            waiter = nil
+            state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume(returning: left)
         }
     }
 }

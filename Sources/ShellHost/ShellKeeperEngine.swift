@@ -1,0 +1,235 @@
+import BatonShell
+import Dispatch
+import Handoff
+import Logging
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a key and its echo cross in a shell session's keeper, on one event loop: the program's
+/// pseudo-terminal (a NIO channel), its screen in libvterm, `ShellKeeperCore`'s rules and the
+/// terminals' continuation streams. The streams' connections are on the same loop when the
+/// program runs one (the keeper does), so a key read from a terminal's socket reaches the
+/// program, and the program's echo leaves on the socket, without waking another thread: the
+/// main actor, where the activity lives, hears only of what the activity says (the size, the
+/// program in front).
+actor ShellKeeperEngine {
+    nonisolated let loop: any EventLoop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
+    /// What the activity says changed, for the main actor.
+    enum Report: Sendable {
+        case size(rows: Int, columns: Int)
+        case running(RunningProgram)
+        /// How many terminals are joined now.
+        case terminals(Int)
+    }
+
+    nonisolated let pty: Pseudoterminal
+    let emulator: TerminalEmulator
+    var core: ShellKeeperCore
+    let clock: any HandoffClock
+    let logger: Logger
+    let report: @Sendable (Report) -> Void
+    var running: RunningProgram
+    var terminals: [Int: Joined] = [:]
+    var nextID = 1
+    /// Terminals that said hello.
+    var greeted: Set<Int> = []
+    var timer: Task<Void, Never>?
+    var lastLook: ContinuousClock.Instant
+    /// When the screen was last offered.
+    var lastScreen: ContinuousClock.Instant
+    /// The pseudo-terminal's master end as a channel: what the program writes, and what is typed.
+    var program: (any Channel)?
+    /// Told the program's status once its output ended and it was reaped.
+    var exit: CheckedContinuation<Int, Never>?
+    /// Told when the last terminal left after the program ended.
+    var allLeft: CheckedContinuation<Void, Never>?
+
+    init(
+        pty: Pseudoterminal, rows: Int, columns: Int, running: RunningProgram, allowsListedDevices: Bool, clock: any HandoffClock,
+        logger: Logger, loop: any EventLoop, report: @escaping @Sendable (Report) -> Void
+    ) {
+        self.pty = pty
+        self.loop = loop
+        self.clock = clock
+        self.logger = logger
+        self.report = report
+        self.running = running
+        emulator = TerminalEmulator(rows: rows, columns: columns)
+        core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
+        lastLook = clock.now
+        lastScreen = clock.now
+    }
+
+    /// How long a terminal has for its first message.
+    static let helloTime = Duration.seconds(5)
+    /// How often the terminals are offered the screen while output keeps coming.
+    static let screenInterval = Duration.milliseconds(20)
+
+    /// Reads the program's output until it ends, then tells the terminals its status and waits
+    /// until each was told; returns the status as a shell gives it.
+    func run() async -> Int {
+        let status: Int
+        if let channel = await openProgram() {
+            program = channel
+            status = await withCheckedContinuation { exit = $0 }
+        } else {
+            status = await Self.reap(pty)
+        }
+        logger.info("the program ended with status \(status)")
+        perform(core.programEnded(status: status))
+        // Each terminal is told and its stream closed before the keeper ends: `close` only begins
+        // the close, and a keeper that exited with ENDED not yet written left the terminal saying
+        // the link was lost (a lab test, once, under load). A terminal leaves once its close is
+        // answered, or after the close's 2 s.
+        if !terminals.isEmpty { await withCheckedContinuation { allLeft = $0 } }
+        timer?.cancel()
+        pty.closeMaster()
+        return status
+    }
+
+    /// The master end as a channel of this loop (a copy of the descriptor, which the channel
+    /// owns and closes); nil, said in the log, when NIO would not take it.
+    private func openProgram() async -> (any Channel)? {
+        let copy = dup(pty.master)
+        guard copy >= 0 else {
+            logger.error("the pseudo-terminal could not be read: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        do {
+            return try await NIOPipeBootstrap(group: loop)
+                .channelOption(.maxMessagesPerRead, value: 16)
+                .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 4096, maximum: 65_536))
+                .channelInitializer { [self] channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ProgramOutput(engine: self)) }
+                }
+                .takingOwnershipOfDescriptor(inputOutput: copy)
+                .get()
+        } catch {
+            logger.error("the pseudo-terminal could not be read: \(error)")
+            Glibc.close(copy)
+            return nil
+        }
+    }
+
+    /// Waits for the program to end, on a thread that may block.
+    static func reap(_ pty: Pseudoterminal) async -> Int {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: pty.waitForExit()) }
+        }
+    }
+
+    // MARK: - The program
+
+    /// What the program wrote: into the screen, and offered to the terminals at once when nothing
+    /// more waits to be read, else every 20 ms while it keeps coming.
+    func output(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { emulator.write($0) }
+        writeToProgram(emulator.takeOutput())
+        let now = clock.now
+        if now - lastScreen >= Self.screenInterval { screenChanged(now: now) }
+    }
+
+    /// A read of the program's output ended: the screen is offered unless more is ready.
+    func outputPaused() {
+        var ready = pollfd(fd: pty.master, events: Int16(POLLIN), revents: 0)
+        if poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 { return }
+        screenChanged(now: clock.now)
+    }
+
+    /// The program's side closed: everything it wrote is in the screen; the status follows.
+    func outputEnded() {
+        screenChanged(now: clock.now)
+        program = nil
+        let pty = pty
+        Task {
+            let status = await Self.reap(pty)
+            self.exit?.resume(returning: status)
+            self.exit = nil
+        }
+    }
+
+    func writeToProgram(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty, let program else { return }
+        program.writeAndFlush(program.allocator.buffer(bytes: bytes), promise: nil)
+    }
+
+    /// What the program showed is offered to the terminals.
+    func screenChanged(now: ContinuousClock.Instant) {
+        lastScreen = now
+        guard emulator.hasChanges else { return }
+        perform(core.screenChanged(emulator.screen))
+        lookAtProgram(now: now)
+    }
+
+    /// At most once a second: what runs in front, and in which folder; reported when it changed.
+    func lookAtProgram(now: ContinuousClock.Instant) {
+        guard now - lastLook >= .seconds(1) else { return }
+        lastLook = now
+        guard let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }
+        running = seen
+        report(.running(seen))
+    }
+
+    func perform(_ actions: [ShellKeeperCore.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let message): terminals[id]?.post(message)
+            case .close(let id):
+                terminals[id]?.outbox.yield(.close)
+                terminals[id]?.outbox.finish()
+            case .type(let input):
+                emulator.type(input)
+                writeToProgram(emulator.takeOutput())
+            case .resize(let rows, let columns):
+                pty.resize(rows: rows, columns: columns)
+                emulator.resize(rows: rows, columns: columns)
+                report(.size(rows: rows, columns: columns))
+                perform(core.screenChanged(emulator.screen))
+            }
+        }
+        schedule()
+    }
+
+    /// Ticks the core at its deadline (the time a question has to be answered).
+    private func schedule() {
+        timer?.cancel()
+        guard let deadline = core.nextDeadline else { return }
+        let clock = clock
+        timer = Task {
+            try? await clock.sleep(until: deadline)
+            guard !Task.isCancelled else { return }
+            self.perform(self.core.tick(now: clock.now))
+        }
+    }
+}
+
+/// The program's side of the pseudo-terminal, on the engine's loop: each read is handed to the
+/// engine where it is read, with no task between.
+final class ProgramOutput: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let engine: ShellKeeperEngine
+    init(engine: ShellKeeperEngine) { self.engine = engine }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        engine.assumeIsolated { $0.output(buffer) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        engine.assumeIsolated { $0.outputPaused() }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        engine.assumeIsolated { $0.outputEnded() }
+    }
+
+    /// EIO once no process has the terminal open: the channel closes, and `channelInactive` follows.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
