@@ -156,10 +156,14 @@ public struct ShellKeeperCore: Sendable {
 
     // MARK: - The program
 
-    /// The program's screen changed: each terminal with no update on its way gets one.
+    /// The program's screen changed: each terminal with no update on its way gets one, the
+    /// driving terminal's first. On a small machine the terminals run one after another on a
+    /// core, in the order they were woken; the driver's echo waited behind a follower's whole
+    /// draw otherwise.
     public mutating func screenChanged(_ new: ShellScreen) -> [Action] {
         screen = new
-        return terminals.keys.sorted().flatMap { sendScreen(to: $0) }
+        let followers = terminals.keys.sorted().filter { $0 != driver }
+        return (driver.map { [$0] } ?? []).flatMap { sendScreen(to: $0) } + followers.flatMap { sendScreen(to: $0) }
     }
 
     /// The program ended with `status`: every terminal is told, then closed.

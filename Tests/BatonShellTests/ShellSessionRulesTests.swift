@@ -171,6 +171,23 @@ struct ShellSessionRulesTests {
         #expect(h.keeper.driverName == "alice@laptop")
     }
 
+    @Test("A changed screen goes to the driving terminal first, then to the followers in order")
+    func driverFirst() {
+        var h = SessionHarness(allowsListed: true)
+        h.join(1, .follow, origin: .listedDevice, name: "carol@host3")
+        h.join(2, .follow, origin: .listedDevice, name: "dave@host4")
+        h.join(3, .drive, origin: .listedDevice, name: "bob@desk")
+        h.run()
+        #expect(h.keeper.driverName == "bob@desk")
+        var screen = h.keeper.screen
+        screen.setRow(0, "x".map { ShellCell(String($0)) } + Array(repeating: ShellCell(" "), count: screen.columns - 1))
+        let order = h.keeper.screenChanged(screen).compactMap { action -> Int? in
+            guard case .send(let id, .screen) = action else { return nil }
+            return id
+        }
+        #expect(order == [3, 1, 2])
+    }
+
     @Test("One update in flight per terminal: what changes meanwhile comes as one, the newest")
     func newestNotBacklog() {
         var h = SessionHarness()
