@@ -35,6 +35,7 @@ extension ShellScreenUpdate {
         var runs: [PropertyListValue] = []
         var text = ""
         var count = 0
+        var last = ""
         var current: (style: ShellStyle, width: UInt8)?
         func flush() {
             guard let run = current, count > 0 else { return }
@@ -58,14 +59,26 @@ extension ShellScreenUpdate {
                 runs.append(.array([.string(cell.grapheme), .integer(styleIndex(cell.style)), .integer(Int(cell.width)), .integer(1)]))
                 continue
             }
-            // Joined to the run, this grapheme might merge with the one before (two regional
-            // indicators, a combining mark after a base): then it starts a run of its own.
-            if count > 0, (text + cell.grapheme).count != count + 1 { flush() }
+            // Joined to the run, this grapheme might merge with the one before, or split it
+            // otherwise ("🇨" then the flag "🇦🇧" reads back as "🇨🇦", "🇧"): then it starts a run of
+            // its own. Only the grapheme before matters: the run splits back into its cells so
+            // far, so the regional indicators before it pair up, and the emoji and conjunct
+            // sequences a boundary looks back on lie within it.
+            if count > 0, !Self.splitsBack(last, cell.grapheme) { flush() }
             current = (cell.style, cell.width)
             text += cell.grapheme
+            last = cell.grapheme
             count += 1
         }
         flush()
         return runs
+    }
+
+    /// Whether `first` then `second`, joined, split back into those two graphemes.
+    static func splitsBack(_ first: String, _ second: String) -> Bool {
+        let joined = first + second
+        var characters = joined.makeIterator()
+        guard let one = characters.next(), String(one) == first, let two = characters.next(), String(two) == second else { return false }
+        return characters.next() == nil
     }
 }

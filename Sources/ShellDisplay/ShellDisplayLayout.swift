@@ -10,19 +10,37 @@ enum ShellDisplayLayout {
     /// (one cut by the edge, or without its right half, is a blank).
     static func grid(
         _ screen: ShellScreen, status: String?, rows: Int, columns: Int,
-        width: (Character) -> Int
+        width: (Character) -> Int, reusing previous: Drawn? = nil
     ) -> [[ShellCell]] {
         guard rows > 0, columns > 0 else { return [] }
         let screenRows = status == nil ? rows : rows - 1
+        let reusable = previous.flatMap { $0.grid.count == rows && $0.grid.first?.count == columns ? $0 : nil }
         var grid: [[ShellCell]] = []
         grid.reserveCapacity(rows)
         for index in 0..<screenRows {
-            var row = index < screen.rowCount ? Array(screen.rows[index].prefix(columns)) : []
+            guard index < screen.rowCount else {
+                grid.append(Array(repeating: .blank, count: columns))
+                continue
+            }
+            // A row as it was last drawn from is drawn as then (an unchanged row of the screen
+            // shares its storage with the last one: the comparison costs nothing).
+            if let reusable, index < reusable.source.count, reusable.source[index] == screen.rows[index] {
+                grid.append(reusable.grid[index])
+                continue
+            }
+            var row = Array(screen.rows[index].prefix(columns))
             row.append(contentsOf: repeatElement(.blank, count: columns - row.count))
             grid.append(sanitized(row))
         }
         if let status { grid.append(statusRow(status, columns: columns, width: width)) }
         return grid
+    }
+
+    /// A grid as drawn, and the screen's rows it was drawn from (those the status row did not
+    /// take), for the next draw to reuse the rows that did not change.
+    struct Drawn {
+        var source: [[ShellCell]]
+        var grid: [[ShellCell]]
     }
 
     /// Where the cursor goes, or nil to hide it: the screen's cursor when it shows one and it
@@ -41,6 +59,8 @@ enum ShellDisplayLayout {
         var row = row
         for index in row.indices {
             var cell = row[index]
+            // Most cells: one printable ASCII character, one column.
+            if cell.width == 1, cell.grapheme.utf8.count == 1, let byte = cell.grapheme.utf8.first, (0x20..<0x7F).contains(byte) { continue }
             if cell.width > 2 { cell.width = 1 }
             if cell.grapheme.unicodeScalars.contains(where: ShellKeyDecoder.isControl) {
                 cell.grapheme = String(String.UnicodeScalarView(cell.grapheme.unicodeScalars.filter { !ShellKeyDecoder.isControl($0) }))

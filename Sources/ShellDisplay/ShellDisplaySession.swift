@@ -17,6 +17,8 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
 
     // Guarded by `CursesTerminal.lock`.
     var lastGrid: [[ShellCell]]?
+    /// The screen's rows the last grid was drawn from.
+    var lastSource: [[ShellCell]] = []
     var cursorVisible: Bool?
     var mouse = ShellScreen.MouseMode.none
     var colors = 0
@@ -54,7 +56,10 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
                 lastGrid = nil
                 needsClear = false
             }
-            let grid = ShellDisplayLayout.grid(screen, status: status, rows: size.rows, columns: size.columns, width: Self.width)
+            let previous = lastGrid.map { ShellDisplayLayout.Drawn(source: lastSource, grid: $0) }
+            let grid = ShellDisplayLayout.grid(
+                screen, status: status, rows: size.rows, columns: size.columns, width: Self.width, reusing: previous)
+            lastSource = Array(screen.rows.prefix(status == nil ? size.rows : size.rows - 1))
             let (full, runs) = ShellDisplayDiff.runs(from: lastGrid, to: grid)
             if full { werase(window) }
             for run in runs {

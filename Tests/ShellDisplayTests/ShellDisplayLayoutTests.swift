@@ -29,6 +29,38 @@ struct ShellDisplayLayoutTests {
         row.filter { !$0.isContinuation }.map(\.grapheme).joined()
     }
 
+    @Test("A grid that reuses the rows drawn last time is the grid drawn afresh, through 2,000 random changes, the status row coming and going")
+    func reusingRows() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "b", " ", "中", "\u{7}", "e\u{301}", "x"]
+        var screen = Self.screen(["hello", "world", "again"], columns: 5)
+        var previous: ShellDisplayLayout.Drawn?
+        var reused = 0
+        for _ in 0..<2_000 {
+            // One row changes, or none.
+            if Bool.random(using: &generator) {
+                let row = Int.random(in: 0..<3, using: &generator)
+                var cells: [ShellCell] = []
+                while cells.count < 5 {
+                    let piece = pieces.randomElement(using: &generator)!
+                    if piece == "中", cells.count < 4 {
+                        cells += [ShellCell(piece, width: 2), .continuation(.plain)]
+                    } else if piece != "中" {
+                        cells.append(ShellCell(piece))
+                    }
+                }
+                screen.setRow(row, cells)
+            }
+            let status = Bool.random(using: &generator) ? "ok" : nil
+            let fresh = ShellDisplayLayout.grid(screen, status: status, rows: 3, columns: 5, width: Self.width)
+            let grid = ShellDisplayLayout.grid(screen, status: status, rows: 3, columns: 5, width: Self.width, reusing: previous)
+            #expect(grid == fresh)
+            if let previous { reused += zip(previous.source, screen.rows).filter { $0 == $1 }.count }
+            previous = ShellDisplayLayout.Drawn(source: Array(screen.rows.prefix(status == nil ? 3 : 2)), grid: grid)
+        }
+        #expect(reused > 1_000, "rows were reused")
+    }
+
     @Test("A larger screen is cropped from its top left; a wide grapheme cut by the edge is a blank")
     func cropping() {
         let screen = Self.screen(["abcd中", "efgh", "ijkl"], columns: 6)
