@@ -46,6 +46,8 @@ actor ShellKeeperEngine {
     var program: (any Channel)?
     /// Told the program's status once its output ended and it was reaped.
     var exit: CheckedContinuation<Int, Never>?
+    /// The status, when the program was reaped before `run` waited for it.
+    var exitStatus: Int?
     /// Told when the last terminal left after the program ended.
     var allLeft: CheckedContinuation<Void, Never>?
 
@@ -76,8 +78,14 @@ actor ShellKeeperEngine {
         let status: Int
         if let channel = await openProgram() {
             program = channel
-            status = await withCheckedContinuation { exit = $0 }
+            if let reaped = exitStatus {
+                status = reaped
+            } else {
+                status = await withCheckedContinuation { exit = $0 }
+            }
         } else {
+            // Nothing can read what it writes: it is hung up, as a closed terminal would.
+            pty.signal(SIGHUP)
             status = await Self.reap(pty)
         }
         logger.info("the program ended with status \(status)")
@@ -110,8 +118,8 @@ actor ShellKeeperEngine {
                 .takingOwnershipOfDescriptor(inputOutput: copy)
                 .get()
         } catch {
+            // The copy is NIO's now, closed by it or with the process.
             logger.error("the pseudo-terminal could not be read: \(error)")
-            Glibc.close(copy)
             return nil
         }
     }
@@ -148,7 +156,9 @@ actor ShellKeeperEngine {
         let pty = pty
         Task {
             let status = await Self.reap(pty)
-            self.exit?.resume(returning: status)
+            // A program that ends at once may end before `run` waits for it.
+            guard let exit = self.exit else { return self.exitStatus = status }
+            exit.resume(returning: status)
             self.exit = nil
         }
     }

@@ -144,6 +144,20 @@ struct ShellKeeperTests {
         await b.shutdown()
     }
 
+    @Test("A program that ends at once: the keeper returns its status, whether it was reaped before the keeper waited or after")
+    func endsAtOnce() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_031)
+        for code in [0, 3, 7] {
+            let keeper = try ShellKeeper(
+                center: a, arguments: ["/bin/sh", "-c", "exit \(code)"], environment: ["PATH": "/usr/bin:/bin"],
+                folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
+            #expect(await keeper.run() == code)
+        }
+        await a.shutdown()
+    }
+
     @Test("A terminal that says nothing is closed once 5 s of the keeper's clock passed, not before")
     func silentTerminal() async throws {
         let network = InMemoryNetwork()

@@ -3,7 +3,6 @@ import Handoff
 import HandoffCLI
 import HandoffWire
 import Logging
-import Synchronization
 import ShellDisplay
 import ShellHost
 
@@ -18,10 +17,15 @@ extension ShellTerminal {
     ) async throws -> Int {
         // The terminal's input goes from its thread to the session's viewer (or, while the link is
         // opened again, to q): no task between.
-        let showing = Showing()
+        let input = ShellInputRouter()
         let display: ShellDisplay
         do {
-            display = try ShellDisplay(onEvent: { showing.handle($0) })
+            display = try ShellDisplay(onEvent: { event in
+                switch event {
+                case .input(let typed): input.handle(.input(typed))
+                case .resize(let rows, let columns): input.handle(.resize(rows: rows, columns: columns))
+                }
+            })
         } catch {
             await first.close()
             throw CommandFailure("\(error)")
@@ -34,9 +38,9 @@ extension ShellTerminal {
             let size = display.size
             let core = ShellViewerCore(role: role, name: name, keeperName: keeper, rows: size.rows, columns: size.columns)
             let viewer = ShellViewer(stream: stream, core: core) { screen, status in display.show(screen, status: status) }
-            showing.current = viewer
+            input.attach { viewer.deliver($0) }
             ending = await viewer.run()
-            showing.current = nil
+            input.detach()
             screen = await viewer.screen ?? screen
             guard case .lost(let reason) = ending else { break }
             logger.info("the link to the session was lost (\(reason)); opening it again")
@@ -44,7 +48,7 @@ extension ShellTerminal {
             while true {
                 let shown = screen ?? ShellScreen(rows: size.rows, columns: size.columns)
                 display.show(shown, status: "The link to \(keeper) was lost; trying again in \(pause) s…  q leaves")
-                if await showing.waitOrLeave(seconds: pause) {
+                if await input.waitOrLeave(seconds: pause) {
                     ending = .detached
                     break connections
                 }
@@ -76,62 +80,6 @@ extension ShellTerminal {
         case .broken(let reason), .lost(let reason):
             Console.diagnostic("baton: the session on \(keeper) was lost (\(PeerText.visible(reason))); it may go on there.")
             return 1
-        }
-    }
-
-    /// Where the terminal's input goes: the session's viewer, or, while the link is opened
-    /// again, q to leave. Told from the input thread.
-    final class Showing: Sendable {
-        private struct State {
-            var current: ShellViewer?
-            var waiter: CheckedContinuation<Bool, Never>?
-            var leaving = false
-        }
-        private let state = Mutex(State())
-
-        var current: ShellViewer? {
-            get { state.withLock { $0.current } }
-            set { state.withLock { $0.current = newValue } }
-        }
-
-        func handle(_ event: ShellDisplayEvent) {
-            let current = self.current
-            switch event {
-            case .input(let typed):
-                if let current { return current.deliver(.input(typed)) }
-                if typed == .text("q", modifiers: []) || typed == .text("c", modifiers: .control) { leave() }
-            case .resize(let rows, let columns):
-                current?.deliver(.resize(rows: rows, columns: columns))
-            }
-        }
-
-        /// Waits `seconds`; true when the user asked to leave meanwhile.
-        func waitOrLeave(seconds: Int) async -> Bool {
-            let timer = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(seconds))
-                self?.wake(false)
-            }
-            defer { timer.cancel() }
-            return await withCheckedContinuation { continuation in
-                let left = state.withLock { state -> Bool in
-                    if state.leaving { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if left { continuation.resume(returning: true) }
-            }
-        }
-
-        private func leave() {
-            state.withLock { $0.leaving = true }
-            wake(true)
-        }
-
-        private func wake(_ left: Bool) {
-            state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }?.resume(returning: left)
         }
     }
 }
