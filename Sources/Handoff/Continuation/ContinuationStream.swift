@@ -102,9 +102,9 @@ public final class ContinuationStream: Sendable {
     public var messages: Messages { Messages(stream: self) }
 
     /// The executor of the thread that reads this stream's connection and writes what it posts
-    /// (a TCP connection's event loop), when it has one. An actor on it that iterates `messages`
-    /// and answers with `sendAtOnce` does so without waking another thread; nil for a pipe with
-    /// no thread of its own (the relay's, the in-memory one).
+    /// (a TCP connection's event loop), when it has one; nil for a pipe with no thread of its own
+    /// (the relay's, the in-memory one). An actor on it that takes messages with
+    /// `deliverMessages` and answers with `sendAtOnce` wakes no other thread.
     public var executor: (any SerialExecutor)? { pipe.executor }
 
     public struct Messages: AsyncSequence, Sendable {
@@ -125,9 +125,10 @@ public final class ContinuationStream: Sendable {
     /// TCP connection its event loop, `executor`), one call at a time and in order; then, once,
     /// nil when the other end closed the stream, or the error that ended it. What arrived before
     /// the call goes first, from the caller's thread. The other end's window opens as each
-    /// message is handed on, so `receive` takes each as it comes. Instead of `messages`, not
-    /// beside it: on an event loop, a key and its answer cross no other thread so, where a
-    /// task waiting in `messages` is resumed through the global executor (two threads woken).
+    /// message is handed on, so `receive` takes each as it comes. Use it instead of `messages`,
+    /// not beside it: on the pipe's event loop a message and the answer to it cross no other
+    /// thread, where a task waiting in `messages` is resumed through the global executor, which
+    /// wakes two threads.
     public func deliverMessages(to receive: @escaping @Sendable (Result<[UInt8]?, HandoffError>) -> Void) {
         let now = clock.now
         perform { core in
