@@ -32,13 +32,7 @@ struct ContinuationStreamDeliveryTests {
 
     @Test("Messages sent before and after the call arrive whole and in order, from the connection's event loop; the other end's close is handed on once")
     func deliveredInOrder() async throws {
-        let (lab, a, b, _) = try await ContinuationStreamTCPTests.lab()
-        let taker = StreamTaker()
-        let activity = try ContinuationLab.publish(on: a, streams: true, delegate: taker)
-        let entry = try #require(await ContinuationLab.entry(of: activity, on: b) { $0.record.continuationPort != nil })
-        let opened = try await b.openContinuationStream(to: entry)
-        #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
-        let accepted = try #require(taker.streams.first)
+        let (lab, _, opened, accepted, _) = try await ContinuationStreamTCPTests.openedPair()
         let loop = try #require(accepted.executor as? any EventLoop, "a TCP connection's stream has its event loop as executor")
 
         let early: [[UInt8]] = [Array("before".utf8), StreamTest.state(300_000, seed: 3)]

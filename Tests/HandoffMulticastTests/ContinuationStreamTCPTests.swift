@@ -21,16 +21,24 @@ struct ContinuationStreamTCPTests {
         return (lab, a, b, c)
     }
 
-    @Test("Messages go both ways whole and in order, 5 MiB among them; the source's end is named as its list names the opener; a close ends the other's messages")
-    func messagesBothWays() async throws {
-        let (lab, a, b, _) = try await Self.lab()
+    /// Alice publishes an activity that takes streams, and Bob opens one to it: both ends, and
+    /// the delegate that took Alice's (kept for the test).
+    static func openedPair() async throws
+        -> (lab: ContinuationLab, activity: UserActivity, opened: ContinuationStream, accepted: ContinuationStream, taker: StreamTaker)
+    {
+        let (lab, a, b, _) = try await lab()
         let taker = StreamTaker()
         let activity = try ContinuationLab.publish(on: a, streams: true, delegate: taker)
         let entry = try #require(await ContinuationLab.entry(of: activity, on: b) { $0.record.continuationPort != nil })
-
         let opened = try await b.openContinuationStream(to: entry)
         #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
         let accepted = try #require(taker.streams.first)
+        return (lab, activity, opened, accepted, taker)
+    }
+
+    @Test("Messages go both ways whole and in order, 5 MiB among them; the source's end is named as its list names the opener; a close ends the other's messages")
+    func messagesBothWays() async throws {
+        let (lab, activity, opened, accepted, _) = try await Self.openedPair()
         #expect(accepted.activityID == activity.activityID && opened.activityID == activity.activityID)
         #expect(accepted.peer.name == "bob's desktop", "the name on Alice's list, not the sender's tag")
         #expect(accepted.peer.device == ContinuationLab.bob.publicIdentity)
@@ -56,13 +64,7 @@ struct ContinuationStreamTCPTests {
 
     @Test("A source that does not read makes the opener's send wait; reading again lets it go on; the source's close ends the opener's messages")
     func slowReader() async throws {
-        let (lab, a, b, _) = try await Self.lab()
-        let taker = StreamTaker()
-        let activity = try ContinuationLab.publish(on: a, streams: true, delegate: taker)
-        let entry = try #require(await ContinuationLab.entry(of: activity, on: b) { $0.record.continuationPort != nil })
-        let opened = try await b.openContinuationStream(to: entry)
-        #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
-        let accepted = try #require(taker.streams.first)
+        let (lab, _, opened, accepted, _) = try await Self.openedPair()
 
         // 16 messages of 256 KiB, 4 MiB in all, to a source that reads none of them: the window
         // (1 MiB) and what the source grants while it joins the first one let a handful through.
@@ -96,13 +98,7 @@ struct ContinuationStreamTCPTests {
 
     @Test("sendAtOnce posts small messages from the caller, in order with send's; with the window spent it sends nothing and says so")
     func sendAtOnce() async throws {
-        let (lab, a, b, _) = try await Self.lab()
-        let taker = StreamTaker()
-        let activity = try ContinuationLab.publish(on: a, streams: true, delegate: taker)
-        let entry = try #require(await ContinuationLab.entry(of: activity, on: b) { $0.record.continuationPort != nil })
-        let opened = try await b.openContinuationStream(to: entry)
-        #expect(await waitUntil(timeout: .seconds(30)) { taker.streams.count == 1 })
-        let accepted = try #require(taker.streams.first)
+        let (lab, _, opened, accepted, _) = try await Self.openedPair()
 
         // Alice reads nothing yet: one-frame messages of 60,000 bytes go at once while the 1 MiB
         // window lasts (17 of them, 60,002 bytes of credit each), and the 18th does not.

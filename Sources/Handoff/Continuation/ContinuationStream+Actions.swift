@@ -5,9 +5,21 @@ import HandoffWire
 extension ContinuationStream {
     @discardableResult
     func perform<T>(_ body: (inout Core) -> ([ContinuationStreamMachine.Action], T)) -> T {
+        var value: T?
+        perform { core -> [ContinuationStreamMachine.Action] in
+            let (actions, result) = body(&core)
+            value = result
+            return actions
+        }
+        return value!
+    }
+
+    /// The work of every `perform`, not generic: one copy of it in the program (a copy for each
+    /// `T` was 6.7 KB, four of them).
+    func perform(_ body: (inout Core) -> [ContinuationStreamMachine.Action]) {
         var wake: [() -> Void] = []
-        let (value, push) = core.withLock { core in
-            var (actions, value) = body(&core)
+        let push = core.withLock { core in
+            var actions = body(&core)
             var index = 0
             while index < actions.count {
                 defer { index += 1 }
@@ -62,15 +74,10 @@ extension ContinuationStream {
                 }
             }
             scheduleTimer(&core)
-            return (value, !core.pushes.isEmpty)
+            return !core.pushes.isEmpty
         }
         for resume in wake { resume() }
         if push { deliverPushes() }
-        return value
-    }
-
-    func perform(_ body: (inout Core) -> [ContinuationStreamMachine.Action]) {
-        perform { core -> ([ContinuationStreamMachine.Action], Void) in (body(&core), ()) }
     }
 
     /// Keeps one timer task for the machine's next deadline, started again when it moves earlier.
