@@ -31,8 +31,8 @@ public final class ShellKeeper: UserActivityDelegate {
     private(set) var terminalCount = 0
 
     /// Starts `arguments` on a pseudo-terminal of `rows` × `columns` in `folder`, and offers it.
-    /// The engine runs on `loop`: the one the program's connections are read on, when it has one
-    /// (the keeper's process has one loop), so that a key and its echo wake no other thread.
+    /// The engine runs on `loop`; a terminal whose connection is read on that loop too sends a
+    /// key and gets its echo with no other thread woken, one read on another loop with one more.
     public init(
         center: ActivityCenter, arguments: [String], environment: [String: String], folder: String, rows: Int, columns: Int,
         allowsListedDevices: Bool, logger: Logger, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -108,13 +108,6 @@ public final class ShellKeeper: UserActivityDelegate {
 }
 
 extension ShellKeeper {
-    /// Gives this process's shared NIO event loop group one loop: every connection, the
-    /// terminals' included, is then read on the loop the engine runs on. Call it once, before
-    /// anything uses the network.
-    public nonisolated static func useOneEventLoop() {
-        NIOSingletons.groupLoopCountSuggestion = 1
-    }
-
     /// Hangs up the program, as closing its terminal would.
     public func hangUp() {
         engine.pty.signal(SIGHUP)

@@ -23,9 +23,6 @@ struct ShellKeeping {
         // The keeper outlives the terminal that started it: a hang-up is not its end.
         signal(SIGHUP, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
-        // Before anything uses the network: the terminals' connections and the program's
-        // terminal on one event loop, so that a key and its echo wake no other thread.
-        ShellKeeper.useOneEventLoop()
         let logger: Logger
         let joined: JoinedNetwork
         let keeper: ShellKeeper
