@@ -1,9 +1,7 @@
 import BatonShell
-import Dispatch
 import Handoff
 import HandoffWire
 import Logging
-import PropertyList
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
@@ -31,8 +29,8 @@ public final class ShellKeeper: UserActivityDelegate {
     private(set) var terminalCount = 0
 
     /// Starts `arguments` on a pseudo-terminal of `rows` × `columns` in `folder`, and offers it.
-    /// The engine runs on `loop`; a terminal whose connection is read on that loop too sends a
-    /// key and gets its echo with no other thread woken, one read on another loop with one more.
+    /// The engine runs on `loop`: a terminal whose connection is read on that loop too sends a
+    /// key and gets its echo with no other thread woken; one read on another loop, with one more.
     public init(
         center: ActivityCenter, arguments: [String], environment: [String: String], folder: String, rows: Int, columns: Int,
         allowsListedDevices: Bool, logger: Logger, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
