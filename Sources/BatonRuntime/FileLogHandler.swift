@@ -7,7 +7,8 @@ import HandoffWire
 
 /// Appends log lines to a file (`baton --log-file`): stdout and stderr belong to the terminal while the UI runs.
 ///
-/// Each event is one line, written through `PeerText.visible`: whatever a message or its
+/// Each event is one line, its time, then the process's id (a shell session's keeper and its
+/// terminal may share one file), the level and the label; written through `PeerText.visible`: whatever a message or its
 /// metadata carries (a peer's name, type or activity ID, a newline), the file gets no control,
 /// bidi or invisible scalar, and a reader (`less`, `tail -f` on a terminal) nothing to act on.
 public struct FileLogHandler: LogHandler {
@@ -32,7 +33,7 @@ public struct FileLogHandler: LogHandler {
         let time = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let extra = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        Descriptor.write(Self.line(time: time, level: event.level, label: label, message: "\(event.message)", extra: extra) + "\n", to: file.descriptor)
+        Descriptor.write(Self.line(time: "\(time) [\(getpid())]", level: event.level, label: label, message: "\(event.message)", extra: extra) + "\n", to: file.descriptor)
     }
 
     /// One log line, made visible; never holds a line break.

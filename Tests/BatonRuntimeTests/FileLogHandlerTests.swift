@@ -35,7 +35,8 @@ struct FileLogHandlerTests {
         let logger = Logger(label: "baton") { FileLogHandler(label: $0, path: path)! }
         logger.info("forged\n2026-01-01T00:00:00.000Z info baton: exit")
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.hasSuffix(" info baton: forged␊2026-01-01T00:00:00.000Z info baton: exit\n"))
+        #expect(text.hasSuffix(" [\(getpid())] info baton: forged␊2026-01-01T00:00:00.000Z info baton: exit\n"),
+                "the time, this process's id, the level, the label, the message:\n\(text)")
         #expect(text.filter { $0 == "\n" }.count == 1)
     }
 }

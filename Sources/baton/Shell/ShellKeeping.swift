@@ -28,11 +28,13 @@ struct ShellKeeping {
         let keeper: ShellKeeper
         do {
             logger = try log.makeLogger()
+            logger.info("the keeper of a shell session starts: joining the network")
             joined = try await JoinedNetwork.join(network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true)
         } catch {
             KeeperProcess.say("error \(Self.text(of: error))")
             return 1
         }
+        logger.info("joined the network; starting \(program.joined(separator: " "))")
         var environment = ProcessInfo.processInfo.environment
         // The program's terminal is libvterm, which speaks xterm's language.
         environment["TERM"] = "xterm-256color"

@@ -17,6 +17,7 @@ extension ShellTerminal {
     ) async throws -> Int {
         // The terminal's input goes from its thread to the session's viewer (or, while the link is
         // opened again, to q): no task between.
+        logger.info("the session's stream is open; showing it")
         let input = ShellInputRouter()
         let display: ShellDisplay
         do {

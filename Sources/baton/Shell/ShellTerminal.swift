@@ -29,6 +29,7 @@ struct ShellTerminal {
         let logger = try log.makeLogger()
         let joined = try await JoinedNetwork.join(network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true)
         let center = joined.center
+        logger.info("joined the network; looking for the session")
         let found: NearbyActivity?
         switch opening {
         case .activity(let id): found = await Self.find(id, center: center, from: joined.peer.name, timeout: .seconds(5))
@@ -41,6 +42,7 @@ struct ShellTerminal {
             case .ownSession: throw CommandFailure("No shell session of this machine's is running; start one with baton shell.")
             }
         }
+        logger.info("found the session \(found.id) of \(found.record.peer.name)")
         do {
             let status = try await Self.join(found, center: center, name: joined.peer.name, role: role, logger: logger)
             await joined.leave()
@@ -55,7 +57,7 @@ struct ShellTerminal {
     static func join(_ entry: NearbyActivity, center: ActivityCenter, name: String, role: ShellMessage.Role, logger: Logger) async throws -> Int {
         let stream: ContinuationStream
         do {
-            stream = try await Self.opening { () async throws(HandoffError) in try await center.openContinuationStream(to: entry) }
+            stream = try await Self.opening(logger) { () async throws(HandoffError) in try await center.openContinuationStream(to: entry) }
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(entry.record.peer.name)): \(error.description)")
         }
@@ -69,7 +71,7 @@ struct ShellTerminal {
         let keeper = activity.peer?.name ?? "its machine"
         let stream: ContinuationStream
         do {
-            stream = try await Self.opening { () async throws(HandoffError) in try await activity.continuationStream() }
+            stream = try await Self.opening(logger) { () async throws(HandoffError) in try await activity.continuationStream() }
         } catch {
             throw CommandFailure("Cannot join the session on \(PeerText.visible(keeper)): \(error.description)")
         }
@@ -80,7 +82,9 @@ struct ShellTerminal {
 
     /// Opens a stream with `open`, again after 1, 2 and 4 s while the keeper cannot be reached
     /// yet or is busy (a relay still connecting), never after a refusal (docs/PROTOCOL.md section 20).
-    static func opening(_ open: () async throws(HandoffError) -> ContinuationStream) async throws(HandoffError) -> ContinuationStream {
+    static func opening(
+        _ logger: Logger, _ open: () async throws(HandoffError) -> ContinuationStream
+    ) async throws(HandoffError) -> ContinuationStream {
         for pause in [1, 2, 4] {
             do {
                 return try await open()
@@ -90,6 +94,7 @@ struct ShellTerminal {
                 case .unreachable, .busy, .lost: break
                 default: throw error
                 }
+                logger.info("the session's stream did not open (\(error.description)); again in \(pause) s")
             }
             do { try await Task.sleep(for: .seconds(pause)) } catch { throw .cancelled }
         }

@@ -43,6 +43,8 @@ final class TmuxHost {
     /// Before the program the pane shows one banner line, `e2e: NAME`. With `workingDirectory`
     /// the program starts there (where the editor saves a name without a path), else in tmux's.
     /// Variables named in `without` are left out (`["BATON_KEY"]`: the program finds its key elsewhere).
+    /// Unless `environment` names another, `BATON_LOG` is the session's `baton.log`, which every
+    /// baton process the pane starts (a shell's keeper too) appends to, and a timed-out wait shows.
     func start(
         _ name: String, namespace: String?, command: [String], environment: [String: String] = [:],
         without: Set<String> = [], width: Int = 80, height: Int = 24, workingDirectory: String? = nil
@@ -58,6 +60,7 @@ final class TmuxHost {
             "LANG": "C.UTF-8",
             "BATON_KEY": E2E.key,
             "BATON_E2E_BANNER": "e2e: \(name)",
+            "BATON_LOG": folder.appendingPathComponent("baton.log").path,
         ]
         variables.merge(environment) { _, new in new }
         for name in without { variables[name] = nil }

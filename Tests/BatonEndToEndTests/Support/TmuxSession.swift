@@ -59,7 +59,15 @@ final class TmuxSession {
         guard let lines = try? capture() else { return "(no screen: the session is gone)" }
         let state = (try? query("cursor=#{cursor_x},#{cursor_y} alternate=#{alternate_on} dead=#{pane_dead}")) ?? ""
         return lines.enumerated().map { String(format: "%2d|", $0.offset) + $0.element }.joined(separator: "\n")
-            + "\n(\(state))"
+            + "\n(\(state))" + logTail()
+    }
+
+    /// The last lines of the session's `baton.log` (see `TmuxHost.start`), when it has any.
+    func logTail(lines count: Int = 40) -> String {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("baton.log"), encoding: .utf8),
+            !text.isEmpty
+        else { return "" }
+        return "\nbaton.log, last lines:\n" + text.split(separator: "\n").suffix(count).joined(separator: "\n")
     }
 
     /// Expands a tmux format for the pane, e.g. `#{cursor_x}`.
