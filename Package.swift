@@ -187,7 +187,7 @@ let package = Package(
             name: "handoff-bench",
             dependencies: [
                 "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI", "HandoffCLI", "HandoffStore",
-                "BatonShell", "ShellHost",
+                "BatonShell", "ShellHost", "CVTerm",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -43,6 +43,8 @@ struct HandoffBench {
         // and its pieces; with `fetch`, the state stream alone.
         // `handoff-bench editor [megabytes] [rounds]`: the editor's model (open, a key, undo).
         // `handoff-bench key-path FILE [keys] [rounds] [gap-ms]`: a letter typed in FILE, update + view (KeyPathBench).
+        // `handoff-bench shell-output [megabytes] [rounds]`: a flood of output into the keeper's
+        // emulator, beside libvterm's parser and state alone (ShellOutputBench).
         // `handoff-bench shell-path [rounds]`: a shell session's key and echo, piece by piece (ShellPathBench).
         // `handoff-bench long-line [kilobytes]`: a key in one long line, at its start and end (LongLineBench).
         // `handoff-bench receive [N] [news] [frame|sync]`: datagrams heard, transport to directory (ReceiveBench).
@@ -58,6 +60,10 @@ struct HandoffBench {
             let numbers = CommandLine.arguments.dropFirst(3).compactMap { Int($0) }
             return try KeyPathBench.run(
                 path: path, keys: numbers.first ?? 300, rounds: numbers.dropFirst().first ?? 5, gapMilliseconds: numbers.dropFirst(2).first ?? 0)
+        }
+        if CommandLine.arguments.dropFirst().first == "shell-output" {
+            let numbers = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+            return ShellOutputBench.run(megabytes: numbers.first ?? 100, rounds: numbers.dropFirst().first ?? 3)
         }
         if CommandLine.arguments.dropFirst().first == "shell-path" {
             return try ShellPathBench.run(rounds: CommandLine.arguments.dropFirst(2).compactMap { Int($0) }.first ?? 7)

@@ -1,0 +1,81 @@
+import CVTerm
+import Foundation
+import ShellHost
+
+/// `handoff-bench shell-output [megabytes] [rounds]`: how fast a shell session's keeper can take
+/// a flood of output (`cat` of a big file), and how much of that is libvterm's. The text is
+/// `bench/shell_bench.py`'s (lines of 239 printable ASCII characters), fed in 4 KB reads as the
+/// keeper reads its pty, into an 80 × 24 screen. Each is the median of `rounds`, in ms per
+/// 100 MB, so that it reads beside the bench's `cat` through ssh:
+///
+/// - the keeper's emulator (`TerminalEmulator`: libvterm's parser, state and screen, and the
+///   damage it reports), with the screen read once at the end;
+/// - libvterm's parser and state alone, no screen: what any screen kept on libvterm costs at least;
+/// - one pass over the bytes (a sum): the floor of touching them at all.
+enum ShellOutputBench {
+    static func run(megabytes: Int, rounds: Int) {
+        let text = text(megabytes: megabytes)
+        let scale = 100.0 / (Double(text.count) / 1e6)
+        print("shell output: \(text.count / 1_000_000) MB of 239-character lines, 4 KB reads, 80 × 24; ms per 100 MB (median of \(rounds))")
+        func line(_ name: String, _ body: () -> Int) {
+            var results: [Double] = []
+            var sink = 0
+            for _ in 0..<rounds {
+                let start = ContinuousClock.now
+                sink &+= body()
+                let (s, atto) = (ContinuousClock.now - start).components
+                results.append((Double(s) * 1e3 + Double(atto) / 1e15) * scale)
+            }
+            let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
+            print("  \(padded) " + String(format: "%8.0f ms", results.sorted()[results.count / 2]) + "  (\(sink & 1))")
+        }
+        line("the keeper's emulator (libvterm's screen)") {
+            let emulator = TerminalEmulator(rows: 24, columns: 80)
+            text.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(offset + 4096, bytes.count)
+                    emulator.write(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                    offset = end
+                }
+            }
+            return emulator.screen.cursorRow
+        }
+        line("libvterm's parser and state, no screen") {
+            let vterm = vterm_new(24, 80)!
+            defer { vterm_free(vterm) }
+            vterm_set_utf8(vterm, 1)
+            let state = vterm_obtain_state(vterm)
+            vterm_state_reset(state, 1)
+            text.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(offset + 4096, bytes.count)
+                    _ = vterm_input_write(vterm, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), end - offset)
+                    offset = end
+                }
+            }
+            var position = VTermPos()
+            vterm_state_get_cursorpos(state, &position)
+            return Int(position.row)
+        }
+        line("one pass over the bytes") {
+            text.withUnsafeBytes { bytes in bytes.reduce(0) { $0 &+ Int($1) } }
+        }
+    }
+
+    /// `megabytes` of the bench's lines: the line's number, then letters and digits from a place
+    /// that moves with it, 239 characters and a newline (a pty turns it into CR LF).
+    static func text(megabytes: Int) -> [UInt8] {
+        let base = Array(String(repeating: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", count: 8).utf8)
+        let count = megabytes * 1_000_000 / 240
+        var text: [UInt8] = []
+        text.reserveCapacity(count * 241)
+        for i in 0..<count {
+            text += Array(String(format: "%08d ", i).utf8)
+            text += base[(i % 62)..<(i % 62 + 230)]
+            text += [13, 10]
+        }
+        return text
+    }
+}
