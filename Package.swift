@@ -286,7 +286,7 @@ let package = Package(
         // libvterm under a real pseudo-terminal, and the keeper over in-memory streams.
         .testTarget(
             name: "ShellHostTests",
-            dependencies: ["ShellHost", "BatonShell", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["ShellHost", "BatonShell", "CVTerm", "Handoff", "HandoffWire", "HandoffTesting", .product(name: "Logging", package: "swift-log")]),
         // Drives the built `baton` (its headless peer as `baton peer`) in tmux inside network-namespace hosts.
         .testTarget(name: "BatonEndToEndTests"),
     ]

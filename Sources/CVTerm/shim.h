@@ -24,6 +24,12 @@ static inline int baton_vterm_color(const VTermColor *color, int isDefault) {
     return 0x1000000 + (color->rgb.red << 16) + (color->rgb.green << 8) + color->rgb.blue;
 }
 
+/// A pen colour libvterm's state sets (`setpenattr`), as `baton_vterm_color` writes it.
+static inline int baton_vterm_value_color(const VTermValue *value, int background) {
+    const VTermColor *color = &value->color;
+    return baton_vterm_color(color, background ? VTERM_COLOR_IS_DEFAULT_BG(color) : VTERM_COLOR_IS_DEFAULT_FG(color));
+}
+
 /// Reads the cell at (`row`, `col`) of `screen` into `out`; 0 when there is none.
 static inline int baton_vterm_get_cell(const VTermScreen *screen, int row, int col, baton_vterm_cell *out) {
     VTermPos pos = { row, col };

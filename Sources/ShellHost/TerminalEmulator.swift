@@ -1,23 +1,23 @@
 import BatonShell
 internal import CVTerm
 
-/// A program's screen as libvterm holds it: the program's output goes in, a `ShellScreen` comes
-/// out, and keys typed are encoded the way the program asked (application cursor keys, its
-/// mouse protocol, bracketed paste) into bytes for the program.
+/// A program's screen: libvterm parses the program's output and its state layer draws on the
+/// keeper's own cells (`EmulatorScreen`); a `ShellScreen` comes out, and keys typed are encoded
+/// the way the program asked (application cursor keys, its mouse protocol, bracketed paste)
+/// into bytes for the program.
 ///
-/// Used from one task at a time. Rows libvterm reports damaged are read again only when the
-/// screen is asked for, so a burst of output costs libvterm's parsing, not a screen per chunk.
+/// Used from one task at a time. Rows written are read again only when the screen is asked
+/// for, so a burst of output costs libvterm's parsing, not a screen per chunk.
 public final class TerminalEmulator {
     private let vterm: OpaquePointer
-    private let vtermScreen: OpaquePointer
-    private var callbacks = VTermScreenCallbacks()
+    /// The cells libvterm's state draws on (see `EmulatorScreen`), at a fixed address.
+    private let cells: UnsafeMutablePointer<EmulatorScreen>
     /// The screen as last read, less the rows damaged since.
     private var current: ShellScreen
-    /// Rows damaged since the screen was last read.
-    private var damagedRows: [Bool]
-    /// Whether anything shown changed since the screen was last read.
-    public private(set) var hasChanges = false
     private var output: [UInt8] = []
+
+    /// Whether anything shown changed since the screen was last read.
+    public var hasChanges: Bool { cells.pointee.changed }
 
     /// The screen's size, without reading it.
     public var size: (rows: Int, columns: Int) { (current.rowCount, current.columns) }
@@ -25,47 +25,42 @@ public final class TerminalEmulator {
     /// The screen now.
     public var screen: ShellScreen {
         readDamagedRows()
-        hasChanges = false
+        let cells = self.cells.pointee
+        // libvterm restores a cursor saved before the screen was made smaller where it was.
+        current.cursorRow = min(max(0, cells.cursorRow), current.rowCount - 1)
+        current.cursorColumn = min(max(0, cells.cursorColumn), current.columns - 1)
+        current.cursorVisible = cells.cursorVisible
+        current.alternateScreen = cells.onAlternate
+        current.mouse = ShellScreen.MouseMode(rawValue: cells.mouse) ?? .none
+        current.title = cells.title
+        self.cells.pointee.changed = false
         return current
     }
 
     public init(rows: Int, columns: Int) {
         vterm = vterm_new(Int32(rows), Int32(columns))
         vterm_set_utf8(vterm, 1)
-        vtermScreen = vterm_obtain_screen(vterm)
+        let state = vterm_obtain_state(vterm)
+        cells = .allocate(capacity: 1)
+        cells.initialize(to: EmulatorScreen(rows: rows, columns: columns))
+        cells.pointee.state = state
         current = ShellScreen(rows: rows, columns: columns)
-        damagedRows = Array(repeating: false, count: current.rowCount)
-        callbacks.damage = { rect, user in
-            TerminalEmulator.from(user).damaged(Int(rect.start_row)..<Int(rect.end_row))
-            return 1
-        }
-        callbacks.movecursor = { position, _, visible, user in
-            let emulator = TerminalEmulator.from(user)
-            emulator.current.cursorRow = Int(position.row)
-            emulator.current.cursorColumn = Int(position.col)
-            emulator.hasChanges = true
-            _ = visible
-            return 1
-        }
-        callbacks.settermprop = { property, value, user in
-            TerminalEmulator.from(user).set(property, value)
-            return 1
-        }
+        vterm_state_set_callbacks(state, EmulatorScreen.callbacks, cells)
         let user = Unmanaged.passUnretained(self).toOpaque()
-        vterm_screen_set_callbacks(vtermScreen, &callbacks, user)
-        vterm_screen_enable_altscreen(vtermScreen, 1)
-        // One damage report per flush, not one per cell: rows are read whole anyway.
-        vterm_screen_set_damage_merge(vtermScreen, VTERM_DAMAGE_SCREEN)
         vterm_output_set_callback(vterm, { bytes, count, user in
             guard let bytes else { return }
             TerminalEmulator.from(user).output.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
         }, user)
-        vterm_screen_reset(vtermScreen, 1)
-        readDamagedRows()
-        hasChanges = false
+        vterm_state_reset(state, 1)
+        _ = screen
     }
 
-    deinit { vterm_free(vterm) }
+    deinit {
+        vterm_free(vterm)
+        cells.pointee.free()
+        cells.deinitialize(count: 1)
+        cells.deallocate()
+    }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> TerminalEmulator {
         Unmanaged<TerminalEmulator>.fromOpaque(user!).takeUnretainedValue()
@@ -82,17 +77,29 @@ public final class TerminalEmulator {
     public func write(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress else { return }
         _ = vterm_input_write(vterm, base.assumingMemoryBound(to: CChar.self), bytes.count)
-        vterm_screen_flush_damage(vtermScreen)
     }
 
     /// The program's terminal is now `rows` × `columns`.
+    ///
+    /// With fewer rows, the scrolling region goes back to the whole screen, as xterm's does on
+    /// any resize (the program draws again on SIGWINCH), and the cursor stays where it was:
+    /// libvterm keeps a region's top that is now below the last row, and its next line feed
+    /// there would move memory by a negative length.
     public func resize(rows: Int, columns: Int) {
         readDamagedRows()
+        let fewer = rows < current.rowCount
         vterm_set_size(vterm, Int32(rows), Int32(columns))
         current.resize(rows: rows, columns: columns)
-        damagedRows = Array(repeating: true, count: current.rowCount)
-        vterm_screen_flush_damage(vtermScreen)
-        hasChanges = true
+        if fewer {
+            var cursor = VTermPos()
+            vterm_state_get_cursorpos(cells.pointee.state, &cursor)
+            write(Self.wholeScreenRegion(cursorRow: Int(cursor.row), cursorColumn: Int(cursor.col)))
+        }
+    }
+
+    /// DECSTBM for the whole screen (which homes the cursor), then the cursor put back.
+    public static func wholeScreenRegion(cursorRow: Int, cursorColumn: Int) -> [UInt8] {
+        Array("\u{1B}[r\u{1B}[\(cursorRow + 1);\(cursorColumn + 1)H".utf8)
     }
 
     /// Bytes libvterm wrote for the program (keys typed, answers to the program's queries)
@@ -169,56 +176,37 @@ public final class TerminalEmulator {
 
     // MARK: - Reading the screen
 
-    private func damaged(_ rows: Range<Int>) {
-        for row in rows.clamped(to: 0..<damagedRows.count) { damagedRows[row] = true }
-        hasChanges = true
-    }
-
-    private func set(_ property: VTermProp, _ value: UnsafeMutablePointer<VTermValue>?) {
-        guard let value else { return }
-        hasChanges = true
-        switch property {
-        case VTERM_PROP_CURSORVISIBLE: current.cursorVisible = value.pointee.boolean != 0
-        case VTERM_PROP_ALTSCREEN: current.alternateScreen = value.pointee.boolean != 0
-        case VTERM_PROP_MOUSE: current.mouse = ShellScreen.MouseMode(rawValue: Int(value.pointee.number)) ?? .none
-        case VTERM_PROP_TITLE:
-            guard let pointer = value.pointee.string else { return }
-            let title = String(cString: pointer)
-            current.title = String(String.UnicodeScalarView(title.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }).prefix(200))
-        default: break
-        }
-    }
-
     private func readDamagedRows() {
-        for row in damagedRows.indices where damagedRows[row] {
-            current.setRow(row, readRow(row))
-            damagedRows[row] = false
+        let screen = cells.pointee
+        for row in 0..<min(screen.rows, current.rowCount) where screen.damaged[row] {
+            current.setRow(row, Self.cells(of: screen, row: row))
+            screen.damaged[row] = false
         }
     }
 
-    private func readRow(_ row: Int) -> [ShellCell] {
+    /// Row `row` as the wire's cells, as libvterm's screen would read it: a cell is two wide
+    /// when the next holds its right half; the whole screen's reverse video turns each cell's.
+    private static func cells(of screen: EmulatorScreen, row: Int) -> [ShellCell] {
+        let columns = screen.columns
+        let raw = screen.row(row)
+        let reverse: UInt8 = screen.reverse ? 16 : 0
         var cells: [ShellCell] = []
-        let columns = current.columns
         cells.reserveCapacity(columns)
-        var raw = baton_vterm_cell()
         var column = 0
         while column < columns {
-            guard baton_vterm_get_cell(vtermScreen, Int32(row), Int32(column), &raw) != 0 else {
-                cells.append(.blank)
-                column += 1
-                continue
-            }
+            let cell = raw[column]
             let style = ShellStyle(
-                foreground: ShellColor(wireValue: Int(raw.foreground)) ?? .default,
-                background: ShellColor(wireValue: Int(raw.background)) ?? .default,
-                attributes: ShellStyle.Attributes(rawValue: Int(raw.attributes)))
-            let grapheme = Self.grapheme(raw)
-            if raw.width == 2, column + 1 < columns {
+                foreground: ShellColor(wireValue: Int(cell.pen.foreground)) ?? .default,
+                background: ShellColor(wireValue: Int(cell.pen.background)) ?? .default,
+                attributes: ShellStyle.Attributes(rawValue: Int((cell.pen.attributes & 0x3F) ^ reverse)))
+            let wide = column + 1 < columns && raw[column + 1].chars.0 == EmulatorScreen.continuation
+            let grapheme = Self.grapheme(cell)
+            if wide {
                 cells.append(ShellCell(grapheme, width: 2, style: style))
                 cells.append(.continuation(style))
                 column += 2
             } else {
-                cells.append(ShellCell(raw.width == 2 ? " " : grapheme, width: 1, style: style))
+                cells.append(ShellCell(grapheme, width: 1, style: style))
                 column += 1
             }
         }
@@ -226,14 +214,15 @@ public final class TerminalEmulator {
     }
 
     /// The cell's code points as a string: a blank when it has none or holds a control.
-    private static func grapheme(_ raw: baton_vterm_cell) -> String {
-        let count = Int(raw.count)
-        guard count > 0 else { return " " }
-        // Most cells: one printable ASCII character.
-        if count == 1, raw.chars.0 >= 0x20, raw.chars.0 < 0x7F { return String(Character(Unicode.Scalar(UInt8(raw.chars.0)))) }
+    private static func grapheme(_ cell: EmulatorCell) -> String {
+        let first = cell.chars.0
+        // Most cells: one printable ASCII character, or none.
+        if first == 0 { return " " }
+        if first >= 0x20, first < 0x7F, cell.chars.1 == 0 { return String(Character(Unicode.Scalar(UInt8(first)))) }
         var scalars = String.UnicodeScalarView()
-        withUnsafeBytes(of: raw.chars) { bytes in
-            for value in bytes.bindMemory(to: UInt32.self).prefix(count) {
+        withUnsafeBytes(of: cell.chars) { bytes in
+            for value in bytes.bindMemory(to: UInt32.self) {
+                if value == 0 { break }
                 guard let scalar = Unicode.Scalar(value), scalar.value >= 0x20, !(0x7F...0x9F).contains(scalar.value) else { continue }
                 scalars.append(scalar)
             }

@@ -8,8 +8,10 @@ import ShellHost
 /// keeper reads its pty, into an 80 × 24 screen. Each is the median of `rounds`, in ms per
 /// 100 MB, so that it reads beside the bench's `cat` through ssh:
 ///
-/// - the keeper's emulator (`TerminalEmulator`: libvterm's parser, state and screen, and the
-///   damage it reports), with the screen read once at the end;
+/// - the keeper's emulator (`TerminalEmulator`: libvterm's parser and state drawing on the
+///   keeper's own cells), with the screen read once at the end;
+/// - libvterm's own screen layer, as the keeper kept its screen before (its damage merged per
+///   screen, read once at the end);
 /// - libvterm's parser and state alone, no screen: what any screen kept on libvterm costs at least;
 /// - one pass over the bytes (a sum): the floor of touching them at all.
 enum ShellOutputBench {
@@ -26,10 +28,20 @@ enum ShellOutputBench {
                 let (s, atto) = (ContinuousClock.now - start).components
                 results.append((Double(s) * 1e3 + Double(atto) / 1e15) * scale)
             }
-            let padded = name.padding(toLength: 52, withPad: " ", startingAt: 0)
+            let padded = name.padding(toLength: 56, withPad: " ", startingAt: 0)
             print("  \(padded) " + String(format: "%8.0f ms", results.sorted()[results.count / 2]) + "  (\(sink & 1))")
         }
-        line("the keeper's emulator (libvterm's screen)") {
+        func feed(_ vterm: OpaquePointer) {
+            text.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(offset + 4096, bytes.count)
+                    _ = vterm_input_write(vterm, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), end - offset)
+                    offset = end
+                }
+            }
+        }
+        line("the keeper's emulator (its cells on libvterm's state)") {
             let emulator = TerminalEmulator(rows: 24, columns: 80)
             text.withUnsafeBytes { bytes in
                 var offset = 0
@@ -41,20 +53,26 @@ enum ShellOutputBench {
             }
             return emulator.screen.cursorRow
         }
+        line("libvterm's screen layer (the keeper's before)") {
+            let vterm = vterm_new(24, 80)!
+            defer { vterm_free(vterm) }
+            vterm_set_utf8(vterm, 1)
+            let screen = vterm_obtain_screen(vterm)
+            vterm_screen_enable_altscreen(screen, 1)
+            vterm_screen_set_damage_merge(screen, VTERM_DAMAGE_SCREEN)
+            vterm_screen_reset(screen, 1)
+            feed(vterm)
+            vterm_screen_flush_damage(screen)
+            var cell = baton_vterm_cell()
+            return (0..<24).reduce(0) { sum, row in sum + Int(baton_vterm_get_cell(screen, Int32(row), 0, &cell)) + Int(cell.chars.0) }
+        }
         line("libvterm's parser and state, no screen") {
             let vterm = vterm_new(24, 80)!
             defer { vterm_free(vterm) }
             vterm_set_utf8(vterm, 1)
             let state = vterm_obtain_state(vterm)
             vterm_state_reset(state, 1)
-            text.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let end = min(offset + 4096, bytes.count)
-                    _ = vterm_input_write(vterm, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: CChar.self), end - offset)
-                    offset = end
-                }
-            }
+            feed(vterm)
             var position = VTermPos()
             vterm_state_get_cursorpos(state, &position)
             return Int(position.row)
