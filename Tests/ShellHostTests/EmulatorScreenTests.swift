@@ -22,10 +22,11 @@ struct EmulatorScreenTests {
                     log.append("<resize \(newRows)x\(newColumns)>")
                     emulator.resize(rows: newRows, columns: newColumns)
                     reference.resize(rows: newRows, columns: newColumns)
-                    // libvterm restores a cursor saved before a resize as it was, beyond a
-                    // smaller screen, where its screen layer (the reference) reads and writes
-                    // past its rows; the keeper's screen does not (see `hostileAfterResize`).
-                    // Save it again, in the screen, on both.
+                    // libvterm restores a cursor saved before a resize as it was, below a
+                    // smaller screen, where an insert or a delete makes its screen layer (the
+                    // reference) move cells of rows it does not have, through a null pointer;
+                    // the keeper's screen does not (see `hostileAfterResize`). Save it again,
+                    // on the screen, on both.
                     emulator.write(Array("\u{1b}7".utf8))
                     reference.write(Array("\u{1b}7".utf8))
                 } else {
