@@ -53,6 +53,9 @@ public struct ShellKeeperCore: Sendable {
     public private(set) var driver: TerminalID?
     var terminals: [TerminalID: Terminal] = [:]
     var question: Question?
+    /// The followers' updates wait for the driving terminal to say it showed the screen it was
+    /// just sent (see `screenChanged`).
+    var followersWait = false
     /// Listed devices drive without the driving terminal's user being asked.
     public var allowsListedDevices: Bool
     public private(set) var endedStatus: Int?
@@ -116,7 +119,8 @@ public struct ShellKeeperCore: Sendable {
             // Nobody drives now: the program keeps running, at its size, until someone does.
             for other in terminals.keys.sorted() { actions.append(.send(other, .role(drives: false, driver: ""))) }
         }
-        return actions
+        // Followers that waited for this terminal's `shown` wait no more.
+        return actions + (followersWait ? sendFollowers() : [])
     }
 
     /// A message from a terminal.
@@ -146,7 +150,8 @@ public struct ShellKeeperCore: Sendable {
         case .shown(let revision):
             guard terminal.inFlight == revision else { return [] }
             terminals[id]?.inFlight = nil
-            return sendScreen(to: id)
+            if id == driver { return sendScreen(to: id) + sendFollowers() }
+            return followersWait ? [] : sendScreen(to: id)
         case .hello, .role, .screen, .ask, .withdrawn, .refused, .ended:
             // Another hello, or what only the keeper sends: broken, and the terminal is closed.
             dropped += 1
@@ -156,14 +161,25 @@ public struct ShellKeeperCore: Sendable {
 
     // MARK: - The program
 
-    /// The program's screen changed: each terminal with no update on its way gets one, the
-    /// driving terminal's first. On a small machine the terminals run one after another on a
-    /// core, in the order they were woken; the driver's echo waited behind a follower's whole
-    /// draw otherwise.
+    /// The program's screen changed: each terminal with no update on its way gets one. When the
+    /// driving terminal is sent one, the followers get theirs once it says it showed it (one
+    /// round trip later): on a small machine the terminals run one after another on a core,
+    /// and a follower's whole draw came before the driver's echo otherwise. A driver still
+    /// showing an earlier update is slow, and the followers do not wait for it.
     public mutating func screenChanged(_ new: ShellScreen) -> [Action] {
         screen = new
-        let followers = terminals.keys.sorted().filter { $0 != driver }
-        return (driver.map { [$0] } ?? []).flatMap { sendScreen(to: $0) } + followers.flatMap { sendScreen(to: $0) }
+        let toDriver = driver.map { sendScreen(to: $0) } ?? []
+        guard toDriver.isEmpty else {
+            followersWait = true
+            return toDriver
+        }
+        return sendFollowers()
+    }
+
+    /// An update to each follower with none on its way.
+    private mutating func sendFollowers() -> [Action] {
+        followersWait = false
+        return terminals.keys.sorted().filter { $0 != driver }.flatMap { sendScreen(to: $0) }
     }
 
     /// The program ended with `status`: every terminal is told, then closed.
@@ -212,7 +228,9 @@ public struct ShellKeeperCore: Sendable {
         actions.append(.send(id, .role(drives: true, driver: terminal.name)))
         // A program that takes a new size gets a new screen, which `screenChanged` sends.
         let resize = resizeProgram(rows: terminal.rows, columns: terminal.columns)
-        return actions + (resize.isEmpty ? sendScreen(to: id) : resize)
+        actions += resize.isEmpty ? sendScreen(to: id) : resize
+        // Followers that waited for the previous driver's `shown` wait no more.
+        return actions + (followersWait ? sendFollowers() : [])
     }
 
     private mutating func refuse(_ id: TerminalID, _ reason: String) -> [Action] {

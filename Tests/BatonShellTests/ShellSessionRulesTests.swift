@@ -171,7 +171,7 @@ struct ShellSessionRulesTests {
         #expect(h.keeper.driverName == "alice@laptop")
     }
 
-    @Test("A changed screen goes to the driving terminal first, then to the followers in order")
+    @Test("A changed screen goes to the driving terminal; the followers get it, in order, once the driver showed it, or at once when the driver is slow or leaves")
     func driverFirst() {
         var h = SessionHarness(allowsListed: true)
         h.join(1, .follow, origin: .listedDevice, name: "carol@host3")
@@ -179,13 +179,40 @@ struct ShellSessionRulesTests {
         h.join(3, .drive, origin: .listedDevice, name: "bob@desk")
         h.run()
         #expect(h.keeper.driverName == "bob@desk")
-        var screen = h.keeper.screen
-        screen.setRow(0, "x".map { ShellCell(String($0)) } + Array(repeating: ShellCell(" "), count: screen.columns - 1))
-        let order = h.keeper.screenChanged(screen).compactMap { action -> Int? in
-            guard case .send(let id, .screen) = action else { return nil }
-            return id
+        func screens(_ actions: [ShellKeeperCore.Action]) -> [(id: Int, revision: Int)] {
+            actions.compactMap { action in
+                guard case .send(let id, .screen(let update)) = action else { return nil }
+                return (id, update.revision)
+            }
         }
-        #expect(order == [3, 1, 2])
+        var screen = h.keeper.screen
+        func change(_ text: String) -> [ShellKeeperCore.Action] {
+            screen.setRow(0, text.map { ShellCell(String($0)) } + Array(repeating: ShellCell(" "), count: screen.columns - text.count))
+            return h.keeper.screenChanged(screen)
+        }
+        // The driver alone; its `shown` brings the followers theirs.
+        let first = screens(change("x"))
+        #expect(first.map(\.id) == [3])
+        let followers = screens(h.keeper.receive(3, .shown(revision: first[0].revision), now: h.now))
+        #expect(followers.map(\.id) == [1, 2])
+        // A follower's own `shown` does not jump the queue while the driver shows a newer screen.
+        let second = screens(change("xy"))
+        #expect(second.map(\.id) == [3])
+        #expect(screens(h.keeper.receive(1, .shown(revision: followers[0].revision), now: h.now)).isEmpty)
+        // The driver has not said it showed that one: it is slow, and the next change goes to
+        // the followers at once (1 said it showed its last; 2 has not, so it waits for its own).
+        let third = screens(change("xyz"))
+        #expect(third.map(\.id) == [1])
+        // Everyone says it showed what it has: 2 then gets the newest, the driver too.
+        #expect(screens(h.keeper.receive(2, .shown(revision: followers[1].revision), now: h.now)).map(\.id) == [2])
+        let toDriver = screens(h.keeper.receive(3, .shown(revision: second[0].revision), now: h.now))
+        #expect(toDriver.map(\.id) == [3])
+        _ = h.keeper.receive(3, .shown(revision: toDriver[0].revision), now: h.now)
+        _ = h.keeper.receive(1, .shown(revision: third[0].revision), now: h.now)
+        _ = h.keeper.receive(2, .shown(revision: followers[1].revision + 1), now: h.now)
+        // The driver leaves while the followers wait for its `shown`: they get the newest now.
+        #expect(screens(change("w")).map(\.id) == [3])
+        #expect(screens(h.keeper.left(3)).map(\.id) == [1, 2])
     }
 
     @Test("One update in flight per terminal: what changes meanwhile comes as one, the newest")
