@@ -79,6 +79,38 @@ struct EmulatorScreenTests {
         #expect(emulator.screen.text(ofRow: 0).hasPrefix("ok") && emulator.screen.cursorRow == 0)
     }
 
+    @Test("Random bytes and broken sequences from the program, with resizes down to one cell: the screen keeps its size, its rows whole and its cursor on it")
+    func hostileOutput() {
+        var steps = 0
+        for seed in 1...20 {
+            var random = SplitMix(seed: UInt64(1000 + seed))
+            var rows = 1 + random.below(30), columns = 1 + random.below(90)
+            let emulator = TerminalEmulator(rows: rows, columns: columns)
+            for _ in 0..<300 {
+                switch random.below(10) {
+                case 0:
+                    (rows, columns) = (1 + random.below(30), 1 + random.below(90))
+                    emulator.resize(rows: rows, columns: columns)
+                case 1...4:
+                    emulator.write((0..<(1 + random.below(200))).map { _ in UInt8(random.below(256)) })
+                default:
+                    // Sequences cut short, then more.
+                    let piece = Array((0..<(1 + random.below(4))).map { _ in Self.fragment(&random) }.joined().utf8)
+                    emulator.write(Array(piece.prefix(1 + random.below(piece.count))))
+                }
+                let screen = emulator.screen
+                guard screen.rowCount == rows, screen.columns == columns, screen.rows.allSatisfy({ $0.count == columns }),
+                      (0..<rows).contains(screen.cursorRow), (0..<columns).contains(screen.cursorColumn)
+                else {
+                    Issue.record("seed \(seed): \(screen.rowCount)x\(screen.columns) with the cursor at \(screen.cursorRow),\(screen.cursorColumn), for \(rows)x\(columns)")
+                    return
+                }
+                steps += 1
+            }
+        }
+        #expect(steps == 20 * 300)
+    }
+
     /// One piece of what a program writes.
     static func fragment(_ random: inout SplitMix) -> String {
         func n(_ limit: Int) -> Int { 1 + random.below(limit) }
