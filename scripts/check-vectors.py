@@ -16,9 +16,13 @@ every frame and reads its fields, and hashes the state; for a continuation strea
 limits, and joins the MESSAGE frames back into the message. For pairing (pair.json) it rebuilds the identities, every frame,
 the code, the keys and both Ed25519 signatures, the introductions the sharer sends in STATEMENT
 frames before KEY (signatures and fields) and the joiner's, and checks the page's identity check values.
+For a shell session's messages (shell.json) it reads each binary plist, checks its kind, who may
+send it, its keys, their types and ranges, and for the two screens the styles and every row's runs
+(split into graphemes, each cell's width, the row covered exactly), applies them, and compares the
+rows' text.
 Exits non-zero on any mismatch.
 """
-import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys
+import base64, hashlib, hmac, json, pathlib, plistlib, struct, sys, unicodedata
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -461,15 +465,118 @@ def check_continuation(v: dict, stream: dict) -> list:
     if counters != {"client": 5, "server": 4}: problems.append("frame counts")
     return problems
 
+# docs/PROTOCOL.md section 20: each kind, who sends it, and its keys with their types
+# (int: an integer of 0 or more; size: rows 1-500 or columns 1-1,000; text: a string with no control).
+SHELL_TERMINAL = {"hello": {"role": str, "peerName": "text", "rows": "rows", "columns": "columns"},
+                  "text": {"text": "text", "mods": "mods"}, "key": {"key": str, "mods": "mods"},
+                  "paste": {"text": str}, "resize": {"rows": "rows", "columns": "columns"},
+                  "mouse": {"row": int, "column": int, "button": int, "pressed": bool, "mods": "mods"},
+                  "take": {}, "answer": {"allow": bool}, "shown": {"revision": int}}
+SHELL_KEEPER = {"role": {"drives": bool, "driver": "text"}, "ask": {"peerName": "text"}, "withdrawn": {},
+                "refused": {"reason": str}, "ended": {"status": int},
+                "screen": {"revision": int, "full": bool, "rows": "rows", "columns": "columns", "cursorRow": int,
+                           "cursorColumn": int, "cursorVisible": bool, "altScreen": bool, "mouse": int,
+                           "title": "text", "styles": list, "lines": list}}
+SHELL_OPTIONAL = {"mods"}
+
+def shell_text_ok(text) -> bool:
+    return isinstance(text, str) and not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
+
+def shell_value_ok(value, kind) -> bool:
+    if kind in (bool, str, list): return type(value) is kind
+    if kind == "text": return shell_text_ok(value)
+    if type(value) is not int: return False
+    return {"rows": 1 <= value <= 500, "columns": 1 <= value <= 1000, "mods": 0 <= value <= 7}.get(kind, value >= 0)
+
+def graphemes(text: str) -> list:
+    """Extended grapheme clusters, for what the vectors hold: combining marks, emoji modifiers,
+    variation selectors, ZWJ sequences and regional indicator pairs join the cluster before."""
+    out = []
+    for c in text:
+        cp = ord(c)
+        regional = 0x1F1E6 <= cp <= 0x1F1FF
+        if out and (unicodedata.category(c) in ("Mn", "Me") or 0x1F3FB <= cp <= 0x1F3FF or 0xFE00 <= cp <= 0xFE0F
+                    or cp == 0x200D or out[-1][-1] == "\u200d"):
+            out[-1] += c
+        elif out and regional and len(out[-1]) == 1 and 0x1F1E6 <= ord(out[-1]) <= 0x1F1FF:
+            out[-1] += c
+        else:
+            out.append(c)
+    return out
+
+def apply_screen(d: dict, before) -> list:
+    """The screen `d` leaves, as rows of (grapheme, width, style) cells; `before` for a screen
+    that changes rows only."""
+    rows, columns, styles = d["rows"], d["columns"], d["styles"]
+    for style in styles:
+        fg, bg, attributes = style
+        for colour in (fg, bg):
+            if not (colour == -1 or 0 <= colour <= 255 or 0x1000000 <= colour <= 0x1FFFFFF): raise ValueError(f"colour {colour}")
+        if not 0 <= attributes <= 63: raise ValueError(f"attributes {attributes}")
+    if d["full"]:
+        screen = [[(" ", 1, None)] * columns for _ in range(rows)]
+    else:
+        if before is None or len(before) != rows or len(before[0]) != columns: raise ValueError("rows changed on another size")
+        screen = [list(row) for row in before]
+    seen = set()
+    for line in d["lines"]:
+        row = line["row"]
+        if not 0 <= row < rows or row in seen: raise ValueError(f"row {row}")
+        seen.add(row)
+        cells = []
+        for run in line["runs"]:
+            if len(run) not in (3, 4) or run[2] not in (1, 2) or not 0 <= run[1] < len(styles) or not run[0]:
+                raise ValueError(f"run {run}")
+            if not shell_text_ok(run[0]) or (len(run) == 4 and run[3] != 1): raise ValueError(f"run {run}")
+            for grapheme in ([run[0]] if len(run) == 4 else graphemes(run[0])):
+                cells.append((grapheme, run[2], run[1]))
+                if run[2] == 2: cells.append(("", 0, run[1]))
+        if len(cells) != columns: raise ValueError(f"row {row} covers {len(cells)} columns of {columns}")
+        screen[row] = cells
+    if not (0 <= d["cursorRow"] < rows and 0 <= d["cursorColumn"] < columns): raise ValueError("cursor outside")
+    if d["mouse"] > 3 or len(d["title"].encode("utf-8")) > 1024: raise ValueError("mouse or title")
+    return screen
+
+def check_shell(v: dict) -> list:
+    """docs/PROTOCOL.md section 20: every message's binary plist, its kind, keys and values, and
+    the two screens applied one after the other."""
+    problems, screen, kinds = [], None, set()
+    for m in v["messages"]:
+        name, raw = m["name"], bytes.fromhex(m["bytes"])
+        if raw[:8] != b"bplist00": problems.append(f"{name}: not a binary plist"); continue
+        d = plistlib.loads(raw, fmt=plistlib.FMT_BINARY)
+        table = SHELL_TERMINAL if m["from"] == "terminal" else SHELL_KEEPER
+        kind = d.get("kind")
+        kinds.add(kind)
+        if kind not in table: problems.append(f"{name}: kind {kind!r} is not sent by the {m['from']}"); continue
+        keys = table[kind]
+        for key, value in d.items():
+            if key == "kind": continue
+            if key not in keys or not shell_value_ok(value, keys[key]): problems.append(f"{name}: {key} = {value!r}")
+        for key in keys:
+            if key not in d and key not in SHELL_OPTIONAL: problems.append(f"{name}: no {key}")
+        for key, value in m["fields"].items():
+            if d.get(key) != value or type(d.get(key)) is not type(value): problems.append(f"{name}: {key} is {d.get(key)!r}, not {value!r}")
+        if set(d) - {"styles", "lines"} != set(m["fields"]): problems.append(f"{name}: keys {sorted(d)}")
+        if kind == "hello" and d["role"] not in ("drive", "follow"): problems.append(f"{name}: role")
+        if kind == "mouse" and not 0 <= d["button"] <= 5: problems.append(f"{name}: button")
+        if kind == "screen":
+            screen = apply_screen(d, screen)
+            if ["".join(cell[0] for cell in row) for row in screen] != m["screen"]: problems.append(f"{name}: the rows' text")
+    if kinds != set(SHELL_TERMINAL) | set(SHELL_KEEPER): problems.append(f"kinds covered: {sorted(k for k in kinds if k)}")
+    return problems
+
 def main() -> int:
     folder = pathlib.Path(__file__).resolve().parent.parent / "Tests/HandoffWireTests/Vectors/golden"
     files = sorted(folder.glob("*.json"))
     failures = 0
     for path in files:
         v = json.loads(path.read_text())
-        if path.name in ("stream.json", "pair.json", "continuation.json"):
+        if path.name in ("stream.json", "pair.json", "continuation.json", "shell.json"):
             try:
-                if path.name == "continuation.json":
+                if path.name == "shell.json":
+                    problems = check_shell(v)
+                elif path.name == "continuation.json":
                     problems = check_continuation(v, json.loads((folder / "stream.json").read_text()))
                 else:
                     problems = (check_stream if path.name == "stream.json" else check_pair)(v)
