@@ -54,8 +54,9 @@ public struct ShellKeeperCore: Sendable {
     var terminals: [TerminalID: Terminal] = [:]
     var question: Question?
     /// The followers' updates wait for the driving terminal to say it showed the screen it was
-    /// just sent (see `screenChanged`).
+    /// just sent (see `screenChanged`), until this time at most.
     var followersWait = false
+    var followersDue: ContinuousClock.Instant?
     /// Listed devices drive without the driving terminal's user being asked.
     public var allowsListedDevices: Bool
     public private(set) var endedStatus: Int?
@@ -64,6 +65,9 @@ public struct ShellKeeperCore: Sendable {
 
     /// How long the driving terminal's user has to answer.
     public static let answerTime = Duration.seconds(30)
+    /// How long the followers wait for the driving terminal's `shown` (a driver stopped with
+    /// Ctrl-Z says nothing): then they get the screen anyway.
+    public static let followerWait = Duration.milliseconds(50)
 
     public init(screen: ShellScreen, allowsListedDevices: Bool = false) {
         self.screen = screen
@@ -76,7 +80,9 @@ public struct ShellKeeperCore: Sendable {
     public var driverName: String? { driver.flatMap { terminals[$0]?.name } }
 
     /// When `tick` has something to do.
-    public var nextDeadline: ContinuousClock.Instant? { question?.deadline }
+    public var nextDeadline: ContinuousClock.Instant? {
+        [question?.deadline, followersDue].compactMap { $0 }.min()
+    }
 
     // MARK: - Terminals
 
@@ -166,10 +172,11 @@ public struct ShellKeeperCore: Sendable {
     /// round trip later): on a small machine the terminals run one after another on a core,
     /// and a follower's whole draw came before the driver's echo otherwise. A driver still
     /// showing an earlier update is slow, and the followers do not wait for it.
-    public mutating func screenChanged(_ new: ShellScreen) -> [Action] {
+    public mutating func screenChanged(_ new: ShellScreen, now: ContinuousClock.Instant) -> [Action] {
         screen = new
         let toDriver = driver.map { sendScreen(to: $0) } ?? []
         guard toDriver.isEmpty else {
+            if !followersWait { followersDue = now + Self.followerWait }
             followersWait = true
             return toDriver
         }
@@ -179,6 +186,7 @@ public struct ShellKeeperCore: Sendable {
     /// An update to each follower with none on its way.
     private mutating func sendFollowers() -> [Action] {
         followersWait = false
+        followersDue = nil
         return terminals.keys.sorted().filter { $0 != driver }.flatMap { sendScreen(to: $0) }
     }
 
@@ -192,11 +200,14 @@ public struct ShellKeeperCore: Sendable {
         return ids.flatMap { [Action.send($0, .ended(status: status)), .close($0)] }
     }
 
-    /// The deadline of a question passed: the asker is refused.
+    /// A deadline passed: the asker of a question is refused; followers that waited for the
+    /// driving terminal get the screen.
     public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
-        guard let question, now >= question.deadline else { return [] }
+        var actions: [Action] = []
+        if let due = followersDue, now >= due { actions += sendFollowers() }
+        guard let question, now >= question.deadline else { return actions }
         self.question = nil
-        return [.send(question.asked, .withdrawn)] + refuse(question.asker, "\(terminalName(question.asked)) did not answer")
+        return actions + [.send(question.asked, .withdrawn)] + refuse(question.asker, "\(terminalName(question.asked)) did not answer")
     }
 
     // MARK: - Rules

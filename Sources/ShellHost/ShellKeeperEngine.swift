@@ -39,6 +39,7 @@ actor ShellKeeperEngine {
     /// Terminals that said hello.
     var greeted: Set<Int> = []
     var timer: Task<Void, Never>?
+    var timerDeadline: ContinuousClock.Instant?
     var lastLook: ContinuousClock.Instant
     /// When the screen was last offered.
     var lastScreen: ContinuousClock.Instant
@@ -172,7 +173,7 @@ actor ShellKeeperEngine {
     func screenChanged(now: ContinuousClock.Instant) {
         lastScreen = now
         guard emulator.hasChanges else { return }
-        perform(core.screenChanged(emulator.screen))
+        perform(core.screenChanged(emulator.screen, now: now))
         lookAtProgram(now: now)
     }
 
@@ -199,20 +200,26 @@ actor ShellKeeperEngine {
                 pty.resize(rows: rows, columns: columns)
                 emulator.resize(rows: rows, columns: columns)
                 report(.size(rows: rows, columns: columns))
-                perform(core.screenChanged(emulator.screen))
+                perform(core.screenChanged(emulator.screen, now: clock.now))
             }
         }
         schedule()
     }
 
-    /// Ticks the core at its deadline (the time a question has to be answered).
+    /// Ticks the core at its deadline (the time a question has to be answered, or the followers
+    /// stop waiting for the driver). A timer that fires no later than that is kept, and one whose
+    /// deadline went away fires for nothing: cancelling a sleeping task wakes a thread, which
+    /// every key would pay, as each sets the followers' deadline and the driver's `shown` clears it.
     private func schedule() {
-        timer?.cancel()
         guard let deadline = core.nextDeadline else { return }
+        if let pending = timerDeadline, pending <= deadline { return }
+        timer?.cancel()
+        timerDeadline = deadline
         let clock = clock
         timer = Task {
             try? await clock.sleep(until: deadline)
             guard !Task.isCancelled else { return }
+            self.timerDeadline = nil
             self.perform(self.core.tick(now: clock.now))
         }
     }

@@ -44,7 +44,7 @@ struct SessionHarness {
                 sizes.append((rows, columns))
                 var screen = keeper.screen
                 screen.resize(rows: rows, columns: columns)
-                perform(keeper.screenChanged(screen))
+                perform(keeper.screenChanged(screen, now: now))
             }
         }
     }
@@ -188,7 +188,7 @@ struct ShellSessionRulesTests {
         var screen = h.keeper.screen
         func change(_ text: String) -> [ShellKeeperCore.Action] {
             screen.setRow(0, text.map { ShellCell(String($0)) } + Array(repeating: ShellCell(" "), count: screen.columns - text.count))
-            return h.keeper.screenChanged(screen)
+            return h.keeper.screenChanged(screen, now: h.now)
         }
         // The driver alone; its `shown` brings the followers theirs.
         let first = screens(change("x"))
@@ -215,6 +215,24 @@ struct ShellSessionRulesTests {
         #expect(screens(h.keeper.left(3)).map(\.id) == [1, 2])
     }
 
+    @Test("A driving terminal that never says it showed a screen (stopped with Ctrl-Z) holds the followers back 50 ms of the keeper's clock, not more")
+    func stoppedDriver() {
+        var h = SessionHarness(allowsListed: true)
+        h.join(1, .follow, origin: .listedDevice, name: "carol@host3")
+        h.join(3, .drive, origin: .listedDevice, name: "bob@desk")
+        h.run()
+        var screen = h.keeper.screen
+        screen.setRow(0, "x".map { ShellCell(String($0)) } + Array(repeating: ShellCell(" "), count: screen.columns - 1))
+        let start = h.now
+        let sent = h.keeper.screenChanged(screen, now: start)
+        #expect(sent.count == 1 && h.keeper.nextDeadline == start + ShellKeeperCore.followerWait)
+        #expect(h.keeper.tick(now: start + .milliseconds(49)).isEmpty)
+        let late = h.keeper.tick(now: start + .milliseconds(50))
+        #expect(late.count == 1, "the follower's update: \(late)")
+        if case .send(1, .screen(let update))? = late.first { #expect(update.lines.contains { $0.row == 0 }) } else { Issue.record("no screen for 1") }
+        #expect(h.keeper.nextDeadline == nil)
+    }
+
     @Test("One update in flight per terminal: what changes meanwhile comes as one, the newest")
     func newestNotBacklog() {
         var h = SessionHarness()
@@ -224,7 +242,7 @@ struct ShellSessionRulesTests {
         var sent: [ShellMessage] = []
         for text in ["a    ", "ab   ", "abc  "] {
             screen.setRow(0, text.map { ShellCell(String($0)) })
-            for case .send(1, let message) in h.keeper.screenChanged(screen) { sent.append(message) }
+            for case .send(1, let message) in h.keeper.screenChanged(screen, now: h.now) { sent.append(message) }
         }
         #expect(sent.count == 1)
         guard case .screen(let first) = sent.first else { Issue.record("no update"); return }

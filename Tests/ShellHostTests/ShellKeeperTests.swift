@@ -144,6 +144,54 @@ struct ShellKeeperTests {
         await b.shutdown()
     }
 
+    @Test("A driving terminal that stops saying it showed its screens (stopped with Ctrl-Z) holds a follower back a moment, not until the next change")
+    func stoppedDriver() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_041)
+        let b = Self.center(network, streams, name: "bob", port: 41_042)
+        // A program whose answer is its last change: nothing is written after it.
+        let keeper = try ShellKeeper(
+            center: a, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"], environment: ["PATH": "/usr/bin:/bin"],
+            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
+        let id = keeper.activityID
+        let run = Task { @MainActor in await keeper.run() }
+        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
+        let entry = try #require(b.nearby.first { $0.id == id })
+        let follower = try await Self.join(b, entry, role: .follow, name: "carol")
+        // A driver of the keeper's own device: it says it showed each screen until one shows the
+        // answer, and then nothing more.
+        let driver = try await b.openContinuationStream(to: entry)
+        let driverReader = MessageReader(driver)
+        try await driver.send(ShellMessage.hello(role: .drive, peerName: "alice", rows: 6, columns: 40).bytes)
+        try await driver.send(ShellMessage.input(.text("abc", modifiers: [])).bytes)
+        try await driver.send(ShellMessage.input(.key(.enter, modifiers: [])).bytes)
+        var screen: ShellScreen?
+        var read = 0
+        var acks: [Int] = []
+        var answered = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !answered, ContinuousClock.now < deadline {
+            _ = await waitUntil(timeout: .milliseconds(200)) {
+                for bytes in driverReader.messages.dropFirst(read) {
+                    read += 1
+                    guard case .screen(let update)? = try? ShellMessage(bytes: bytes), let next = try? update.applied(to: screen) else { continue }
+                    screen = next
+                    if next.text.contains("got-abc") { answered = true } else { acks.append(update.revision) }
+                }
+                return answered || !acks.isEmpty
+            }
+            for revision in acks { try await driver.send(ShellMessage.shown(revision: revision).bytes) }
+            acks.removeAll()
+        }
+        #expect(answered)
+        #expect(await waitUntil { follower.shows("got-abc") })
+        try await driver.send(ShellMessage.input(.text("c", modifiers: .control)).bytes)
+        _ = await run.value
+        await a.shutdown()
+        await b.shutdown()
+    }
+
     @Test("A program that ends at once: the keeper returns its status, whether it was reaped before the keeper waited or after")
     func endsAtOnce() async throws {
         let network = InMemoryNetwork()
