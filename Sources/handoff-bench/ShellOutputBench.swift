@@ -53,10 +53,14 @@ enum ShellOutputBench {
             }
             return emulator.screen.cursorRow
         }
-        line("libvterm's screen layer (the keeper's before)") {
+        /// A UTF-8 libvterm of 24 × 80 for `body`, freed after.
+        func withVTerm(_ body: (OpaquePointer) -> Int) -> Int {
             let vterm = vterm_new(24, 80)!
             defer { vterm_free(vterm) }
             vterm_set_utf8(vterm, 1)
+            return body(vterm)
+        }
+        line("libvterm's screen layer (the keeper's before)") { withVTerm { vterm in
             let screen = vterm_obtain_screen(vterm)
             vterm_screen_enable_altscreen(screen, 1)
             vterm_screen_set_damage_merge(screen, VTERM_DAMAGE_SCREEN)
@@ -65,18 +69,15 @@ enum ShellOutputBench {
             vterm_screen_flush_damage(screen)
             var cell = baton_vterm_cell()
             return (0..<24).reduce(0) { sum, row in sum + Int(baton_vterm_get_cell(screen, Int32(row), 0, &cell)) + Int(cell.chars.0) }
-        }
-        line("libvterm's parser and state, no screen") {
-            let vterm = vterm_new(24, 80)!
-            defer { vterm_free(vterm) }
-            vterm_set_utf8(vterm, 1)
+        } }
+        line("libvterm's parser and state, no screen") { withVTerm { vterm in
             let state = vterm_obtain_state(vterm)
             vterm_state_reset(state, 1)
             feed(vterm)
             var position = VTermPos()
             vterm_state_get_cursorpos(state, &position)
             return Int(position.row)
-        }
+        } }
         line("one pass over the bytes") {
             text.withUnsafeBytes { bytes in bytes.reduce(0) { $0 &+ Int($1) } }
         }

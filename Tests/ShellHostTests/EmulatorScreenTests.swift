@@ -1,5 +1,6 @@
 import BatonShell
 import CVTerm
+import Handoff
 import ShellHost
 import Testing
 
@@ -11,7 +12,7 @@ struct EmulatorScreenTests {
     func differential() {
         var checked = 0
         for seed in 1...40 {
-            var random = SplitMix(seed: UInt64(seed))
+            var random = SplitMix64(seed: UInt64(seed))
             let rows = 3 + random.below(20), columns = 5 + random.below(60)
             let emulator = TerminalEmulator(rows: rows, columns: columns)
             let reference = ReferenceScreen(rows: rows, columns: columns)
@@ -83,7 +84,7 @@ struct EmulatorScreenTests {
     func hostileOutput() {
         var steps = 0
         for seed in 1...20 {
-            var random = SplitMix(seed: UInt64(1000 + seed))
+            var random = SplitMix64(seed: UInt64(1000 + seed))
             var rows = 1 + random.below(30), columns = 1 + random.below(90)
             let emulator = TerminalEmulator(rows: rows, columns: columns)
             for _ in 0..<300 {
@@ -112,7 +113,7 @@ struct EmulatorScreenTests {
     }
 
     /// One piece of what a program writes.
-    static func fragment(_ random: inout SplitMix) -> String {
+    static func fragment(_ random: inout SplitMix64) -> String {
         func n(_ limit: Int) -> Int { 1 + random.below(limit) }
         switch random.below(30) {
         case 0...5: return String((0..<n(30)).map { _ in Character(Unicode.Scalar(UInt8(0x21 + random.below(94)))) })
@@ -220,17 +221,7 @@ final class ReferenceScreen {
     }
 }
 
-/// A small seeded generator, so that a failing run can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SplitMix64 {
+    /// A number in `0..<limit`.
     mutating func below(_ limit: Int) -> Int { Int(next() % UInt64(limit)) }
 }
-

@@ -66,10 +66,12 @@ struct ShellKeeperTests {
         return terminal
     }
 
-    /// A keeper of `/bin/sh` (10 × 50) on `a`, running, and its session as `b` hears it.
-    static func keep(on a: ActivityCenter, heardBy b: ActivityCenter) async throws -> (run: Task<Int, Never>, entry: NearbyActivity) {
+    /// A keeper of `arguments` (10 × 50) on `a`, running, and its session as `b` hears it.
+    static func keep(
+        on a: ActivityCenter, heardBy b: ActivityCenter, arguments: [String] = ["/bin/sh"]
+    ) async throws -> (run: Task<Int, Never>, entry: NearbyActivity) {
         let keeper = try ShellKeeper(
-            center: a, arguments: ["/bin/sh"], environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
+            center: a, arguments: arguments, environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
             folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
         let id = keeper.activityID
         let run = Task { @MainActor in await keeper.run() }
@@ -151,13 +153,7 @@ struct ShellKeeperTests {
         let a = Self.center(network, streams, name: "alice", port: 41_041)
         let b = Self.center(network, streams, name: "bob", port: 41_042)
         // A program whose answer is its last change: nothing is written after it.
-        let keeper = try ShellKeeper(
-            center: a, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"], environment: ["PATH": "/usr/bin:/bin"],
-            folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
-        let id = keeper.activityID
-        let run = Task { @MainActor in await keeper.run() }
-        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
-        let entry = try #require(b.nearby.first { $0.id == id })
+        let (run, entry) = try await Self.keep(on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"])
         let follower = try await Self.join(b, entry, role: .follow, name: "carol")
         // A driver of the keeper's own device: it says it showed each screen until one shows the
         // answer, and then nothing more.
