@@ -53,9 +53,8 @@ public struct ShellKeeperCore: Sendable {
     public private(set) var driver: TerminalID?
     var terminals: [TerminalID: Terminal] = [:]
     var question: Question?
-    /// The followers' updates wait for the driving terminal to say it showed the screen it was
-    /// just sent (see `screenChanged`), until this time at most.
-    var followersWait = false
+    /// While the followers' updates wait for the driving terminal to say it showed the screen it
+    /// was just sent (see `screenChanged`): the time they stop waiting.
     var followersDue: ContinuousClock.Instant?
     /// Listed devices drive without the driving terminal's user being asked.
     public var allowsListedDevices: Bool
@@ -81,7 +80,8 @@ public struct ShellKeeperCore: Sendable {
 
     /// When `tick` has something to do.
     public var nextDeadline: ContinuousClock.Instant? {
-        [question?.deadline, followersDue].compactMap { $0 }.min()
+        guard let due = followersDue else { return question?.deadline }
+        return question.map { min($0.deadline, due) } ?? due
     }
 
     // MARK: - Terminals
@@ -126,7 +126,7 @@ public struct ShellKeeperCore: Sendable {
             for other in terminals.keys.sorted() { actions.append(.send(other, .role(drives: false, driver: ""))) }
         }
         // Followers that waited for this terminal's `shown` wait no more.
-        return actions + (followersWait ? sendFollowers() : [])
+        return actions + (followersDue != nil ? sendFollowers() : [])
     }
 
     /// A message from a terminal.
@@ -157,7 +157,7 @@ public struct ShellKeeperCore: Sendable {
             guard terminal.inFlight == revision else { return [] }
             terminals[id]?.inFlight = nil
             if id == driver { return sendScreen(to: id) + sendFollowers() }
-            return followersWait ? [] : sendScreen(to: id)
+            return followersDue != nil ? [] : sendScreen(to: id)
         case .hello, .role, .screen, .ask, .withdrawn, .refused, .ended:
             // Another hello, or what only the keeper sends: broken, and the terminal is closed.
             dropped += 1
@@ -176,8 +176,7 @@ public struct ShellKeeperCore: Sendable {
         screen = new
         let toDriver = driver.map { sendScreen(to: $0) } ?? []
         guard toDriver.isEmpty else {
-            if !followersWait { followersDue = now + Self.followerWait }
-            followersWait = true
+            if followersDue == nil { followersDue = now + Self.followerWait }
             return toDriver
         }
         return sendFollowers()
@@ -185,7 +184,6 @@ public struct ShellKeeperCore: Sendable {
 
     /// An update to each follower with none on its way.
     private mutating func sendFollowers() -> [Action] {
-        followersWait = false
         followersDue = nil
         return terminals.keys.sorted().filter { $0 != driver }.flatMap { sendScreen(to: $0) }
     }
@@ -241,7 +239,7 @@ public struct ShellKeeperCore: Sendable {
         let resize = resizeProgram(rows: terminal.rows, columns: terminal.columns)
         actions += resize.isEmpty ? sendScreen(to: id) : resize
         // Followers that waited for the previous driver's `shown` wait no more.
-        return actions + (followersWait ? sendFollowers() : [])
+        return actions + (followersDue != nil ? sendFollowers() : [])
     }
 
     private mutating func refuse(_ id: TerminalID, _ reason: String) -> [Action] {

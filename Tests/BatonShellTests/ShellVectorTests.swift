@@ -1,4 +1,4 @@
-import BatonShell
+@testable import BatonShell
 import Foundation
 import Testing
 
@@ -121,53 +121,15 @@ struct ShellVectorTests {
         screen.rows.map { $0.map(\.grapheme).joined() }
     }
 
+    /// The message's keys but `styles` and `lines`, as the check compares them.
     static func fields(_ message: ShellMessage) -> [String: Scalar] {
-        var fields: [String: Scalar] = [:]
-        switch message {
-        case .hello(let role, let name, let rows, let columns):
-            fields = ["role": .string(role.rawValue), "peerName": .string(name), "rows": .integer(rows), "columns": .integer(columns)]
-        case .input(.text(let text, let modifiers)): fields = ["text": .string(text), "mods": .integer(modifiers.rawValue)]
-        case .input(.key(let key, let modifiers)): fields = ["key": .string(key.name), "mods": .integer(modifiers.rawValue)]
-        case .input(.paste(let text)): fields = ["text": .string(text)]
-        case .input(.mouse(let row, let column, let button, let pressed, let modifiers)):
-            fields = ["row": .integer(row), "column": .integer(column), "button": .integer(button), "pressed": .boolean(pressed), "mods": .integer(modifiers.rawValue)]
-        case .resize(let rows, let columns): fields = ["rows": .integer(rows), "columns": .integer(columns)]
-        case .take, .withdrawn: fields = [:]
-        case .answer(let allow): fields = ["allow": .boolean(allow)]
-        case .shown(let revision): fields = ["revision": .integer(revision)]
-        case .role(let drives, let driver): fields = ["drives": .boolean(drives), "driver": .string(driver)]
-        case .ask(let name): fields = ["peerName": .string(name)]
-        case .refused(let reason): fields = ["reason": .string(reason)]
-        case .ended(let status): fields = ["status": .integer(status)]
-        case .screen(let update):
-            fields = [
-                "revision": .integer(update.revision), "full": .boolean(update.full), "rows": .integer(update.rows),
-                "columns": .integer(update.columns), "cursorRow": .integer(update.cursorRow),
-                "cursorColumn": .integer(update.cursorColumn), "cursorVisible": .boolean(update.cursorVisible),
-                "altScreen": .boolean(update.alternateScreen), "mouse": .integer(update.mouse.rawValue), "title": .string(update.title),
-            ]
-        }
-        fields["kind"] = .string(kind(of: message))
-        return fields
-    }
-
-    static func kind(of message: ShellMessage) -> String {
-        switch message {
-        case .hello: "hello"
-        case .input(.text): "text"
-        case .input(.key): "key"
-        case .input(.paste): "paste"
-        case .input(.mouse): "mouse"
-        case .resize: "resize"
-        case .take: "take"
-        case .answer: "answer"
-        case .shown: "shown"
-        case .role: "role"
-        case .screen: "screen"
-        case .ask: "ask"
-        case .withdrawn: "withdrawn"
-        case .refused: "refused"
-        case .ended: "ended"
+        message.dictionary.filter { $0.key != "styles" && $0.key != "lines" }.mapValues { value in
+            switch value {
+            case .string(let text): .string(text)
+            case .integer(let number): .integer(number)
+            case .boolean(let flag): .boolean(flag)
+            default: fatalError("a shell message's key of another type: \(value)")
+            }
         }
     }
 
