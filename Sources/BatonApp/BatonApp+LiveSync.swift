@@ -112,9 +112,18 @@ extension BatonApp {
             following.retries = 0
             return []
         case .change(let revision, let base, let start, let removed, let lines, let lineCount, let cursor):
-            guard following.revision == base, case .editor(var state) = model.session,
-                  state.buffer.replaceLines(from: start, removed: removed, with: lines), state.buffer.lineCount == lineCount
-            else {
+            // The state is taken out of the model while it changes: a copy beside the model's
+            // would copy the rope's blocks (thousands at 16 MB) on every key followed. (No copy
+            // is bound here for the check either: it would share them too.)
+            let fits = model.session.editorState.map { $0.buffer.lineCount - removed + lines.count == lineCount } ?? false
+            guard following.revision == base, fits, var state = model.takeEditorState() else {
+                following.revision = nil
+                return askResync(&following)
+            }
+            guard state.buffer.replaceLines(from: start, removed: removed, with: lines), state.buffer.lineCount == lineCount else {
+                // Out of range (nothing changed), or lines with line breaks in them (the text is
+                // wrong now): the whole state is asked for.
+                model.session = .editor(state)
                 following.revision = nil
                 return askResync(&following)
             }

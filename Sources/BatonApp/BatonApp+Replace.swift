@@ -24,11 +24,19 @@ extension BatonApp {
 
     /// y, n, a(ll), or Esc (Ctrl-C) while replacing.
     static func handleReplacingKey(_ key: Key, _ replace: ReplaceState, _ model: inout AppModel) -> [AppCommand] {
-        guard case .editor(var state) = model.session,
-              let pattern = try? TextPattern(replace.query, options: replace.options) else {
+        guard case .editor = model.session, let pattern = try? TextPattern(replace.query, options: replace.options) else {
             model.overlay = nil
             return []
         }
+        switch key {
+        case .character("y"), .character("Y"), .character("n"), .character("N"), .character("a"), .character("A"), .escape, .control("c"):
+            break
+        default:
+            return []
+        }
+        // Taken out of the model while it changes: a copy beside it would copy the whole text
+        // and history at each y.
+        guard var state = model.takeEditorState() else { return [] }
         var replace = replace
         var next: (start: TextPosition, end: TextPosition)?
         switch key {
@@ -47,10 +55,8 @@ extension BatonApp {
                     match = nextMatch(pattern, from: after, &replace, state.buffer)
                 }
             }
-        case .escape, .control("c"):
-            break
         default:
-            return []
+            break
         }
         if let next {
             show(next, &replace, &state)

@@ -16,7 +16,8 @@ extension Program {
         /// Messages in `outbox` and its sender, not yet sent.
         let queued: Queued
         let sender: Task<Void, Never>
-        let reader: Task<Void, Never>
+        /// Its messages, read as they arrive; nil until the link is read.
+        var reading: LiveReading?
     }
 
     /// A message for the sender: a whole state, encoded there, off the main actor; or the bytes
@@ -188,40 +189,15 @@ extension Program {
             }
             await stream.close()
         }
-        liveLinks[link] = LiveLink(stream: stream, outbox: continuation, queued: queued, sender: sender, reader: Task {})
+        liveLinks[link] = LiveLink(stream: stream, outbox: continuation, queued: queued, sender: sender)
         return link
     }
 
     private func startReading(_ link: Int) {
         guard let live = liveLinks[link] else { return }
-        let stream = live.stream
-        // Off the main actor too: reading a whole state back is the follower's, not its screen's.
-        let reader = Task.detached { [inbox, logger] in
-            do {
-                for try await bytes in stream.messages {
-                    let message: LiveMessage
-                    do {
-                        message = try LiveMessage(bytes: bytes)
-                    } catch LiveMessage.ReadError.unknownKind {
-                        continue  // a later Baton's: skipped (docs/PROTOCOL.md, section 19)
-                    } catch {
-                        logger.warning("live link \(link): a message Baton cannot read (\(error))")
-                        inbox.yield(.liveEnded(link: link, problem: "a message Baton cannot read (\(error))"))
-                        await stream.close()
-                        return
-                    }
-                    logger.debug("live link \(link): \(bytes.count) bytes")
-                    inbox.yield(.liveReceived(link: link, message))
-                }
-                logger.info("live link \(link) closed by the other end")
-                inbox.yield(.liveEnded(link: link, problem: nil))
-            } catch {
-                let problem = (error as? HandoffError)?.description ?? "\(error)"
-                logger.info("live link \(link) lost: \(problem)")
-                inbox.yield(.liveEnded(link: link, problem: problem))
-            }
-        }
-        liveLinks[link] = LiveLink(stream: stream, outbox: live.outbox, queued: live.queued, sender: live.sender, reader: reader)
+        let reading = LiveReading(link: link, stream: live.stream, inbox: inbox, logger: logger)
+        liveLinks[link]?.reading = reading
+        reading.start()
     }
 
     /// At the end of the run: every link sends what it was asked, then closes; a link whose
