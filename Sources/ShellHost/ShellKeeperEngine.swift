@@ -38,7 +38,7 @@ actor ShellKeeperEngine {
     var nextID = 1
     /// Terminals that said hello.
     var greeted: Set<Int> = []
-    var timer: Task<Void, Never>?
+    var timer: Timer?
     var timerDeadline: ContinuousClock.Instant?
     var lastLook: ContinuousClock.Instant
     /// When the screen was last offered.
@@ -210,17 +210,46 @@ actor ShellKeeperEngine {
     /// stop waiting for the driver). A timer that fires no later than that is kept, and one whose
     /// deadline went away fires for nothing: cancelling a sleeping task wakes a thread, which
     /// every key would pay, as each sets the followers' deadline and the driver's `shown` clears it.
+    ///
+    /// On the system clock the timer is the loop's own: arming it wakes no other thread. A task
+    /// that sleeps woke a thread of the global executor, which woke the one that keeps its timers,
+    /// for about every key (the followers' deadline is set by each).
     private func schedule() {
         guard let deadline = core.nextDeadline else { return }
         if let pending = timerDeadline, pending <= deadline { return }
         timer?.cancel()
         timerDeadline = deadline
         let clock = clock
-        timer = Task {
-            try? await clock.sleep(until: deadline)
-            guard !Task.isCancelled else { return }
-            self.timerDeadline = nil
-            self.perform(self.core.tick(now: clock.now))
+        guard clock is SystemClock else {
+            timer = .task(Task {
+                try? await clock.sleep(until: deadline)
+                guard !Task.isCancelled else { return }
+                self.tick()
+            })
+            return
+        }
+        let wait = max(.zero, deadline - clock.now).components
+        let nanoseconds = wait.seconds * 1_000_000_000 + wait.attoseconds / 1_000_000_000
+        timer = .loop(loop.scheduleTask(in: .nanoseconds(nanoseconds)) { self.assumeIsolated { $0.tick() } })
+    }
+
+    /// The timer fired: what is due by now.
+    private func tick() {
+        timer = nil
+        timerDeadline = nil
+        perform(core.tick(now: clock.now))
+    }
+
+    /// The core's next tick: a timer of the loop, or a task that sleeps on another clock (a test's).
+    enum Timer {
+        case loop(Scheduled<Void>)
+        case task(Task<Void, Never>)
+
+        func cancel() {
+            switch self {
+            case .loop(let scheduled): scheduled.cancel()
+            case .task(let task): task.cancel()
+            }
         }
     }
 }
