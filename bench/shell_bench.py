@@ -19,7 +19,9 @@ not when the emulator got through them.
             dev.baton.shell --from bench-a` drives it (the same device: it drives at once) and h1
             follows; beside it on h2, `ssh -tt root@10.77.0.11 python3 echo.py`. --keys letters
             each, --gap-ms apart, in turns of 50 (then Enter). Per key: write on h2's pty → its
-            first output byte, and → its screen showing the line typed so far.
+            first output byte, and → its screen showing the line typed so far; over the session's
+            blocks, the keeper's and h2's terminal's CPU and time slices per key (schedstat: a slice
+            is a wake-up, which the machine's speed does not move).
   continue  h1: `baton shell --name bench-c -- less -S FILE` on a 200×60 pty, left with Ctrl-] d;
             `tmux new-session -d -x 200 -y 60 less -S FILE` (status line off) on h1. --continues
             times each, alternating (one unmeasured run each first): on h2 (200×60) `baton
@@ -301,6 +303,10 @@ def keys_phase(run, results):
     settle(run.terms, 1.0)
     out = {label: {"screen_ms": [], "first_ms": []} for label in ("baton", "ssh")}
     results["keys"] = out
+    # CPU and time slices per key of the keeper and of h2's terminal, over the session's blocks.
+    keeper = keeper_of(a.pid)
+    spent = {"keeper": [0, 0], "terminal": [0, 0], "keys": 0}
+    results["keys_sched"] = spent
     results["load_keys"] = os.getloadavg()
     warm = {"screen_ms": [], "first_ms": []}
     type_block(b, run.terms, 5, 0, args.gap_ms, warm)
@@ -309,7 +315,16 @@ def keys_phase(run, results):
     while done < args.keys:
         count = min(50, args.keys - done)
         for label, term in (("baton", b), ("ssh", s)):
+            watched = {"keeper": keeper, "terminal": b.pid} if label == "baton" and keeper else {}
+            before = {name: meters.sched(pid) for name, pid in watched.items()}
             type_block(term, run.terms, count, block, args.gap_ms, out[label])
+            for name, pid in watched.items():
+                after = meters.sched(pid)
+                if before[name] and after:
+                    spent[name][0] += after[0] - before[name][0]
+                    spent[name][1] += after[1] - before[name][1]
+            if watched:
+                spent["keys"] += count + 1  # and Enter
             settle(run.terms, 0.3)
         done += count
         block += 1
@@ -579,6 +594,12 @@ def table_of(results, args):
         table.row(f"key on h2 → echo on h2's screen, `ssh -tt`, p50 / p99 / max" + (f" ({lost_s} never shown)" if lost_s else ""),
                   fmt(ss, 2), "", None)
         table.row("  key → h2's first output byte, `ssh -tt`", fmt(k["ssh"]["first_ms"], 2), "", None)
+        spent = results.get("keys_sched")
+        if spent and spent["keys"]:
+            n = spent["keys"]
+            table.row("  per key in the session: the keeper's CPU, time slices; h2's terminal's",
+                      f"{spent['keeper'][0] / n / 1000:.0f} µs, {spent['keeper'][1] / n:.1f}; "
+                      f"{spent['terminal'][0] / n / 1000:.0f} µs, {spent['terminal'][1] / n:.1f}", "", None)
     if "continue" in results:
         c = results["continue"]
         table.row(f"continue a 200×60 `less -S` screen: `baton --continue-activity` spawn → every row shown, median / min / max"

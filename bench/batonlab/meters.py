@@ -58,6 +58,27 @@ def cpu_ns(pid):
     return total
 
 
+def sched(pid):
+    """(CPU ns, time slices) of every thread of a process so far: schedstat's first and third
+    fields. A time slice begins each time a thread is put on a core, so the slices between two
+    readings count how often the process was woken, which the machine's speed does not move.
+    None when the process is gone."""
+    cpu = slices = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                fields = f.read().split()
+            cpu += int(fields[0])
+            slices += int(fields[2])
+        except (OSError, ValueError, IndexError):
+            continue
+    return cpu, slices
+
+
 class Sampler:
     """Samples processes every `period` s on a thread of its own: (time.monotonic(), VmRSS kB, VmHWM kB,
     CPU ns) per pid, until stopped. With `kill_above_kb`, a process whose VmRSS goes over it is
