@@ -19,7 +19,8 @@ of mixed-script lines, the first starting with BEGIN. Every program runs on a pt
               letters; write → the follower's first output byte and → the follower's screen
               showing them (a small xterm emulator replays each pty). Whether the follower's first
               byte is a fair proxy: its bytes while nothing is typed are counted (--quiet-s), and
-              the first byte and the screen are told apart per key.
+              the first byte and the screen are told apart per key. Per program and key over its
+              turns: CPU and time slices (schedstat; a slice is a wake-up).
   take back   --takes times: h2 runs `baton --continue-activity dev.baton.editing --from bench-a`
               (spawn → the text on its screen: the ordinary continue of the same state, and h1's
               line begins "Following bench-b"); --take-edits keys typed on h2 (--take-gap-ms
@@ -233,16 +234,18 @@ def keys_phase(run, args, table, results):
     while done < args.keys:
         count = min(50, args.keys - done)
         for label, program, watchers, f in turns:
-            cpu_before = meters.cpu_ns(program.pid)
-            fbefore = meters.cpu_ns(f.pid) if f else None
+            cpu_before = meters.sched(program.pid)
+            fbefore = meters.sched(f.pid) if f else None
             type_block(program, watchers, everyone, count, args.gap_ms, r[label], f)
-            cpu_after = meters.cpu_ns(program.pid)
+            cpu_after = meters.sched(program.pid)
             if cpu_before is not None and cpu_after is not None:
-                r[label]["cpu_ns"] += cpu_after - cpu_before
+                r[label]["cpu_ns"] += cpu_after[0] - cpu_before[0]
+                r[label]["slices"] = r[label].get("slices", 0) + cpu_after[1] - cpu_before[1]
                 r[label]["cpu_keys"] += count
             if f:
-                fafter = meters.cpu_ns(f.pid)
-                r[label]["follower_cpu_ns"] = r[label].get("follower_cpu_ns", 0) + (fafter - fbefore)
+                fafter = meters.sched(f.pid)
+                r[label]["follower_cpu_ns"] = r[label].get("follower_cpu_ns", 0) + (fafter[0] - fbefore[0])
+                r[label]["follower_slices"] = r[label].get("follower_slices", 0) + (fafter[1] - fbefore[1])
             settle(everyone, 1.0)
         done += count
     if perf is not None:
@@ -471,10 +474,12 @@ def main():
         table.row(f"{name}: key → own screen p50 / p99 / max", fmt(keys), "p99 ≤ 1.5× nano's" if label in ("typist", "before") else "", met)
         table.row(f"{name}: key → own first output byte p50 / p99 / max", fmt(k["first_ms"], 2), "", None)
         if k["cpu_keys"]:
+            n = k["cpu_keys"]
             extra = ""
             if "follower_cpu_ns" in k:
-                extra = f"; the follower {k['follower_cpu_ns'] / k['cpu_keys'] / 1000:.0f} µs"
-            table.row(f"{name}: CPU per key while typing", f"{k['cpu_ns'] / k['cpu_keys'] / 1000:.0f} µs{extra}", "", None)
+                extra = f"; the follower {k['follower_cpu_ns'] / n / 1000:.0f} µs, {k['follower_slices'] / n:.1f}"
+            table.row(f"{name}: CPU and wake-ups (time slices) per key while typing",
+                      f"{k['cpu_ns'] / n / 1000:.0f} µs, {k.get('slices', 0) / n:.1f}{extra}", "", None)
     table.row("after the keys: the typist's rows around BEGIN are on the follower's screen",
               "yes" if results["screens_equal_after"] else "no", "", None)
     if "idle" in results:
