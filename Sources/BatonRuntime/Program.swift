@@ -41,9 +41,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public static let typingPause = EditorUpkeep.typingPause
     /// When the publish, the join and the recovery copy are due: the policy, without I/O.
     var upkeep: EditorUpkeep
-    /// The one timer for `upkeep.nextDeadline`, and the deadline it waits for.
-    var upkeepTimer: Task<Void, Never>?
-    var upkeepDeadline: ContinuousClock.Instant?
+    /// The one timer for `upkeep.nextDeadline`.
+    lazy var upkeepTimer = DeadlineTimer(clock: clock) { [weak self] in self?.upkeepDue() }
     /// The editor as it was when its text was last joined off the main actor; the buffer's
     /// text cache holds that text while nothing else was joined since.
     var joinedEditor: EditorState?
@@ -279,8 +278,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
 
     func stop() {
         cancelContinue()
-        upkeepTimer?.cancel()
-        upkeepTimer = nil
+        upkeepTimer.stop()
         quietTimer?.cancel()
         quietTimer = nil
         for task in tasks { task.cancel() }

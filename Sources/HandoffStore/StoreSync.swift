@@ -26,9 +26,10 @@ public final class StoreSync {
     /// What the core asked for and is not done yet, in order; whether they are being done.
     private var queue: [StoreSyncAction] = []
     private var performing = false
-    private var timer: Task<Void, Never>?
-    private var timerDeadline: ContinuousClock.Instant?
-    private var timerGeneration = 0
+    private lazy var timer = DeadlineTimer(clock: center.clock) { [weak self] in
+        guard let self else { return }
+        self.perform(self.core.tick(now: self.center.clock.now, stores: self))
+    }
     private var continuations: [StoreSyncCore.WaitID: CheckedContinuation<Bool, Never>] = [:]
     private var nextWaitID: StoreSyncCore.WaitID = 0
 
@@ -112,9 +113,7 @@ public final class StoreSync {
 
     /// Writes what is unwritten and stops sending.
     public func stop() {
-        timer?.cancel()
-        timer = nil
-        timerDeadline = nil
+        timer.stop()
         for store in stores.values { try? store.synchronize() }
         perform(core.stop())
     }
@@ -231,21 +230,7 @@ public final class StoreSync {
     /// Keeps one timer, for the core's next deadline.
     private func reschedule() {
         guard let next = core.nextDeadline else { return }
-        // A timer that fires no later stays: on firing it finds what is due and sets the next.
-        if let scheduled = timerDeadline, scheduled <= next { return }
-        timer?.cancel()
-        timerDeadline = next
-        timerGeneration += 1
-        let generation = timerGeneration
-        let clock = center.clock
-        timer = Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            // A timer replaced after its sleep ended is not the one to fire.
-            guard let self, self.timerGeneration == generation else { return }
-            self.timer = nil
-            self.timerDeadline = nil
-            self.perform(self.core.tick(now: clock.now, stores: self))
-        }
+        timer.schedule(next)
     }
 }
 

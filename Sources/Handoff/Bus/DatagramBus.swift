@@ -43,10 +43,9 @@ final class DatagramBus {
     /// The services, in the order they registered (and are ticked), weakly: their owners keep them.
     private var services: [WeakService] = []
     private var owners: [DatagramKind: Int] = [:]
-    private var timer: Task<Void, Never>?
+    private lazy var timer = DeadlineTimer(clock: clock) { [weak self] in self?.fire() }
     /// When the timer fires next, while one is set.
-    private(set) var timerDeadline: ContinuousClock.Instant?
-    private var timerGeneration = 0
+    var timerDeadline: ContinuousClock.Instant? { timer.deadline }
     /// When queued plain repeats are to be taken in, when some are waiting.
     private var absorbDue: ContinuousClock.Instant?
 
@@ -121,8 +120,7 @@ final class DatagramBus {
     func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
-        timer?.cancel()
-        timer = nil
+        timer.stop()
         await transport.close()
     }
 
@@ -200,21 +198,7 @@ final class DatagramBus {
         for service in services {
             if let due = service.value?.nextDeadline, next.map({ due < $0 }) ?? true { next = due }
         }
-        guard let next else { return }
-        // A timer that fires no later stays: on firing it finds what is due and sets the next.
-        if let scheduled = timerDeadline, scheduled <= next { return }
-        timer?.cancel()
-        timerGeneration += 1
-        let generation = timerGeneration
-        timerDeadline = next
-        let clock = clock
-        timer = Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            guard let self, self.timerGeneration == generation else { return }
-            self.timer = nil
-            self.timerDeadline = nil
-            self.fire()
-        }
+        timer.schedule(next)
     }
 
     /// The timer fired: take in what arrived (repeats still queued may keep an activity

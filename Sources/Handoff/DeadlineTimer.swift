@@ -1,0 +1,43 @@
+/// One timer on the main actor for an engine's next deadline (`HandoffCore`'s shape: the engine
+/// says when it wants `tick`, its runner keeps one timer), on a `HandoffClock`.
+///
+/// A timer that fires no later than a new deadline stays: on firing it finds what is due, and
+/// its owner sets the next. One set for a later time, or stopped, fires for nothing. The wait is
+/// the clock's `onMainActor(at:)`, a main-queue timer on the system clock: a task that sleeps
+/// starts on the global executor and hops back to the main actor, two threads more woken each
+/// time, and a busy LAN or a run of keys sets several timers a second.
+@MainActor
+package final class DeadlineTimer {
+    private let clock: any HandoffClock
+    private let fire: @MainActor () -> Void
+    /// When it fires next, while it is set.
+    package private(set) var deadline: ContinuousClock.Instant?
+    /// Counts the timers set: one whose number is not the newest fires for nothing.
+    private var generation = 0
+
+    /// A timer on `clock` that calls `fire` (which should hold its owner weakly).
+    package init(clock: any HandoffClock, fire: @escaping @MainActor () -> Void) {
+        self.clock = clock
+        self.fire = fire
+    }
+
+    /// Fires at `next` unless it fires no later already; nil stops it.
+    package func schedule(_ next: ContinuousClock.Instant?) {
+        guard let next else { return stop() }
+        if let deadline, deadline <= next { return }
+        generation += 1
+        let number = generation
+        deadline = next
+        clock.onMainActor(at: next) { [weak self] in
+            guard let self, self.generation == number else { return }
+            self.deadline = nil
+            self.fire()
+        }
+    }
+
+    /// Nothing fires until it is scheduled again.
+    package func stop() {
+        generation += 1
+        deadline = nil
+    }
+}

@@ -1,0 +1,45 @@
+import HandoffTesting
+import Testing
+@testable import Handoff
+
+/// The runners' one timer, in virtual time: it fires once, at the earliest deadline asked for;
+/// a later one leaves it; an earlier one takes its place; a stopped one never fires.
+@MainActor
+@Suite("One timer for an engine's next deadline")
+struct DeadlineTimerTests {
+    final class Fired {
+        var times: [Duration] = []
+    }
+
+    @Test("Fires once at the earliest deadline; a later one leaves it, an earlier one replaces it, stop ends it")
+    func earliest() async {
+        let clock = ManualClock()
+        let fired = Fired()
+        let start = clock.now
+        let timer = DeadlineTimer(clock: clock) { fired.times.append(clock.now - start) }
+        timer.schedule(start + .seconds(5))
+        timer.schedule(start + .seconds(8))
+        #expect(timer.deadline == start + .seconds(5), "a later deadline leaves the timer as it is")
+        timer.schedule(start + .seconds(3))
+        #expect(timer.deadline == start + .seconds(3))
+        #expect(await waitUntil { clock.sleeperCount == 2 })
+        clock.advance(by: .seconds(3))
+        #expect(await waitUntil { fired.times.count == 1 })
+        #expect(timer.deadline == nil)
+        clock.advance(by: .seconds(3))
+        // The one replaced (5 s) finds itself not the newest and does nothing.
+        #expect(await waitUntil { clock.sleeperCount == 0 })
+        #expect(fired.times == [.seconds(3)])
+
+        timer.schedule(clock.now + .seconds(1))
+        timer.stop()
+        #expect(timer.deadline == nil)
+        timer.schedule(nil)
+        clock.advance(by: .seconds(2))
+        #expect(await waitUntil { clock.sleeperCount == 0 })
+        timer.schedule(clock.now + .seconds(1))
+        clock.advance(by: .seconds(1))
+        #expect(await waitUntil { fired.times.count == 2 })
+        #expect(fired.times == [.seconds(3), .seconds(9)], "the stopped one never fired")
+    }
+}
