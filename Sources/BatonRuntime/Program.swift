@@ -59,7 +59,6 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     let logger: Logger
     /// Every message the loop handles, in the order it handles them; open from `init`, so
     /// what is posted before `run` waits for it.
-    let messages: AsyncStream<AppMessage>
     let inbox: Inbox
     /// The loop is iterating the inbox (from its start until the model quits).
     var loopRunning = false
@@ -132,9 +131,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         self.files = files
         self.recovery = recovery
         self.logger = logger
-        let (messages, continuation) = AsyncStream.makeStream(of: AppMessage.self)
-        self.messages = messages
-        inbox = Inbox(continuation)
+        inbox = Inbox()
         model = AppModel(session: session, size: backend.size, status: status, now: clock.date)
     }
 
@@ -164,10 +161,9 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         // (a paste into a terminal without bracketed paste, typing while a frame is written)
         // costs one frame, not one per key.
         loopRunning = true
-        for await message in messages {
+        while let message = await inbox.next() {
             // Input taken on the input thread (`takeInput`) may have quit already.
             if model.isQuitting { break }
-            inbox.taken()
             if !take(message, thenWaiting: inbox.waiting) { break }
         }
         loopRunning = false

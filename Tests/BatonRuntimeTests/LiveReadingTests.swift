@@ -55,13 +55,13 @@ struct LiveReadingTests {
         var all: [AppMessage] { messages.withLock { $0 } }
     }
 
-    static func reading(_ stream: ContinuationStream) -> (LiveReading, Posted, Task<Void, Never>) {
-        let (messages, continuation) = AsyncStream.makeStream(of: AppMessage.self)
+    static func reading(_ stream: ContinuationStream) -> (LiveReading, Posted, Inbox) {
+        let inbox = Inbox()
         let posted = Posted()
-        let collect = Task { for await message in messages { posted.messages.withLock { $0.append(message) } } }
+        Task { while let message = await inbox.next() { posted.messages.withLock { $0.append(message) } } }
         let reading = LiveReading(
-            link: 3, stream: stream, inbox: Inbox(continuation), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return (reading, posted, collect)
+            link: 3, stream: stream, inbox: inbox, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return (reading, posted, inbox)
     }
 
     static func change(_ revision: Int) -> LiveMessage {
@@ -81,7 +81,7 @@ struct LiveReadingTests {
     @Test("Changes around a 200 KB state reach the inbox in the order sent; a later Baton's kind is skipped; the close ends the link once")
     func inOrder() async throws {
         let (a, b, bobs, alices) = try await Self.streams()
-        let (reading, posted, collect) = Self.reading(alices)
+        let (reading, posted, inbox) = Self.reading(alices)
         let state = LiveMessage.state(
             revision: 2, activityType: "dev.baton.editing",
             userInfo: ["text": .string(String(repeating: "a line of text\n", count: 14_000)), "cursorLine": 0, "cursorColumn": 0])
@@ -98,7 +98,7 @@ struct LiveReadingTests {
         #expect(await waitUntil { posted.all.count >= expected.count })
         let same = posted.all == expected
         #expect(same, "posted in this order: \(posted.all.map(Self.summary))")
-        collect.cancel()
+        inbox.finish()
         await a.shutdown()
         await b.shutdown()
     }
@@ -106,7 +106,7 @@ struct LiveReadingTests {
     @Test("A message that does not read ends the link with the reason, and nothing after it is posted")
     func unreadable() async throws {
         let (a, b, bobs, alices) = try await Self.streams()
-        let (reading, posted, collect) = Self.reading(alices)
+        let (reading, posted, inbox) = Self.reading(alices)
         reading.start()
         try await bobs.send(Self.change(1).bytes)
         try await bobs.send([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74])  // "bplist", cut short
@@ -128,7 +128,7 @@ struct LiveReadingTests {
         }
         #expect(ended)
         #expect(posted.all.count == 2, "\(posted.all.map(Self.summary))")
-        collect.cancel()
+        inbox.finish()
         await a.shutdown()
         await b.shutdown()
     }
