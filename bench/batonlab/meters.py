@@ -44,18 +44,8 @@ def cpu_ns(pid):
     /proc/PID/task/TID/schedstat): finer than the 10 ms ticks of /proc/PID/stat, so a 100 ms window
     can tell 2 % of a core from 0. None when the process is gone. (A thread that ended between two
     readings takes its time with it: a reading can be lower than the one before; callers clamp.)"""
-    total = 0
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return None
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
+    both = sched(pid)
+    return None if both is None else both[0]
 
 
 def sched(pid):
