@@ -256,7 +256,8 @@ def keys_phase(run, args, table, results):
     # The rows around BEGIN on the typist's screen are on the follower's too.
     rows = typist.screen.lines()
     at = next((i for i, l in enumerate(rows) if l.startswith("BEGIN")), None)
-    wanted = [l for l in rows[max(1, (at or 0) - 3):(at or 0) + 3] if l.strip()]  # row 0 is the title
+    # Row 0 is the title, the last two the message line and the status bar, which differ.
+    wanted = [l for l in rows[max(1, (at or 0) - 3):min((at or 0) + 3, len(rows) - 2)] if l.strip()]
     results["screens_equal_after"] = at is not None and all(l in follower.screen.lines() for l in wanted)
     results["typist_screen"] = typist.screen.lines()
     results["follower_screen"] = follower.screen.lines()
