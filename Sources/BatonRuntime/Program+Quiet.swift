@@ -8,25 +8,19 @@ extension Program {
     func notePagesBusy() {
         guard giveBackPages != nil else { return }
         quietPages.busy(at: clock.now)
-        // A timer that is waiting finds the later deadline when it fires, and waits again:
-        // cancelling and starting one per key would cost every key a task.
-        if quietTimer == nil { armQuietTimer() }
+        // A timer that is set finds the later deadline when it fires, and waits again: one set
+        // per key would cost every key a timer.
+        quietTimer.schedule(quietPages.deadline)
     }
 
-    private func armQuietTimer() {
-        guard let deadline = quietPages.deadline else { return }
-        let clock = clock
-        quietTimer = Task { [weak self] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            guard let self, !Task.isCancelled else { return }
-            self.quietTimer = nil
-            guard !self.model.isQuitting else { return }
-            if self.quietPages.takeDue(at: clock.now), let giveBack = self.giveBackPages {
-                let bytes = giveBack()
-                self.logger.debug("quiet: the pages of \(bytes / 1_048_576) MB of read-only mappings given back")
-            } else {
-                self.armQuietTimer()
-            }
+    /// The quiet timer fired: the pages are given back if nothing was done since, else it waits again.
+    func quietDue() {
+        guard !model.isQuitting else { return }
+        if quietPages.takeDue(at: clock.now), let giveBack = giveBackPages {
+            let bytes = giveBack()
+            logger.debug("quiet: the pages of \(bytes / 1_048_576) MB of read-only mappings given back")
+        } else {
+            quietTimer.schedule(quietPages.deadline)
         }
     }
 

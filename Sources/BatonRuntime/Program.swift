@@ -53,7 +53,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// (`QuietPages`); nil: never.
     public var giveBackPages: (@MainActor () -> Int)?
     var quietPages = QuietPages()
-    var quietTimer: Task<Void, Never>?
+    lazy var quietTimer = DeadlineTimer(clock: clock) { [weak self] in self?.quietDue() }
     /// Where the Program reads the time and waits: the system's, or a test's virtual one.
     public let clock: any HandoffClock
     let logger: Logger
@@ -275,8 +275,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     func stop() {
         cancelContinue()
         upkeepTimer.stop()
-        quietTimer?.cancel()
-        quietTimer = nil
+        quietTimer.stop()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         inbox.finish()
