@@ -47,7 +47,7 @@ let package = Package(
         .target(
             name: "Handoff",
             dependencies: [
-                "PropertyList", "HandoffWire",
+                "PropertyList", "HandoffWire", "CTimerfd",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,6 +149,8 @@ let package = Package(
         .target(name: "BatonShell", dependencies: ["PropertyList"]),
         // What glibc declares for pseudo-terminals only under _GNU_SOURCE.
         .systemLibrary(name: "CPseudoterminal"),
+        // Linux's timerfd, for the main actor's timers (Handoff's `MainQueueTimers`).
+        .systemLibrary(name: "CTimerfd"),
         // libvterm, the terminal emulator library, as a system library like ncurses.
         .systemLibrary(name: "CVTerm", pkgConfig: "vterm", providers: [.apt(["libvterm-dev"])]),
         // The session's effects: the program on a pseudo-terminal, its screen in libvterm, and

@@ -2,14 +2,16 @@
 /// says when it wants `tick`, its runner keeps one timer), on a `HandoffClock`.
 ///
 /// A timer that fires no later than a new deadline stays: on firing it finds what is due, and
-/// its owner sets the next. One set for a later time, or stopped, fires for nothing. The wait is
-/// the clock's `onMainActor(at:)`, a main-queue timer on the system clock: a task that sleeps
-/// starts on the global executor and hops back to the main actor, two threads more woken each
-/// time, and a busy LAN or a run of keys sets several timers a second.
+/// its owner sets the next. On the system clock it is one timer of `MainQueueTimers`, set again
+/// in place (a busy LAN or a run of keys sets several a second, and none wakes a thread); on
+/// another clock (a test's), one set for a later time, or stopped, fires for nothing through the
+/// clock's `onMainActor(at:)`.
 @MainActor
 package final class DeadlineTimer {
     private let clock: any HandoffClock
     private let fire: @MainActor () -> Void
+    /// The key of its timer in `MainQueueTimers`, on the system clock.
+    private let key: UInt64?
     /// When it fires next, while it is set.
     package private(set) var deadline: ContinuousClock.Instant?
     /// Counts the timers set: one whose number is not the newest fires for nothing.
@@ -19,6 +21,11 @@ package final class DeadlineTimer {
     package init(clock: any HandoffClock, fire: @escaping @MainActor () -> Void) {
         self.clock = clock
         self.fire = fire
+        key = clock is SystemClock ? MainQueueTimers.shared.makeKey() : nil
+    }
+
+    deinit {
+        if let key { MainQueueTimers.shared.cancel(key) }
     }
 
     /// Fires at `next` unless it fires no later already; nil stops it.
@@ -28,10 +35,15 @@ package final class DeadlineTimer {
         generation += 1
         let number = generation
         deadline = next
-        clock.onMainActor(at: next) { [weak self] in
+        let body: @MainActor @Sendable () -> Void = { [weak self] in
             guard let self, self.generation == number else { return }
             self.deadline = nil
             self.fire()
+        }
+        if let key {
+            MainQueueTimers.shared.set(key, at: next, body)
+        } else {
+            clock.onMainActor(at: next, body)
         }
     }
 
@@ -39,5 +51,6 @@ package final class DeadlineTimer {
     package func stop() {
         generation += 1
         deadline = nil
+        if let key { MainQueueTimers.shared.cancel(key) }
     }
 }

@@ -86,9 +86,10 @@ public struct SystemClock: HandoffClock {
         try await ContinuousClock().sleep(until: deadline, tolerance: tolerance)
     }
 
-    /// A timer on the main queue, which is the main actor's: nothing runs before it fires.
+    /// A timer of `MainQueueTimers`, run on the main queue, which is the main actor's: nothing
+    /// runs before it fires.
     public func onMainActor(at deadline: ContinuousClock.Instant, _ body: @escaping @MainActor @Sendable () -> Void) {
-        let wait = max(.zero, deadline - .now)
-        DispatchQueue.main.asyncAfter(deadline: .now() + wait.seconds) { MainActor.assumeIsolated { body() } }
+        let timers = MainQueueTimers.shared
+        timers.set(timers.makeKey(), at: deadline, body)
     }
 }

@@ -1,0 +1,121 @@
+import Dispatch
+import Synchronization
+import CTimerfd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The main actor's timers on the system clock, kept by one thread of their own that sleeps on a
+/// `timerfd` set to the earliest deadline. Setting a timer is a system call made where it is set,
+/// with no thread woken; one that comes due wakes this thread alone, which runs it with every
+/// other timer due by then in one `DispatchQueue.main.sync` (on this thread when the main queue
+/// is free, as the terminal's input thread runs a key).
+///
+/// A main-queue `asyncAfter` cost more on Linux: each one set wakes dispatch's timer thread to
+/// re-arm its own timer, and each that fires wakes it again and then a worker for the main queue.
+/// An editor sets several a second while keys arrive (the bus's next datagram, the upkeep).
+package final class MainQueueTimers: Sendable {
+    package static let shared = MainQueueTimers()
+
+    private struct Entry {
+        var deadline: ContinuousClock.Instant
+        /// Set order, for timers due at the same instant.
+        var order: UInt64
+        var body: @MainActor @Sendable () -> Void
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var nextKey: UInt64 = 0
+        var nextOrder: UInt64 = 0
+        /// The deadline the timerfd is set for, while it is set.
+        var armed: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+    /// The timerfd (`CLOCK_MONOTONIC`, set by relative waits), or -1 when none could be made:
+    /// then timers are the main queue's `asyncAfter`.
+    private let descriptor: Int32
+
+    private init() {
+        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC))
+        guard descriptor >= 0 else { return }
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { _ in
+            MainQueueTimers.shared.serve()
+            return nil
+        }, nil)
+        if started == 0 { pthread_detach(thread) }
+    }
+
+    /// A new key for `set`, never given out before.
+    package func makeKey() -> UInt64 {
+        state.withLock { state in
+            state.nextKey += 1
+            return state.nextKey
+        }
+    }
+
+    /// Runs `body` on the main actor once `deadline` is reached, in place of what timer `key` was
+    /// set to run.
+    package func set(_ key: UInt64, at deadline: ContinuousClock.Instant, _ body: @escaping @MainActor @Sendable () -> Void) {
+        guard descriptor >= 0 else {
+            let wait = max(.zero, deadline - .now)
+            DispatchQueue.main.asyncAfter(deadline: .now() + wait.seconds) { MainActor.assumeIsolated { body() } }
+            return
+        }
+        state.withLock { state in
+            state.nextOrder += 1
+            state.entries[key] = Entry(deadline: deadline, order: state.nextOrder, body: body)
+            if let armed = state.armed, armed <= deadline { return }
+            state.armed = deadline
+            arm(for: deadline)
+        }
+    }
+
+    /// Timer `key` runs nothing. The timerfd stays set: waking once for nothing is cheaper than a
+    /// system call for each cancel.
+    package func cancel(_ key: UInt64) {
+        _ = state.withLock { $0.entries.removeValue(forKey: key) }
+    }
+
+    /// Sets the timerfd to expire at `deadline`, at once when that has passed. Lock held.
+    private func arm(for deadline: ContinuousClock.Instant) {
+        let wait = max(deadline - .now, .nanoseconds(1)).components
+        var setting = itimerspec()
+        setting.it_value.tv_sec = Int(wait.seconds)
+        setting.it_value.tv_nsec = Int(wait.attoseconds / 1_000_000_000)
+        timerfd_settime(descriptor, 0, &setting, nil)
+    }
+
+    /// The thread: waits for the timerfd, takes what is due, runs it on the main queue.
+    private func serve() {
+        while true {
+            var expirations: UInt64 = 0
+            let count = read(descriptor, &expirations, MemoryLayout<UInt64>.size)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return
+            }
+            let due = takeDue()
+            guard !due.isEmpty else { continue }
+            DispatchQueue.main.sync {
+                MainActor.assumeIsolated {
+                    for body in due { body() }
+                }
+            }
+        }
+    }
+
+    /// Removes the timers due by now, in deadline order, and sets the timerfd for the next.
+    private func takeDue() -> [@MainActor @Sendable () -> Void] {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            let due = state.entries.filter { $0.value.deadline <= now }
+            for key in due.keys { state.entries.removeValue(forKey: key) }
+            state.armed = state.entries.values.map(\.deadline).min()
+            if let next = state.armed { arm(for: next) }
+            return due.values.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.body)
+        }
+    }
+}
