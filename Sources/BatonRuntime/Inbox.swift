@@ -5,10 +5,12 @@ import Synchronization
 /// loop takes them in order (`next`). It counts what is posted and not yet taken, so the loop
 /// knows when nothing more is waiting and it is time to draw.
 ///
-/// The loop waits on the main actor itself: a message posted from a network thread resumes it
-/// there directly. Iterating an `AsyncStream` instead ran each `next()` on the global executor,
-/// so every message woke a thread there and then the main queue's, and each wait hopped off the
-/// main actor once more: about two wake-ups per live change a follower showed.
+/// With a drainer (`drainWhileWaiting`), a message posted while the loop waits is not handed to
+/// the loop: the drainer is called once, to start a job of the main queue that takes what is
+/// queued (`takeQueued`) as the loop would. A continuation resumed from a network thread goes
+/// to the global executor first and hops to the main actor from there: two threads woken per
+/// message (a follower's live change, a save's acknowledgement), where the main queue's job
+/// wakes one.
 final class Inbox: Sendable {
     private struct State {
         var queue: [AppMessage] = []
@@ -16,6 +18,10 @@ final class Inbox: Sendable {
         var head = 0
         var waiter: CheckedContinuation<AppMessage?, Never>?
         var finished = false
+        /// Starts a job that takes what is queued, while the loop waits.
+        var drainer: (@Sendable () -> Void)?
+        /// The drainer was called and its job has not yet found the queue empty.
+        var draining = false
     }
 
     private let state = Mutex(State())
@@ -26,17 +32,47 @@ final class Inbox: Sendable {
 
     /// Posts `message` behind the ones waiting; after `finish`, drops it.
     func yield(_ message: AppMessage) {
-        let waiter = state.withLock { state -> CheckedContinuation<AppMessage?, Never>? in
-            guard !state.finished else { return nil }
-            count.add(1, ordering: .relaxed)
-            guard let waiter = state.waiter else {
-                state.queue.append(message)
-                return nil
-            }
-            state.waiter = nil
-            return waiter
+        enum Next {
+            case nothing
+            case resume(CheckedContinuation<AppMessage?, Never>)
+            case drain(@Sendable () -> Void)
         }
-        waiter?.resume(returning: message)
+        let next = state.withLock { state -> Next in
+            guard !state.finished else { return .nothing }
+            count.add(1, ordering: .relaxed)
+            if let waiter = state.waiter, state.drainer == nil {
+                state.waiter = nil
+                return .resume(waiter)
+            }
+            state.queue.append(message)
+            guard state.waiter != nil, let drainer = state.drainer, !state.draining else { return .nothing }
+            state.draining = true
+            return .drain(drainer)
+        }
+        switch next {
+        case .nothing: break
+        case .resume(let waiter): waiter.resume(returning: message)
+        case .drain(let drainer): drainer()
+        }
+    }
+
+    /// From now on, a message posted while the loop waits in `next` goes to `drainer`'s job
+    /// instead: `drainer` is called once, and not again until that job found the queue empty
+    /// (`takeQueued` returned nil).
+    func drainWhileWaiting(_ drainer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.drainer = drainer }
+    }
+
+    /// For the drainer's job: the next message queued, taken as `next` takes it; nil when the
+    /// queue is empty, and then the next post calls the drainer again.
+    func takeQueued() -> AppMessage? {
+        let message = state.withLock { state -> AppMessage? in
+            if let ready = Self.take(&state), let message = ready { return message }
+            state.draining = false
+            return nil
+        }
+        if message != nil { count.subtract(1, ordering: .relaxed) }
+        return message
     }
 
     /// The next message, in the order posted; nil once the inbox is finished and empty. One
@@ -73,18 +109,25 @@ final class Inbox: Sendable {
         return .some(first)
     }
 
+    /// Whether the loop waits in `next`.
+    var loopWaits: Bool {
+        state.withLock { $0.waiter != nil }
+    }
+
     /// Messages posted and not yet taken.
     var waiting: Int {
         count.load(ordering: .relaxed)
     }
 
-    /// Ends the inbox: the loop ends once it has taken what is waiting.
+    /// Ends the inbox: the loop ends once it has taken what is waiting (a loop that waits while
+    /// a drainer's job has messages queued is resumed with the first of them).
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<AppMessage?, Never>? in
+        let (waiter, first) = state.withLock { state -> (CheckedContinuation<AppMessage?, Never>?, AppMessage?) in
             state.finished = true
             defer { state.waiter = nil }
-            return state.waiter
+            guard state.waiter != nil, let ready = Self.take(&state) else { return (state.waiter, nil) }
+            return (state.waiter, ready)
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume(returning: first)
     }
 }

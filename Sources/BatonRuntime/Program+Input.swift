@@ -44,6 +44,25 @@ extension Program {
         }
     }
 
+    /// The inbox's drainer's job: what was posted while the loop waited, taken as the loop would
+    /// take it.
+    func takeQueued() {
+        while let message = inbox.takeQueued() {
+            guard loopRunning, !model.isQuitting, take(message, thenWaiting: inbox.waiting) else {
+                inbox.finish()  // quitting: the loop ends, and stops the program
+                return
+            }
+        }
+    }
+
+    /// A second passed. Ages and notices change with time, and a pause ends a run of typing:
+    /// the model ticks while it wants to. A timer of the main actor's own: a task that slept
+    /// woke a thread of the global executor, then the main queue's, each second.
+    func tickDue() {
+        if model.wantsTicks { inbox.yield(.tick(clock.date)) }
+        tickTimer.schedule(clock.now + .seconds(1))
+    }
+
     func listen() {
         // Input straight from the input thread where the backend allows it: one thread fewer to
         // wake between a key and the screen (see `takeInput`). What was read before comes first.
@@ -78,15 +97,7 @@ extension Program {
                 }
             })
         }
-        // Ages and notices change with time, and a pause ends a run of typing: tick only
-        // while the model wants it.
-        tasks.append(Task { [weak self, inbox, clock] in
-            while !Task.isCancelled {
-                try? await clock.sleep(for: .seconds(1))
-                guard let self else { return }
-                if self.model.wantsTicks { inbox.yield(.tick(clock.date)) }
-            }
-        })
+        tickTimer.schedule(clock.now + .seconds(1))
         // What was heard before the UI started (e.g. while continuing at launch).
         inbox.yield(.nearbyChanged(continuableItems()))
         inbox.yield(.peersHeard(center.directory.peerNames.count))

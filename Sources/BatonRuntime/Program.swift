@@ -1,4 +1,5 @@
 import BatonApp
+import Dispatch
 import FoundationEssentials
 import Handoff
 import Logging
@@ -54,6 +55,8 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     public var giveBackPages: (@MainActor () -> Int)?
     var quietPages = QuietPages()
     lazy var quietTimer = DeadlineTimer(clock: clock) { [weak self] in self?.quietDue() }
+    /// The once-a-second tick (`tickDue`).
+    lazy var tickTimer = DeadlineTimer(clock: clock) { [weak self] in self?.tickDue() }
     /// Where the Program reads the time and waits: the system's, or a test's virtual one.
     public let clock: any HandoffClock
     let logger: Logger
@@ -161,6 +164,11 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         // (a paste into a terminal without bracketed paste, typing while a frame is written)
         // costs one frame, not one per key.
         loopRunning = true
+        // What is posted while the loop waits is taken by a job of the main queue (one thread
+        // woken, not two: see `Inbox`); the loop itself then waits for the end.
+        inbox.drainWhileWaiting { [weak self] in
+            DispatchQueue.main.async { MainActor.assumeIsolated { self?.takeQueued() } }
+        }
         while let message = await inbox.next() {
             // Input taken on the input thread (`takeInput`) may have quit already.
             if model.isQuitting { break }
@@ -276,6 +284,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
         cancelContinue()
         upkeepTimer.stop()
         quietTimer.stop()
+        tickTimer.stop()
         for task in tasks { task.cancel() }
         tasks.removeAll()
         inbox.finish()

@@ -61,4 +61,36 @@ struct InboxTests {
         DispatchQueue.global().async { inbox.finish() }
         #expect(await second.value == nil)
     }
+
+    @Test("With a drainer, posts made while the loop waits go to the drainer's job, in order, and the loop is not resumed; finish resumes it with what is still queued")
+    func drainer() async {
+        let inbox = Inbox()
+        let calls = Atomic<Int>(0)
+        inbox.drainWhileWaiting { calls.add(1, ordering: .relaxed) }
+        let loop = Task { @MainActor in await inbox.next() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !inbox.loopWaits, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(inbox.loopWaits)
+        #expect(calls.load(ordering: .relaxed) == 0)
+        inbox.yield(Self.tick(1))
+        #expect(calls.load(ordering: .relaxed) == 1, "the drainer is called when a post finds the loop waiting")
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for index in 1...100 where thread == 1 || index > 1 { inbox.yield(Self.tick(thread * 1_000 + index)) }
+        }
+        #expect(calls.load(ordering: .relaxed) == 1, "called once until its job finds the queue empty")
+        var links: [Int] = []
+        while let message = inbox.takeQueued() {
+            if case .liveSent(let link) = message { links.append(link) }
+        }
+        #expect(links.filter { $0 >= 1_000 } == (1...100).map { 1_000 + $0 })
+        #expect(links.filter { $0 < 1_000 } == Array(1...100), "the first post, then thread 0's, in order")
+        #expect(inbox.waiting == 0)
+        inbox.yield(Self.tick(5))
+        #expect(calls.load(ordering: .relaxed) == 2, "an empty queue found: the next post calls it again")
+        inbox.yield(Self.tick(6))
+        inbox.finish()
+        #expect(await loop.value == Self.tick(5), "finish resumes the waiting loop with what is queued")
+        #expect(await inbox.next() == Self.tick(6))
+        #expect(await inbox.next() == nil)
+    }
 }
