@@ -18,16 +18,15 @@ package final class MainQueueTimers: Sendable {
     package static let shared = MainQueueTimers()
 
     private struct Entry {
+        var key: UInt64
         var deadline: ContinuousClock.Instant
-        /// Set order, for timers due at the same instant.
-        var order: UInt64
         var body: @MainActor @Sendable () -> Void
     }
 
     private struct State {
-        var entries: [UInt64: Entry] = [:]
+        /// The timers set, in the order set (a few: one per runner, and the one-shots).
+        var entries: [Entry] = []
         var nextKey: UInt64 = 0
-        var nextOrder: UInt64 = 0
         /// The deadline the timerfd is set for, while it is set.
         var armed: ContinuousClock.Instant?
     }
@@ -65,8 +64,8 @@ package final class MainQueueTimers: Sendable {
             return
         }
         state.withLock { state in
-            state.nextOrder += 1
-            state.entries[key] = Entry(deadline: deadline, order: state.nextOrder, body: body)
+            state.entries.removeAll { $0.key == key }
+            state.entries.append(Entry(key: key, deadline: deadline, body: body))
             if let armed = state.armed, armed <= deadline { return }
             state.armed = deadline
             arm(for: deadline)
@@ -76,7 +75,7 @@ package final class MainQueueTimers: Sendable {
     /// Timer `key` runs nothing. The timerfd stays set: waking once for nothing is cheaper than a
     /// system call for each cancel.
     package func cancel(_ key: UInt64) {
-        _ = state.withLock { $0.entries.removeValue(forKey: key) }
+        state.withLock { $0.entries.removeAll { $0.key == key } }
     }
 
     /// Sets the timerfd to expire at `deadline`, at once when that has passed. Lock held.
@@ -107,15 +106,25 @@ package final class MainQueueTimers: Sendable {
         }
     }
 
-    /// Removes the timers due by now, in deadline order, and sets the timerfd for the next.
+    /// Removes the timers due by now, in deadline order (the order set, at one deadline), and
+    /// sets the timerfd for the next.
     private func takeDue() -> [@MainActor @Sendable () -> Void] {
         state.withLock { state in
             let now = ContinuousClock.now
-            let due = state.entries.filter { $0.value.deadline <= now }
-            for key in due.keys { state.entries.removeValue(forKey: key) }
-            state.armed = state.entries.values.map(\.deadline).min()
-            if let next = state.armed { arm(for: next) }
-            return due.values.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.body)
+            var due: [Entry] = []
+            var next: ContinuousClock.Instant?
+            for entry in state.entries {
+                if entry.deadline <= now {
+                    let place = due.firstIndex { $0.deadline > entry.deadline } ?? due.count
+                    due.insert(entry, at: place)
+                } else if next == nil || entry.deadline < next! {
+                    next = entry.deadline
+                }
+            }
+            if !due.isEmpty { state.entries.removeAll { $0.deadline <= now } }
+            state.armed = next
+            if let next { arm(for: next) }
+            return due.map { $0.body }
         }
     }
 }
