@@ -114,6 +114,11 @@ final class Inbox: Sendable {
         state.withLock { $0.waiter != nil }
     }
 
+    /// Whether `finish` was called.
+    var isFinished: Bool {
+        state.withLock { $0.finished }
+    }
+
     /// Messages posted and not yet taken.
     var waiting: Int {
         count.load(ordering: .relaxed)

@@ -82,13 +82,17 @@ extension Program {
             logger.info("input closed")
             inbox.yield(.inputClosed)
         })
-        let events = center.events()
-        tasks.append(Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                self.translate(event)
+        // Each event is acted on once the center is done with what raised it, in order, on the
+        // main queue: iterating `events()` woke a thread of the global executor, then the main
+        // queue's, for each (a save's `.published` comes once a key in a small file).
+        center.observeEvents { [weak self] event in
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    guard let self, !self.inbox.isFinished else { return }  // stopped
+                    self.translate(event)
+                }
             }
-        })
+        }
         if let changes = clipboard?.changes() {
             tasks.append(Task { [weak self, inbox] in
                 for await _ in changes {

@@ -28,4 +28,26 @@ extension ActivityCenter {
         /// program stores the change (`membership` holds the new picture).
         case membershipChanged(Membership.Change)
     }
+
+    /// A stream of events for one listener; it ends at shutdown. Each event reaches the task
+    /// that iterates it through the global executor (on Linux, a thread woken there, and
+    /// another if that task runs on an actor).
+    public func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.subscribers[id] = nil }
+        }
+        return stream
+    }
+
+    /// Calls `observer` with each event, on the main actor, in the middle of whatever the center
+    /// is doing, until shutdown: it should only note the event (or hand it on, with
+    /// `DispatchQueue.main.async` to act on it once the center is done) and not call the
+    /// center back. No thread is woken for it.
+    public func observeEvents(_ observer: @escaping @MainActor (Event) -> Void) {
+        guard !isShutDown else { return }
+        observers.append(observer)
+    }
 }

@@ -70,7 +70,9 @@ public final class ActivityCenter {
     let store: StoreService
     private var isStarted = false
     private(set) var isShutDown = false
-    private var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
+    var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
+    /// Called with each event as it is emitted (`observeEvents`).
+    var observers: [@MainActor (Event) -> Void] = []
     private var finding: [HandoffCore.FindID: CheckedContinuation<NearbyActivity?, Never>] = [:]
     private var nextFindID: HandoffCore.FindID = 0
     /// Our recent activities by id, so a CONTINUED for one that is no longer current still reaches its delegate.
@@ -138,17 +140,7 @@ public final class ActivityCenter {
         await bus.shutdown()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
-    }
-
-    /// A stream of events for one listener; it ends at shutdown.
-    public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
-        let id = UUID()
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.subscribers[id] = nil }
-        }
-        return stream
+        observers.removeAll()
     }
 
     /// Every nearby activity, newest save first.
@@ -273,6 +265,7 @@ public final class ActivityCenter {
 
     func emit(_ event: Event) {
         for continuation in subscribers.values { continuation.yield(event) }
+        for observer in observers { observer(event) }
     }
 
     func remember(_ activity: UserActivity) {
