@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One timer on the main actor for an engine's next deadline (`HandoffCore`'s shape: the engine
 /// says when it wants `tick`, its runner keeps one timer), on a `HandoffClock`.
 ///
@@ -40,7 +42,13 @@ package final class DeadlineTimer {
             self.deadline = nil
             self.fire()
         }
-        if let key {
+        if let key, next <= clock.now {
+            // Due already (a save asked for once the current work is done): behind that work on
+            // the main queue. A timerfd set to expire at once woke its thread, whose main.sync
+            // then waited for the work in hand and was woken again.
+            MainQueueTimers.shared.cancel(key)
+            DispatchQueue.main.async { MainActor.assumeIsolated { body() } }
+        } else if let key {
             MainQueueTimers.shared.set(key, at: next, body)
         } else {
             clock.onMainActor(at: next, body)

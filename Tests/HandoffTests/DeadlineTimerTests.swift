@@ -42,4 +42,21 @@ struct DeadlineTimerTests {
         #expect(await waitUntil { fired.times.count == 2 })
         #expect(fired.times == [.seconds(3), .seconds(9)], "the stopped one never fired")
     }
+
+    @Test("On the system clock, a deadline already passed fires once, behind the work in hand; one stopped first never fires")
+    func dueOnTheSystemClock() async {
+        let clock = SystemClock()
+        let fired = Fired()
+        let timer = DeadlineTimer(clock: clock) { fired.times.append(.zero) }
+        timer.schedule(clock.now - .seconds(1))
+        #expect(fired.times.isEmpty, "not inside schedule: behind the work in hand")
+        #expect(await waitUntil(timeout: .seconds(10)) { fired.times.count == 1 })
+        timer.schedule(clock.now)
+        timer.stop()
+        let later = DeadlineTimer(clock: clock) { fired.times.append(.seconds(1)) }
+        later.schedule(clock.now + .milliseconds(20))
+        #expect(await waitUntil(timeout: .seconds(10)) { fired.times.count >= 2 })
+        #expect(fired.times == [.zero, .seconds(1)], "the stopped one did not fire")
+    }
 }
+
