@@ -5,9 +5,10 @@ import Dispatch
 ///
 /// A timer that fires no later than a new deadline stays: on firing it finds what is due, and
 /// its owner sets the next. On the system clock it is one timer of `MainQueueTimers`, set again
-/// in place (a busy LAN or a run of keys sets several a second, and none wakes a thread); on
-/// another clock (a test's), one set for a later time, or stopped, fires for nothing through the
-/// clock's `onMainActor(at:)`.
+/// in place (a busy LAN or a run of keys sets several a second, and none wakes a thread), and one
+/// already due when set goes behind the work in hand on the main queue; on another clock (a
+/// test's), one set for a later time, or stopped, fires for nothing through the clock's
+/// `onMainActor(at:)`.
 @MainActor
 package final class DeadlineTimer {
     private let clock: any HandoffClock

@@ -176,8 +176,8 @@ actor ShellKeeperEngine {
         perform(core.screenChanged(emulator.screen, now: now))
         guard now - lastLook >= .seconds(1) else { return }
         lastLook = now
-        // After this turn of the loop, once the screen has left: reading /proc took about a
-        // tenth of a millisecond from the key whose echo came due for it, one in twenty keys.
+        // After this turn of the loop, once the screen has left: read here, /proc's four system
+        // calls sat between the program's echo and the screen's write (strace), once a second.
         loop.execute { self.assumeIsolated { $0.lookAtProgram() } }
     }
 
