@@ -37,7 +37,11 @@ of mixed-script lines, the first starting with BEGIN. Every program runs on a pt
               to the follower showing the final text, and what TCP did (nstat).
   stall       (live_faults.py) turns of --stall-s of typing on h1: the follower reading, then the
               follower's process stopped (SIGSTOP) the whole turn; after SIGCONT, until the
-              follower shows the newest text; the typist's key times in both turns side by side.
+              follower shows the newest text; the typist's key times in both turns side by side,
+              with its CPU and time slices per key and what the hosts' TCP did (nstat) in each.
+              A follower's screen is looked at only after it wrote: looking at a stopped one's on
+              every turn of the read loop cost this script 0.3 ms before it saw the typist's key.
+  Every keys' turn also reports the bytes each program wrote to its terminal per key.
   --before-bin-dir DIR adds DIR's `baton edit` (bench-b4, followed by DIR's `baton follow`) to the
               keys' turns: a build before a change, measured in the same run.
 
@@ -131,11 +135,16 @@ def type_block(typist, watchers, everyone, keys, gap_ms, result, follower=None):
         sent = time.perf_counter()
         typist.write(typed[-1].encode())
         seen = {}
+        looked = {}  # each watcher's output bytes when its screen was last looked at
 
         def done():
+            # A screen is looked at only when its program wrote since: reading a screen costs the
+            # bench about 70 µs, and looking at one that cannot have changed delayed seeing another's.
             for p in watchers:
-                if p not in seen and shows(p, expected):
-                    seen[p] = time.perf_counter()
+                if p not in seen and looked.get(p) != p.output_bytes:
+                    looked[p] = p.output_bytes
+                    if shows(p, expected):
+                        seen[p] = time.perf_counter()
             return len(seen) == len(watchers)
 
         pump(everyone, done, sent + 10, firsts)
@@ -236,7 +245,10 @@ def keys_phase(run, args, table, results):
         for label, program, watchers, f in turns:
             cpu_before = meters.sched(program.pid)
             fbefore = meters.sched(f.pid) if f else None
+            bytes_before = program.output_bytes
             type_block(program, watchers, everyone, count, args.gap_ms, r[label], f)
+            # Counted with the Enter that ends the block: about one key's screen in fifty.
+            r[label]["out_bytes"] = r[label].get("out_bytes", 0) + program.output_bytes - bytes_before
             cpu_after = meters.sched(program.pid)
             if cpu_before is not None and cpu_after is not None:
                 r[label]["cpu_ns"] += cpu_after[0] - cpu_before[0]
@@ -481,6 +493,7 @@ def main():
                 extra = f"; the follower {k['follower_cpu_ns'] / n / 1000:.0f} µs, {k['follower_slices'] / n:.1f}"
             table.row(f"{name}: CPU and wake-ups (time slices) per key while typing",
                       f"{k['cpu_ns'] / n / 1000:.0f} µs, {k.get('slices', 0) / n:.1f}{extra}", "", None)
+            table.row(f"{name}: bytes written to the terminal per key", f"{k.get('out_bytes', 0) / n:.0f}", "", None)
     table.row("after the keys: the typist's rows around BEGIN are on the follower's screen",
               "yes" if results["screens_equal_after"] else "no", "", None)
     if "idle" in results:

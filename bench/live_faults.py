@@ -15,7 +15,7 @@ import signal
 import subprocess
 import time
 
-from batonlab import report
+from batonlab import meters, report
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -33,12 +33,19 @@ def stream_keys(typist, follower, everyone, keys, gap_ms, pump, shows, per_line=
     begin = time.perf_counter()
     slot = 0
 
+    read = [-1]  # the follower's output bytes when its screen was last looked at
+
     def follower_check():
-        if follower is None or not pending:
+        # The follower's screen is looked at only when it wrote something since: a stopped
+        # follower's unchanged screen, read on every turn of the pump, cost the bench 0.3 ms
+        # and more before it saw the typist's own key, which showed as the typist's latency.
+        if follower is None or not pending or follower.output_bytes == read[0]:
             return
+        read[0] = follower.output_bytes
+        lines = follower.screen.lines()
         # Newest first: the newest text shown stands for every key before it.
         for position in range(len(pending) - 1, max(-1, len(pending) - 6), -1):
-            if shows(follower, pending[position][1]):
+            if any(pending[position][1] in line for line in lines):
                 now = time.perf_counter()
                 for index, _, sent in pending[:position + 1]:
                     out["follower_ms"][index] = (now - sent) * 1000
@@ -72,8 +79,14 @@ def stream_keys(typist, follower, everyone, keys, gap_ms, pump, shows, per_line=
     return out
 
 
-def netstat(namespace):
-    """TcpRetransSegs and TcpExtTCPLossProbes of a lab host (nstat -az), for what TCP did."""
+LOSS_COUNTERS = ("TcpRetransSegs", "TcpExtTCPLossProbes", "TcpExtTCPTimeouts")
+# What a receiver that stops reading makes the kernel do: squeeze its queue, then shut its window.
+STALL_COUNTERS = ("TcpExtPruneCalled", "TcpExtTCPRcvCollapsed", "TcpExtTCPRcvQDrop", "TcpExtTCPToZeroWindowAdv",
+                  "TcpExtTCPZeroWindowDrop", "TcpExtTCPWantZeroWindowAdv")
+
+
+def netstat(namespace, counters=LOSS_COUNTERS):
+    """Counters of a lab host's TCP (nstat -az), for what TCP did: by default retransmissions and loss probes."""
     try:
         text = subprocess.run(["ip", "netns", "exec", namespace, "nstat", "-az"], capture_output=True, text=True,
                               timeout=5).stdout
@@ -82,7 +95,7 @@ def netstat(namespace):
     values = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and parts[0] in ("TcpRetransSegs", "TcpExtTCPLossProbes", "TcpExtTCPTimeouts"):
+        if len(parts) >= 2 and parts[0] in counters:
             values[parts[0]] = int(parts[1])
     return values
 
@@ -132,6 +145,8 @@ def stall_phase(run, args, pump, shows):
     turns = []
     for attempt in range(args.stall_runs):
         for stalled in (False, True):
+            before = {h: netstat(run.lab.namespace(h), STALL_COUNTERS) for h in (1, 2)}
+            sched_before = meters.sched(typist.pid)
             if stalled:
                 os.kill(follower.pid, signal.SIGSTOP)
             try:
@@ -140,11 +155,17 @@ def stall_phase(run, args, pump, shows):
                 resumed = time.perf_counter()
                 if stalled:
                     os.kill(follower.pid, signal.SIGCONT)
+            after = {h: netstat(run.lab.namespace(h), STALL_COUNTERS) for h in (1, 2)}
+            sched_after = meters.sched(typist.pid)
             final = typed["last_expected"]
             shown = pump(everyone, lambda: shows(follower, final), resumed + args.stall_deadline_s)
             turn = {"stalled": stalled, "keys": keys, "own_ms": typed["own_ms"], "own_missed": typed["own_missed"],
                     "newest_after_ms": None if shown is None else (shown - resumed) * 1000,
-                    "shown_during": len(typed["follower_ms"]), "load": os.getloadavg()[0]}
+                    "shown_during": len(typed["follower_ms"]), "load": os.getloadavg()[0],
+                    "typist_sched": None if sched_before is None or sched_after is None else
+                    ((sched_after[0] - sched_before[0]) / keys, (sched_after[1] - sched_before[1]) / keys),
+                    "tcp": {h: {k: after[h].get(k, 0) - before[h].get(k, 0) for k in after[h] if after[h][k] != before[h].get(k, 0)}
+                            for h in (1, 2)}}
             if shown is None:
                 turn["failure"] = "follower: " + follower.error_tail()
             turns.append(turn)
@@ -184,6 +205,14 @@ def report_rows(table, results, args):
         table.row(f"typist's key → own screen, follower reading, p50 / p99 / max ({len(reading)} keys)", fmt(reading), "", None)
         table.row(f"typist's key → own screen, follower stopped {args.stall_s:g} s, p50 / p99 / max ({len(stopped)} keys)",
                   fmt(stopped), "p99 unchanged (≤ 1.2× reading's)", bool(stopped) and p_stop <= 1.2 * p_read)
+        for t in turns:
+            tcp = "; ".join(f"h{h}: " + (", ".join(f"{k} {v}" for k, v in sorted(t["tcp"][h].items())) or "none") for h in (1, 2))
+            state = "stopped" if t["stalled"] else "reading"
+            table.row(f"  TCP while the follower was {state} (nstat deltas)", tcp, "", None)
+            if t["typist_sched"]:
+                cpu, slices = t["typist_sched"]
+                table.row(f"  the typist's CPU and wake-ups (time slices) per key while the follower was {state}",
+                          f"{cpu / 1000:.0f} µs, {slices:.1f}", "", None)
         for n, t in enumerate((t for t in turns if t["stalled"]), 1):
             newest = t["newest_after_ms"]
             table.row(f"SIGCONT → the follower shows the newest text, stall {n} ({t['keys']} keys typed while stopped; load {t['load']:.2f})",
