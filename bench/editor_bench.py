@@ -13,9 +13,11 @@ first one starting with BEGIN.
   open        spawn → the first screen shows the file's first line (a small terminal emulator
               replays the pty output).
   key         --keys letters typed in front of BEGIN, --gap-ms apart on a fixed schedule; for
-              each, write → the screen shows the typed letters before BEGIN. Also write → the
-              first output byte read back, which leaves out replaying the output into the
-              emulator here (the program's own share, with less noise). The programs are all
+              each, write → the screen shows the typed letters before BEGIN: the time the
+              output that completed that screen was read, not the time this script's emulator had
+              replayed it (tens of µs in Python, more for more bytes). Also write → the first
+              output byte read back (the two differ for a program that writes a key's screen in
+              several pieces). The programs are all
               open and take the keys in turns of 50 (then Enter, which moves BEGIN to the next
               line), a second apart, so that what else the machine does falls on each alike.
   cpu         each program's CPU over its blocks of keys (schedstat, every thread; a block
@@ -84,17 +86,24 @@ def shows(program, text):
 
 
 def read_until(program, predicate, deadline, first=None):
-    """Reads output until `predicate()` or `deadline` (perf_counter); the time it held, or None.
+    """Reads output until `predicate()` or `deadline` (perf_counter); None at the deadline, else
+    the time it held: when the bytes after which it held were read (the replay of them into the
+    screen is this script's time, not the program's), or now if it held before anything new.
     With `first` (a list), the time the first output arrived is appended to it."""
+    fresh = False  # bytes were read in this call, the last of them at program.read_at
     while time.perf_counter() < deadline:
         if predicate():
-            return time.perf_counter()
+            return program.read_at if fresh else time.perf_counter()
         before = program.output_bytes
         if not program.read_some(0.005):
             return None
-        if first is not None and not first and program.output_bytes > before:
-            first.append(time.perf_counter())
-    return time.perf_counter() if predicate() else None
+        if program.output_bytes > before:
+            fresh = True
+            if first is not None and not first:
+                first.append(program.read_at)
+    if predicate():
+        return program.read_at if fresh else time.perf_counter()
+    return None
 
 
 def memory(program):

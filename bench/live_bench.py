@@ -17,7 +17,8 @@ of mixed-script lines, the first starting with BEGIN. Every program runs on a pt
               --gap-ms apart, in turns of 50 per program (then Enter), as editor_bench.py does.
               Per key on the typist: write → its first output byte and → its screen showing the
               letters; write → the follower's first output byte and → the follower's screen
-              showing them (a small xterm emulator replays each pty). Whether the follower's first
+              showing them (a small xterm emulator replays each pty; a screen's time is when the
+              output that completed it was read, before the replay). Whether the follower's first
               byte is a fair proxy: its bytes while nothing is typed are counted (--quiet-s), and
               the first byte and the screen are told apart per key. Per program and key over its
               turns: CPU and time slices (schedstat; a slice is a wake-up).
@@ -69,18 +70,27 @@ EDITING = "dev.baton.editing"
 CTRL_T, CTRL_Q = b"\x14", b"\x11"
 
 
+READ_AT = [0.0]  # while `until()` runs in `pump`: when the bytes it looks at were read
+
+
 def pump(programs, until, deadline, firsts=None):
     """Reads every program's pty in one select loop until `until()` or `deadline` (perf_counter).
-    With `firsts` ({program: None}), the time each program's first new bytes arrived is filled in.
-    Returns the time `until()` held, or None."""
+    What is ready together is read first, each chunk stamped as it is read, then fed to its screen
+    in order with `until()` asked after each: the time returned is the stamp of the chunk after
+    which it held (or the time it held with nothing new), so this script's own replay of the bytes
+    into a screen (tens of µs per key in Python) is not counted as the program's. `until()` finds
+    that stamp in READ_AT. With `firsts` ({program: None}), the time each program's first new bytes
+    arrived is filled in. Returns None at the deadline."""
     fds = {p.fd: p for p in programs}
     while True:
         now = time.perf_counter()
+        READ_AT[0] = now
         if until():
             return now
         if now >= deadline:
             return None
         ready, _, _ = select.select(list(fds), [], [], min(0.005, deadline - now))
+        chunks = []
         for fd in ready:
             program = fds[fd]
             try:
@@ -90,13 +100,20 @@ def pump(programs, until, deadline, firsts=None):
             if not data:
                 del fds[fd]
                 continue
-            at = time.perf_counter()
+            chunks.append((time.perf_counter(), program, data))
+        for at, program, data in chunks:
             if firsts is not None and program in firsts and firsts[program] is None:
                 firsts[program] = at
             program.output_bytes += len(data)
             program.screen.feed(data)
+            READ_AT[0] = at
+            if until():
+                return at
         if not fds:
             return None
+
+
+pump.read_at = READ_AT  # for live_faults.py, which is handed `pump`
 
 
 def shows(program, text):
@@ -144,7 +161,7 @@ def type_block(typist, watchers, everyone, keys, gap_ms, result, follower=None):
                 if p not in seen and looked.get(p) != p.output_bytes:
                     looked[p] = p.output_bytes
                     if shows(p, expected):
-                        seen[p] = time.perf_counter()
+                        seen[p] = READ_AT[0]
             return len(seen) == len(watchers)
 
         pump(everyone, done, sent + 10, firsts)

@@ -46,7 +46,7 @@ def stream_keys(typist, follower, everyone, keys, gap_ms, pump, shows, per_line=
         # Newest first: the newest text shown stands for every key before it.
         for position in range(len(pending) - 1, max(-1, len(pending) - 6), -1):
             if any(pending[position][1] in line for line in lines):
-                now = time.perf_counter()
+                now = pump.read_at[0]  # when the bytes that showed it were read
                 for index, _, sent in pending[:position + 1]:
                     out["follower_ms"][index] = (now - sent) * 1000
                 del pending[:position + 1]

@@ -217,6 +217,7 @@ class PtyProgram:
         self.screen = Screen(cols, rows)
         self.lock = threading.Lock()
         self.output_bytes = 0
+        self.read_at = None  # when `read_some` last read bytes (perf_counter)
         self.status = None
         self.started = time.perf_counter()
         pid, fd = pty.fork()
@@ -249,6 +250,7 @@ class PtyProgram:
             return False
         if not data:
             return False
+        self.read_at = time.perf_counter()  # before the replay into the screen, which is this script's time
         with self.lock:
             self.output_bytes += len(data)
             self.screen.feed(data)
