@@ -76,7 +76,7 @@ READ_AT = [0.0]  # while `until()` runs in `pump`: when the bytes it looks at we
 def pump(programs, until, deadline, firsts=None):
     """Reads every program's pty in one select loop until `until()` or `deadline` (perf_counter).
     What is ready together is read first, each chunk stamped as it is read, then fed to its screen
-    in order with `until()` asked after each: the time returned is the stamp of the chunk after
+    in order with `until()` asked after each until it holds: the time returned is the stamp of the chunk after
     which it held (or the time it held with nothing new), so this script's own replay of the bytes
     into a screen (tens of µs per key in Python) is not counted as the program's. `until()` finds
     that stamp in READ_AT. With `firsts` ({program: None}), the time each program's first new bytes
@@ -101,14 +101,20 @@ def pump(programs, until, deadline, firsts=None):
                 del fds[fd]
                 continue
             chunks.append((time.perf_counter(), program, data))
+        held = None
         for at, program, data in chunks:
+            # Every chunk read is fed, also those after the one that made `until()` hold: a chunk
+            # left out would be missing from its screen for good.
             if firsts is not None and program in firsts and firsts[program] is None:
                 firsts[program] = at
             program.output_bytes += len(data)
             program.screen.feed(data)
-            READ_AT[0] = at
-            if until():
-                return at
+            if held is None:
+                READ_AT[0] = at
+                if until():
+                    held = at
+        if held is not None:
+            return held
         if not fds:
             return None
 
