@@ -507,7 +507,7 @@ def main():
         met = None
         if label in ("typist", "before"):
             met = bool(keys) and len(keys) == len(k["keys_ms"]) and report.percentile(keys, 0.99) <= 1.5 * nano_p99
-        table.row(f"{name}: key → own screen p50 / p99 / max", fmt(keys), "p99 ≤ 1.5× nano's" if label in ("typist", "before") else "", met)
+        table.row(f"{name}: key → own screen p50 / p99 / max", fmt(keys, 2), "p99 ≤ 1.5× nano's" if label in ("typist", "before") else "", met)
         table.row(f"{name}: key → own first output byte p50 / p99 / max", fmt(k["first_ms"], 2), "", None)
         if k["cpu_keys"]:
             n = k["cpu_keys"]

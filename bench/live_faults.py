@@ -202,9 +202,9 @@ def report_rows(table, results, args):
         reading = [k for t in turns if not t["stalled"] for k in t["own_ms"]]
         stopped = [k for t in turns if t["stalled"] for k in t["own_ms"]]
         p_read, p_stop = report.percentile(reading, 0.99), report.percentile(stopped, 0.99)
-        table.row(f"typist's key → own screen, follower reading, p50 / p99 / max ({len(reading)} keys)", fmt(reading), "", None)
+        table.row(f"typist's key → own screen, follower reading, p50 / p99 / max ({len(reading)} keys)", fmt(reading, 2), "", None)
         table.row(f"typist's key → own screen, follower stopped {args.stall_s:g} s, p50 / p99 / max ({len(stopped)} keys)",
-                  fmt(stopped), "p99 unchanged (≤ 1.2× reading's)", bool(stopped) and p_stop <= 1.2 * p_read)
+                  fmt(stopped, 2), "p99 unchanged (≤ 1.2× reading's)", bool(stopped) and p_stop <= 1.2 * p_read)
         for t in turns:
             tcp = "; ".join(f"h{h}: " + (", ".join(f"{k} {v}" for k, v in sorted(t["tcp"][h].items())) or "none") for h in (1, 2))
             state = "stopped" if t["stalled"] else "reading"
