@@ -75,12 +75,12 @@ READ_AT = [0.0]  # while `until()` runs in `pump`: when the bytes it looks at we
 
 def pump(programs, until, deadline, firsts=None):
     """Reads every program's pty in one select loop until `until()` or `deadline` (perf_counter).
-    What is ready together is read first, each chunk stamped as it is read, then fed to its screen
-    in order with `until()` asked after each until it holds: the time returned is the stamp of the chunk after
-    which it held (or the time it held with nothing new), so this script's own replay of the bytes
-    into a screen (tens of µs per key in Python) is not counted as the program's. `until()` finds
-    that stamp in READ_AT. With `firsts` ({program: None}), the time each program's first new bytes
-    arrived is filled in. Returns None at the deadline."""
+    What is ready together is read first, each chunk stamped as it is read, then every chunk is fed
+    to its screen in order, with `until()` asked after each until it holds. The time returned is
+    the stamp of the chunk after which it held (or the time it held with nothing new), so this
+    script's own replay of the bytes into a screen (tens of µs per key in Python) is not counted as
+    the program's; `until()` finds that stamp in READ_AT. With `firsts` ({program: None}), the time
+    each program's first new bytes arrived is filled in. Returns None at the deadline."""
     fds = {p.fd: p for p in programs}
     while True:
         now = time.perf_counter()
