@@ -14,6 +14,8 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
     private var last: DrawnFrame?
     private var shutDownCount = 0
     private var waiters: [UInt64: Waiter] = [:]
+    /// Watches not yet satisfied (`watch(for:)`).
+    private var watches: [ScreenWatch] = []
     private var nextWaiterID: UInt64 = 0
     private let stream: AsyncStream<[TerminalEvent]>
     private let continuation: AsyncStream<[TerminalEvent]>.Continuation
@@ -50,6 +52,8 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
             guard shutDownCount == 0 else { return [] }
             let drawn = DrawnFrame(buffer: frame, cursor: cursor, number: (last?.number ?? 0) + 1)
             last = drawn
+            for watch in watches { watch.note(drawn) }
+            watches.removeAll { $0.seen }
             var ready: [(CheckedContinuation<DrawnFrame, any Error>, DrawnFrame)] = []
             for (id, waiter) in waiters where waiter.condition(drawn) {
                 waiters[id] = nil
@@ -61,6 +65,17 @@ public final class TestBackend: TerminalBackend, @unchecked Sendable {
         for (continuation, frame) in satisfied {
             continuation.resume(returning: frame)
         }
+    }
+
+    /// From now on (the frame shown now included), notes whether a frame contains `text`: for a
+    /// transient line, watched before what shows it is set going and checked at leisure.
+    public func watch(for text: String) -> ScreenWatch {
+        let watch = ScreenWatch(text: text)
+        lock.withLock {
+            if let last { watch.note(last) }
+            if !watch.seen { watches.append(watch) }
+        }
+        return watch
     }
 
     /// The one event stream; events sent before it is iterated are buffered.

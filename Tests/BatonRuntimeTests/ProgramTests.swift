@@ -38,12 +38,14 @@ struct ProgramTests {
         #expect(await waitUntil(timeout: Self.patience) { a.program.activity?.revision ?? 0 >= 1 && a.center.lastPublished?.userInfo["count"] == 5 })
 
         let bCenter = center(network, "bob@b")
+        // A's notice shows for 4 s: watched from before the continue (see ProgramLoopTests).
+        let continuedOnA = a.backend.watch(for: "Continued on bob@b")
         let activity = try await bCenter.continueActivity(type: "dev.baton.counter", timeout: Self.patience)
         let session = try #require(Session(activityType: activity.activityType, userInfo: activity.userInfo, from: "alice@a"))
         #expect(session == .counter(CounterState(count: 5)))
         let b = start(bCenter, session: session, opening: [.continued(session, from: "alice@a")])
 
-        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: Self.patience)
+        #expect(await waitUntil(timeout: Self.patience) { continuedOnA.seen })
         try await b.backend.waitForScreen(containing: "Continued from alice@a", timeout: Self.patience)
         // The count — the big digits in the middle of the screen — is drawn the same on both.
         let body = 0..<(a.backend.lines.count - 3)
@@ -111,6 +113,8 @@ struct ProgramTests {
         try await b.backend.waitForScreen(containing: "Ctrl-N", timeout: Self.patience)
         b.backend.send(.control("n"))
         try await b.backend.waitForScreen(containing: "notes.txt", timeout: Self.patience)
+        // A's notice shows for 4 s: watched from before the continue (see ProgramLoopTests).
+        let continuedOnA = a.backend.watch(for: "Continued on bob@b")
         b.backend.send(.enter)
         try await b.backend.waitForScreen(containing: "wörld", timeout: Self.patience)
 
@@ -125,7 +129,7 @@ struct ProgramTests {
         let textRows = 1..<3
         #expect(Array(b.backend.lines[textRows]) == Array(a.backend.lines[textRows]))
         #expect(b.backend.cursor == a.backend.cursor)
-        try await a.backend.waitForScreen(containing: "Continued on bob@b", timeout: Self.patience)
+        #expect(await waitUntil(timeout: Self.patience) { continuedOnA.seen })
         await stop(a, b)
     }
 }

@@ -38,6 +38,24 @@ struct TestBackendTests {
         #expect(found.number == 4)
     }
 
+    @Test("A watch notes the first frame with its text, the one shown when it began included, and keeps it after the text has gone")
+    func watch() throws {
+        let backend = TestBackend(width: 10, height: 1)
+        backend.draw(frame(["Saved"]), cursor: nil)
+        let shownNow = backend.watch(for: "Saved")
+        let later = backend.watch(for: "Moved")
+        let never = backend.watch(for: "Never")
+        #expect(shownNow.frame?.number == 1)
+        #expect(!later.seen)
+        backend.draw(frame(["Moved"]), cursor: nil)
+        backend.draw(frame(["Moved on"]), cursor: nil)
+        backend.draw(frame(["Gone"]), cursor: nil)
+        #expect(later.frame?.number == 2, "the first frame that held it")
+        #expect(later.seen, "a frame drawn since held it, though the screen shows other text now")
+        #expect(!never.seen)
+        try backend.assertScreen(["Gone      "])
+    }
+
     @Test("A frame already drawn satisfies a wait at once")
     func alreadyThere() async throws {
         let backend = TestBackend(width: 8, height: 1)
