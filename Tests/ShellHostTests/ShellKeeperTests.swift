@@ -66,16 +66,20 @@ struct ShellKeeperTests {
         return terminal
     }
 
-    /// A keeper of `arguments` (10 × 50) on `a`, running, and its session as `b` hears it.
+    /// A keeper of `arguments` (10 × 50) on `a`, running, and its session as `b` hears it. On a
+    /// manual `clock` (`a`'s), the keeper's saves wait on it: it is moved until `b` hears them.
     static func keep(
-        on a: ActivityCenter, heardBy b: ActivityCenter, arguments: [String] = ["/bin/sh"]
+        on a: ActivityCenter, heardBy b: ActivityCenter, arguments: [String] = ["/bin/sh"], clock: ManualClock? = nil
     ) async throws -> (run: Task<Int, Never>, entry: NearbyActivity) {
         let keeper = try ShellKeeper(
             center: a, arguments: arguments, environment: ["TERM": "xterm-256color", "PS1": "$ ", "PATH": "/usr/bin:/bin"],
             folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
         let id = keeper.activityID
         let run = Task { @MainActor in await keeper.run() }
-        #expect(await waitUntil { b.nearby.contains { $0.id == id } })
+        #expect(await waitUntil {
+            clock?.advance(by: .milliseconds(50))
+            return b.nearby.contains { $0.id == id }
+        })
         return (run, try #require(b.nearby.first { $0.id == id }))
     }
 
@@ -148,12 +152,17 @@ struct ShellKeeperTests {
 
     @Test("A driving terminal that stops saying it showed its screens (stopped with Ctrl-Z) holds a follower back a moment, not until the next change")
     func stoppedDriver() async throws {
+        // The keeper's clock is moved by hand: its screens (20 ms apart), the followers' wait
+        // and a terminal's 5 s for its hello pass only when the test says, however long a
+        // loaded run keeps the test's actor from sending the driver's hello.
+        let clock = ManualClock(start: Date())  // near bob's clock: datagrams from far off are refused
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_041)
+        let a = Self.center(network, streams, name: "alice", port: 41_041, clock: clock)
         let b = Self.center(network, streams, name: "bob", port: 41_042)
         // A program whose answer is its last change: nothing is written after it.
-        let (run, entry) = try await Self.keep(on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"])
+        let (run, entry) = try await Self.keep(
+            on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"], clock: clock)
         let follower = try await Self.join(b, entry, role: .follow, name: "carol")
         // A driver of the keeper's own device: it says it showed each screen until one shows the
         // answer, and then nothing more.
@@ -168,6 +177,7 @@ struct ShellKeeperTests {
         var answered = false
         let deadline = ContinuousClock.now + .seconds(30)
         while !answered, ContinuousClock.now < deadline {
+            clock.advance(by: ShellKeeperEngine.screenInterval)
             _ = await waitUntil(timeout: .milliseconds(200)) {
                 for bytes in driverReader.messages.dropFirst(read) {
                     read += 1
@@ -181,6 +191,9 @@ struct ShellKeeperTests {
             acks.removeAll()
         }
         #expect(answered)
+        // The driver says nothing more: once the followers' wait has passed on the clock, the
+        // follower gets the answer with no further change to the screen.
+        clock.advance(by: ShellKeeperCore.followerWait)
         #expect(await waitUntil { follower.shows("got-abc") })
         try await driver.send(ShellMessage.input(.text("c", modifiers: .control)).bytes)
         _ = await run.value
