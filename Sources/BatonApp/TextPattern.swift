@@ -46,6 +46,9 @@ final class TextPattern {
     var literalBytes: (bytes: [UInt8], ignoresCase: Bool)? { literal }
     /// Whether the query is a regular expression, so that `\1` in a replacement names a group.
     let isRegularExpression: Bool
+    /// For an expression matched byte by byte: bytes one of which every match holds
+    /// (`NeededBytes`); a line with none is not given to `regexec`.
+    let needed: ByteSet?
 
     /// Why a query cannot be searched for: the C library's description of a bad expression.
     struct Problem: Error, Equatable {
@@ -59,7 +62,9 @@ final class TextPattern {
     /// Compiles `query` with `options`. `byteWise`: in the C locale, so that `regexec` reads
     /// bytes rather than turning every line into wide characters first (several times quicker;
     /// what colours code does, where a class such as `[[:alpha:]]` then takes ASCII only).
-    init(_ query: String, options: SearchOptions, byteWise: Bool = false) throws(Problem) {
+    /// `screensLines`: false only in tests, which compare the matches found with and without
+    /// `needed`.
+    init(_ query: String, options: SearchOptions, byteWise: Bool = false, screensLines: Bool = true) throws(Problem) {
         isRegularExpression = options.regularExpression
         if !options.regularExpression, !query.isEmpty, options.caseSensitive || query.utf8.allSatisfy({ $0 < 0x80 }) {
             literal = (options.caseSensitive ? Array(query.utf8) : query.utf8.map(Self.lowercased), !options.caseSensitive)
@@ -67,6 +72,8 @@ final class TextPattern {
             literal = nil
         }
         let expression = options.regularExpression ? query : Self.escaped(query)
+        needed = byteWise && options.regularExpression && screensLines
+            ? NeededBytes.of(query, ignoresCase: !options.caseSensitive) : nil
         var flags = REG_EXTENDED
         if !options.caseSensitive { flags |= REG_ICASE }
         let previous = byteWise ? Self.byteLocale.map { uselocale($0) } : nil
@@ -141,64 +148,6 @@ final class TextPattern {
         return result
     }
 
-    /// A line as `regexec` reads it: its bytes NUL-terminated; where each character starts is
-    /// worked out only when a match needs it in columns (most lines of a search have none, and
-    /// segmenting a line into characters costs more than matching it).
-    struct PreparedLine {
-        let line: String
-        var bytes: [UInt8]
-        private var characterStarts: [Int]?
-
-        init(_ line: String) {
-            self.line = line
-            bytes = Array(line.utf8)
-            bytes.append(0)
-        }
-
-        /// A line given as its UTF-8 bytes (without a line break).
-        init(bytes: some Collection<UInt8>) {
-            self.bytes = Array(bytes)
-            self.bytes.append(0)
-            line = String(decoding: self.bytes.dropLast(), as: UTF8.self)
-        }
-
-        /// Bytes of the line, without the NUL.
-        var byteCount: Int { bytes.count - 1 }
-
-        /// The byte offset of each character, and the line's length last.
-        var starts: [Int] {
-            mutating get {
-                if let characterStarts { return characterStarts }
-                var starts: [Int] = []
-                starts.reserveCapacity(bytes.count)
-                var offset = 0
-                for character in line {
-                    starts.append(offset)
-                    offset += character.utf8.count
-                }
-                starts.append(offset)
-                characterStarts = starts
-                return starts
-            }
-        }
-
-        /// The first character starting at or after `byte` (a match starts on a boundary unless
-        /// the expression split a character, which then counts from the next).
-        mutating func character(atByte byte: Int) -> Int {
-            let starts = self.starts
-            var low = 0, high = starts.count - 1
-            while low < high {
-                let middle = (low + high) / 2
-                if starts[middle] < byte { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-
-        func text(_ bytes: Range<Int>) -> String {
-            String(decoding: self.bytes[bytes], as: UTF8.self)
-        }
-    }
-
     /// The first match at byte `from` or later, in bytes, skipping empty matches (then the
     /// search goes on from the next byte that starts a character); nil when there is none.
     /// `groups` are left as `regexec` gave them, relative to `base`.
@@ -216,6 +165,7 @@ final class TextPattern {
             groups[0] = regmatch_t(rm_so: regoff_t(found - from), rm_eo: regoff_t(found - from + literal.bytes.count))
             return (found..<(found + literal.bytes.count), from)
         }
+        if let needed, !line.holdsAny(of: needed) { return nil }
         while byte <= length {
             let flags: Int32 = byte > 0 ? REG_NOTBOL : 0
             let found = line.bytes.withUnsafeBufferPointer { text in
@@ -237,14 +187,7 @@ final class TextPattern {
     }
 
     func firstMatch(in line: inout PreparedLine, from column: Int) -> PatternMatch? {
-        let byte: Int
-        if column == 0 {
-            byte = 0
-        } else {
-            let starts = line.starts
-            guard column < starts.count else { return nil }
-            byte = starts[column]
-        }
+        guard let byte = line.byte(ofCharacter: column) else { return nil }
         var groups = [regmatch_t](repeating: regmatch_t(), count: 10)
         guard let (found, base) = firstByteMatch(in: &line, fromByte: byte, groups: &groups) else { return nil }
         let captured: [String?] = (1..<groups.count).map { index in

@@ -47,41 +47,58 @@ final class CompiledSyntax: @unchecked Sendable {
     /// Colours `line`, which starts inside the region of rule `openRegion` (nil: none).
     func colours(of line: String, startingIn openRegion: Int?) -> LineColours {
         var prepared = TextPattern.PreparedLine(line)
-        let count = prepared.starts.count - 1
+        let count = prepared.characterCount
+        var groups = [regmatch_t](repeating: regmatch_t(), count: 1)
+        func first(_ pattern: TextPattern, from column: Int) -> Range<Int>? {
+            Self.firstMatch(pattern, in: &prepared, from: column, groups: &groups)
+        }
         var spans: [Span] = []
         var leftOpen: Int?
         for (index, rule) in rules.enumerated() {
             switch rule {
             case .pattern(let pattern, let style):
                 var column = 0
-                while column <= count, let match = pattern.firstMatch(in: &prepared, from: column) {
-                    spans.append(Span(characters: match.columns, style: style))
-                    column = match.columns.upperBound
+                while column <= count, let match = first(pattern, from: column) {
+                    spans.append(Span(characters: match, style: style))
+                    column = match.upperBound
                 }
             case .region(let start, let end, let style):
                 var column = 0
                 if openRegion == index {
                     // Inside the region from the line's start: it goes on to its end, or past this line.
-                    guard let closing = end.firstMatch(in: &prepared, from: 0) else {
+                    guard let closing = first(end, from: 0) else {
                         spans.append(Span(characters: 0..<count, style: style))
                         leftOpen = index
                         continue
                     }
-                    spans.append(Span(characters: 0..<closing.columns.upperBound, style: style))
-                    column = closing.columns.upperBound
+                    spans.append(Span(characters: 0..<closing.upperBound, style: style))
+                    column = closing.upperBound
                 }
-                while column <= count, let opening = start.firstMatch(in: &prepared, from: column) {
-                    guard let closing = end.firstMatch(in: &prepared, from: opening.columns.upperBound) else {
-                        spans.append(Span(characters: opening.columns.lowerBound..<count, style: style))
+                while column <= count, let opening = first(start, from: column) {
+                    guard let closing = first(end, from: opening.upperBound) else {
+                        spans.append(Span(characters: opening.lowerBound..<count, style: style))
                         leftOpen = index
                         break
                     }
-                    spans.append(Span(characters: opening.columns.lowerBound..<closing.columns.upperBound, style: style))
-                    column = max(closing.columns.upperBound, opening.columns.upperBound)
+                    spans.append(Span(characters: opening.lowerBound..<closing.upperBound, style: style))
+                    column = max(closing.upperBound, opening.upperBound)
                 }
             }
         }
         return LineColours(spans: spans, openRegion: leftOpen)
+    }
+
+    /// `pattern`'s first non-empty match at character `column` or later, in characters. Only
+    /// the whole match is asked of `regexec` (`groups` holds one place): asked for its groups
+    /// too, it keeps a log of its states to work out where each one matched, which cost a
+    /// coloured key more than finding the matches did.
+    private static func firstMatch(
+        _ pattern: TextPattern, in line: inout TextPattern.PreparedLine, from column: Int, groups: inout [regmatch_t]
+    ) -> Range<Int>? {
+        guard let byte = line.byte(ofCharacter: column),
+              let (found, _) = pattern.firstByteMatch(in: &line, fromByte: byte, groups: &groups)
+        else { return nil }
+        return line.character(atByte: found.lowerBound)..<line.character(atByte: found.upperBound)
     }
 
     /// The region left open at the end of `line` when it starts in `openRegion`: what
