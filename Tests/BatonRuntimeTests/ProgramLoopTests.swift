@@ -18,6 +18,9 @@ struct ProgramLoopTests {
         #expect(await waitUntil { b.program.activity?.isCurrent == true && b.backend.lines.contains { $0.contains("Counter") } })
         let first = try #require(b.program.activity)
 
+        // The notice shows for 4 s: watched from now, since a loaded run can resume this test
+        // later than that (a full run beside a busy loop found it gone from the model).
+        let continued = b.backend.watch(for: "Continued from a peer — Ctrl-S asks for a name")
         // The center calls this inside `continueActivity`, i.e. while a command is performed.
         let carried = UserActivity(activityType: Session.editingActivityType, center: center)
         carried.userInfo = ["text": "from afar", "cursorLine": 0, "cursorColumn": 4]
@@ -30,7 +33,7 @@ struct ProgramLoopTests {
         guard case .editor(let editor) = b.program.model.session else { return }
         #expect(editor.buffer.text == "from afar")
         #expect(editor.buffer.cursor == TextPosition(line: 0, column: 4))
-        #expect(b.program.model.notice?.text == "Continued from a peer — Ctrl-S asks for a name")
+        #expect(await waitUntil { continued.seen })
         #expect(b.program.activity !== first)
         #expect(b.program.activity?.activityType == Session.editingActivityType)
         #expect(b.program.activity?.isCurrent == true)
@@ -93,10 +96,14 @@ struct ProgramLoopTests {
         b.program.handle(.nearbyChanged([NearbyItem(
             id: "gone", activityType: Session.counterActivityType, title: "Counter: 9", peerName: "carol@c",
             savedAt: Date(), lastHeard: Date())]))
+        // The problem shows for 8 s: watched from before the continue, since a loaded run can
+        // resume this test later than that (a full run beside a busy loop waited 60 s after it).
+        // (The 48-column screen cuts it after "no longer".)
+        let failed = b.backend.watch(for: "Could not continue: That activity is no longer")
         b.program.handle(.key(.control("n")))
         b.program.handle(.key(.enter))
         #expect(b.program.model.notice?.kind != .problem, "the failure is a message still in the inbox")
-        #expect(await waitUntil { b.program.model.notice?.text == "Could not continue: That activity is no longer nearby." })
+        #expect(await waitUntil { failed.seen })
         #expect(b.program.model.session == .counter(CounterState(count: 0)))
         await b.stop()
     }
