@@ -196,7 +196,17 @@ struct ShellKeeperTests {
         clock.advance(by: ShellKeeperCore.followerWait)
         #expect(await waitUntil { follower.shows("got-abc") })
         try await driver.send(ShellMessage.input(.text("c", modifiers: .control)).bytes)
-        _ = await run.value
+        // The keeper ends once each terminal answered its close, or after the close's 2 s of its
+        // clock: the clock is moved on while it ends, or a close left unanswered would wait for ever.
+        var ended = false
+        Task { @MainActor in
+            _ = await run.value
+            ended = true
+        }
+        #expect(await waitUntil {
+            if !ended { clock.advance(by: .milliseconds(100)) }
+            return ended
+        })
         await a.shutdown()
         await b.shutdown()
     }
