@@ -10,23 +10,32 @@ extension TextPattern {
         /// The bytes the line holds, once a pattern asked.
         private var present: ByteSet?
 
-        /// Every byte is ASCII: each is a character of its own (a line holds no "\r\n", the one
-        /// pair of ASCII bytes that is one character), and no segmenting is needed.
-        let isASCII: Bool
+        /// Whether every byte is ASCII, once a column was asked for.
+        private var allASCII: Bool?
 
         init(_ line: String) {
             self.line = line
             bytes = Array(line.utf8)
-            isASCII = bytes.allSatisfy { $0 < 0x80 }
             bytes.append(0)
         }
 
         /// A line given as its UTF-8 bytes (without a line break).
         init(bytes: some Collection<UInt8>) {
             self.bytes = Array(bytes)
-            isASCII = self.bytes.allSatisfy { $0 < 0x80 }
             self.bytes.append(0)
             line = String(decoding: self.bytes.dropLast(), as: UTF8.self)
+        }
+
+        /// Every byte is ASCII: each is a character of its own (a line holds no "\r\n", the one
+        /// pair of ASCII bytes that is one character), and no segmenting is needed. Worked out
+        /// when first asked: replacing in 16 MB reads most lines in bytes only.
+        var isASCII: Bool {
+            mutating get {
+                if let allASCII { return allASCII }
+                let ascii = bytes.dropLast().allSatisfy { $0 < 0x80 }
+                allASCII = ascii
+                return ascii
+            }
         }
 
         /// Whether the line holds any byte of `set`.
