@@ -28,7 +28,8 @@ actor ShellKeeperEngine {
     }
 
     nonisolated let pty: Pseudoterminal
-    let emulator: TerminalEmulator
+    /// The screen, and the program's output on its way into it (`OutputParser`).
+    nonisolated let parser: OutputParser
     var core: ShellKeeperCore
     let clock: any HandoffClock
     let logger: Logger
@@ -51,6 +52,8 @@ actor ShellKeeperEngine {
     var exitStatus: Int?
     /// Told when the last terminal left after the program ended.
     var allLeft: CheckedContinuation<Void, Never>?
+    /// The program's output ended while the parser still had some: it ends once that is parsed.
+    var endsWhenParsed = false
 
     init(
         pty: Pseudoterminal, rows: Int, columns: Int, running: RunningProgram, allowsListedDevices: Bool, clock: any HandoffClock,
@@ -62,10 +65,22 @@ actor ShellKeeperEngine {
         self.logger = logger
         self.report = report
         self.running = running
-        emulator = TerminalEmulator(rows: rows, columns: columns)
-        core = ShellKeeperCore(screen: emulator.screen, allowsListedDevices: allowsListedDevices)
+        // The parser's thread comes back to this loop for what it found; the engine is made by then.
+        let engine = Unowned()
+        parser = OutputParser(
+            rows: rows, columns: columns,
+            answer: { bytes in loop.execute { engine.value?.assumeIsolated { $0.writeToProgram(bytes) } } },
+            resume: { loop.execute { engine.value?.assumeIsolated { $0.readAgain() } } },
+            drained: { loop.execute { engine.value?.assumeIsolated { $0.outputParsed() } } })
+        core = ShellKeeperCore(screen: parser.screen, allowsListedDevices: allowsListedDevices)
         lastLook = clock.now
         lastScreen = clock.now
+        engine.value = self
+    }
+
+    /// The engine, for the parser's thread: set once it is made, and not kept alive by it.
+    final class Unowned: @unchecked Sendable {
+        weak var value: ShellKeeperEngine?
     }
 
     /// How long a terminal has for its first message.
@@ -132,48 +147,11 @@ actor ShellKeeperEngine {
         }
     }
 
-    // MARK: - The program
-
-    /// What the program wrote: into the screen, and offered to the terminals at once when nothing
-    /// more waits to be read, else every 20 ms while it keeps coming.
-    func output(_ buffer: ByteBuffer) {
-        buffer.withUnsafeReadableBytes { emulator.write($0) }
-        writeToProgram(emulator.takeOutput())
-        let now = clock.now
-        if now - lastScreen >= Self.screenInterval { screenChanged(now: now) }
-    }
-
-    /// A read of the program's output ended: the screen is offered unless more is ready.
-    func outputPaused() {
-        var ready = pollfd(fd: pty.master, events: Int16(POLLIN), revents: 0)
-        if poll(&ready, 1, 0) > 0, ready.revents & Int16(POLLIN) != 0 { return }
-        screenChanged(now: clock.now)
-    }
-
-    /// The program's side closed: everything it wrote is in the screen; the status follows.
-    func outputEnded() {
-        screenChanged(now: clock.now)
-        program = nil
-        let pty = pty
-        Task {
-            let status = await Self.reap(pty)
-            // A program that ends at once may end before `run` waits for it.
-            guard let exit = self.exit else { return self.exitStatus = status }
-            exit.resume(returning: status)
-            self.exit = nil
-        }
-    }
-
-    func writeToProgram(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty, let program else { return }
-        program.writeAndFlush(program.allocator.buffer(bytes: bytes), promise: nil)
-    }
-
     /// What the program showed is offered to the terminals.
     func screenChanged(now: ContinuousClock.Instant) {
         lastScreen = now
-        guard emulator.hasChanges else { return }
-        perform(core.screenChanged(emulator.screen, now: now))
+        guard let screen = parser.changedScreen() else { return }
+        perform(core.screenChanged(screen, now: now))
         guard now - lastLook >= .seconds(1) else { return }
         lastLook = now
         // After this turn of the loop, once the screen has left: read here, /proc's four system
@@ -196,13 +174,12 @@ actor ShellKeeperEngine {
                 terminals[id]?.outbox.yield(.close)
                 terminals[id]?.outbox.finish()
             case .type(let input):
-                emulator.type(input)
-                writeToProgram(emulator.takeOutput())
+                writeToProgram(parser.type(input))
             case .resize(let rows, let columns):
                 pty.resize(rows: rows, columns: columns)
-                emulator.resize(rows: rows, columns: columns)
+                writeToProgram(parser.resize(rows: rows, columns: columns))
                 report(.size(rows: rows, columns: columns))
-                perform(core.screenChanged(emulator.screen, now: clock.now))
+                perform(core.screenChanged(parser.screen, now: clock.now))
             }
         }
         schedule()
@@ -253,31 +230,5 @@ actor ShellKeeperEngine {
             case .task(let task): task.cancel()
             }
         }
-    }
-}
-
-/// The program's side of the pseudo-terminal, on the engine's loop: each read is handed to the
-/// engine where it is read, with no task between.
-final class ProgramOutput: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    let engine: ShellKeeperEngine
-    init(engine: ShellKeeperEngine) { self.engine = engine }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        engine.assumeIsolated { $0.output(buffer) }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        engine.assumeIsolated { $0.outputPaused() }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        engine.assumeIsolated { $0.outputEnded() }
-    }
-
-    /// EIO once no process has the terminal open: the channel closes, and `channelInactive` follows.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -211,6 +211,25 @@ struct ShellKeeperTests {
         await b.shutdown()
     }
 
+    @Test("A flood of output, parsed on the parser's thread, ends on the screen with its last line before the program's status")
+    func flood() async throws {
+        let network = InMemoryNetwork()
+        let streams = InMemoryStreams()
+        let a = Self.center(network, streams, name: "alice", port: 41_041)
+        let b = Self.center(network, streams, name: "bob", port: 41_042)
+        // 4 MB once Enter is typed, then the last line, and the program ends straight after it.
+        let flood = "awk 'BEGIN { for (i = 0; i < 80000; i++) printf \"flood %06d ......................................\\n\", i }'"
+        let (run, entry) = try await Self.keep(on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read go; \(flood); echo the-last-line; exit 5"])
+        let driver = try await Self.join(b, entry, role: .drive, name: "alice")
+        #expect(await waitUntil { driver.screen?.rowCount == 6 && driver.status == nil })
+        driver.press(.enter)
+        #expect(await run.value == 5)
+        #expect(await waitUntil { driver.ending == .ended(status: 5) })
+        #expect(driver.shows("flood 079999") && driver.shows("the-last-line"))
+        await a.shutdown()
+        await b.shutdown()
+    }
+
     @Test("A program that ends at once: the keeper returns its status, whether it was reaped before the keeper waited or after")
     func endsAtOnce() async throws {
         let network = InMemoryNetwork()
