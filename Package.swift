@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "HandoffPairingTests",
             dependencies: [
-                "HandoffPairing", "Handoff", "HandoffWire",
+                "HandoffPairing", "Handoff", "HandoffTesting", "HandoffWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -1,4 +1,5 @@
 import Handoff
+import HandoffTesting
 import HandoffWire
 import NIOCore
 import NIOPosix
@@ -26,13 +27,9 @@ struct PairingSessionTests {
     }
 
     /// A port free for TCP on 127.0.0.1 just now (the pairing also binds UDP on it).
-    static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
-    }
+    /// A port for a pairing's TCP and UDP: from below the ephemeral range (`TestPorts`), so that no
+    /// connection of a parallel test takes it between now and the pairing's listen.
+    static func freePort() async throws -> Int { TestPorts.free() }
 
     static func sharer(port: Int, name: String = "sharer", timeout: Double = 60) -> PairingSession {
         PairingSession(

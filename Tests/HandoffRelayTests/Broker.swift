@@ -1,4 +1,5 @@
 import Foundation
+import HandoffTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ final class Broker: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baton-relay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let broker = Broker(
-            port: try freePort(), folder: folder, tls: tls || requireCertificate, passwords: passwords,
+            port: TestPorts.free(), folder: folder, tls: tls || requireCertificate, passwords: passwords,
             requireCertificate: requireCertificate)
         if broker.tls { try broker.makeCertificates() }
         if !passwords.isEmpty { try broker.makePasswordFile() }
@@ -171,23 +172,6 @@ final class Broker: Sendable {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Failure(description: "\(tool) \(arguments.first ?? "") failed") }
-    }
-
-    /// A TCP port of 127.0.0.1 that was free a moment ago.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
