@@ -50,7 +50,7 @@ public struct ShellKeeperCore: Sendable {
     }
 
     public private(set) var screen: ShellScreen
-    public private(set) var driver: TerminalID?
+    public internal(set) var driver: TerminalID?
     var terminals: [TerminalID: Terminal] = [:]
     var question: Question?
     /// While the followers' updates wait for the driving terminal to say it showed the screen it
@@ -58,9 +58,12 @@ public struct ShellKeeperCore: Sendable {
     var followersDue: ContinuousClock.Instant?
     /// Listed devices drive without the driving terminal's user being asked.
     public var allowsListedDevices: Bool
-    public private(set) var endedStatus: Int?
+    public internal(set) var endedStatus: Int?
+    /// Once the program ended: what the terminals are told, and until when they may take to
+    /// show their last screen (`ShellKeeperCore+Ending`).
+    var ending: Ending?
     /// Messages from terminals that may not send them (a follower's keys): dropped and counted.
-    public private(set) var dropped = 0
+    public internal(set) var dropped = 0
 
     /// How long the driving terminal's user has to answer.
     public static let answerTime = Duration.seconds(30)
@@ -80,8 +83,7 @@ public struct ShellKeeperCore: Sendable {
 
     /// When `tick` has something to do.
     public var nextDeadline: ContinuousClock.Instant? {
-        guard let due = followersDue else { return question?.deadline }
-        return question.map { min($0.deadline, due) } ?? due
+        [followersDue, question?.deadline, endingDeadline].compactMap { $0 }.min()
     }
 
     // MARK: - Terminals
@@ -132,6 +134,7 @@ public struct ShellKeeperCore: Sendable {
     /// A message from a terminal.
     public mutating func receive(_ id: TerminalID, _ message: ShellMessage, now: ContinuousClock.Instant) -> [Action] {
         guard let terminal = terminals[id] else { return [] }
+        if ending != nil { return receiveWhileEnding(id, message) }
         switch message {
         case .input(let input):
             guard driver == id else { dropped += 1; return [] }
@@ -174,6 +177,8 @@ public struct ShellKeeperCore: Sendable {
     /// showing an earlier update is slow, and the followers do not wait for it.
     public mutating func screenChanged(_ new: ShellScreen, now: ContinuousClock.Instant) -> [Action] {
         screen = new
+        // The program ended: each terminal still waiting gets this screen with its `shown`.
+        guard ending == nil else { return [] }
         let toDriver = driver.map { sendScreen(to: $0) } ?? []
         guard toDriver.isEmpty else {
             if followersDue == nil { followersDue = now + Self.followerWait }
@@ -188,20 +193,10 @@ public struct ShellKeeperCore: Sendable {
         return terminals.keys.sorted().filter { $0 != driver }.flatMap { sendScreen(to: $0) }
     }
 
-    /// The program ended with `status`: every terminal is told, then closed.
-    public mutating func programEnded(status: Int) -> [Action] {
-        endedStatus = status
-        question = nil
-        driver = nil
-        let ids = terminals.keys.sorted()
-        terminals = [:]
-        return ids.flatMap { [Action.send($0, .ended(status: status)), .close($0)] }
-    }
-
     /// A deadline passed: the asker of a question is refused; followers that waited for the
     /// driving terminal get the screen.
     public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
-        var actions: [Action] = []
+        var actions = endWaiting(now: now)
         if let due = followersDue, now >= due { actions += sendFollowers() }
         guard let question, now >= question.deadline else { return actions }
         self.question = nil
@@ -257,7 +252,7 @@ public struct ShellKeeperCore: Sendable {
         return [.resize(rows: rows, columns: columns)]
     }
 
-    private mutating func sendScreen(to id: TerminalID) -> [Action] {
+    mutating func sendScreen(to id: TerminalID) -> [Action] {
         guard let terminal = terminals[id], terminal.inFlight == nil else { return [] }
         if let sent = terminal.sent, sent == screen { return [] }
         let update = ShellScreenUpdate(from: terminal.sent, to: screen, revision: terminal.revision + 1)

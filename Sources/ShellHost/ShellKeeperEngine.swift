@@ -105,7 +105,7 @@ actor ShellKeeperEngine {
             status = await Self.reap(pty)
         }
         logger.info("the program ended with status \(status)")
-        perform(core.programEnded(status: status))
+        perform(core.programEnded(status: status, now: clock.now))
         // Each terminal is told and its stream closed before the keeper ends: `close` only begins
         // the close, and a keeper that exited with ENDED not yet written left the terminal saying
         // the link was lost (a lab test, once, under load). A terminal leaves once its close is

@@ -250,7 +250,7 @@ struct ShellSessionRulesTests {
         h.run()
         // After the acknowledgement, the newest screen came: the last text.
         #expect(h.viewers[1]!.screen?.text(ofRow: 0) == "abc  ")
-        h.perform(h.keeper.programEnded(status: 130))
+        h.perform(h.keeper.programEnded(status: 130, now: h.now))
         h.run()
         #expect(h.left[1] == .ended(status: 130))
         #expect(h.closed.contains(1))
