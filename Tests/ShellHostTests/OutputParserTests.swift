@@ -26,6 +26,15 @@ struct OutputParserTests {
             drained: { reports.drains.add(1, ordering: .sequentiallyConsistent) })
     }
 
+    /// A parser whose thread is held (a suspended queue: resume it to parse), what it reports, and
+    /// an emulator of the same size to parse the same reads inline.
+    static func held() -> (DispatchQueue, Reports, OutputParser, TerminalEmulator) {
+        let thread = DispatchQueue(label: "test.parser")
+        thread.suspend()
+        let reports = Reports()
+        return (thread, reports, parser(reports, thread: thread), TerminalEmulator(rows: 6, columns: 30))
+    }
+
     /// A read of `text`, padded with spaces to `length` bytes when it is shorter.
     static func read(_ text: String, length: Int = 0) -> ByteBuffer {
         var bytes = Array(text.utf8)
@@ -35,11 +44,7 @@ struct OutputParserTests {
 
     @Test("A short read is parsed at once; a full one and everything after it wait for the parser's thread, in order")
     func floodQueued() async {
-        let thread = DispatchQueue(label: "test.parser")
-        thread.suspend()
-        let reports = Reports()
-        let parser = Self.parser(reports, thread: thread)
-        let inline = TerminalEmulator(rows: 6, columns: 30)
+        let (thread, reports, parser, inline) = Self.held()
 
         var reads = [Self.read("hello\r\n")]
         #expect(parser.take(reads[0]) == .parsed(answers: []))
@@ -70,11 +75,7 @@ struct OutputParserTests {
 
     @Test("Past the high mark the loop is told to stop reading, once; it is told to read again under the low mark")
     func stopsAndResumes() async {
-        let thread = DispatchQueue(label: "test.parser")
-        thread.suspend()
-        let reports = Reports()
-        let parser = Self.parser(reports, thread: thread)
-        let inline = TerminalEmulator(rows: 6, columns: 30)
+        let (thread, reports, parser, inline) = Self.held()
         let full = OutputParser.highWater / 4096
         var stops: [Int] = []
         for index in 0..<(full + 8) {
