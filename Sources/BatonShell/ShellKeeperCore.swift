@@ -59,8 +59,8 @@ public struct ShellKeeperCore: Sendable {
     /// Listed devices drive without the driving terminal's user being asked.
     public var allowsListedDevices: Bool
     public internal(set) var endedStatus: Int?
-    /// Once the program ended: what the terminals are told, and until when they may take to
-    /// show their last screen (`ShellKeeperCore+Ending`).
+    /// Once the program ended: its status, and the time by which every terminal is told of it
+    /// (`ShellKeeperCore+Ending`).
     var ending: Ending?
     /// Messages from terminals that may not send them (a follower's keys): dropped and counted.
     public internal(set) var dropped = 0
@@ -193,8 +193,8 @@ public struct ShellKeeperCore: Sendable {
         return terminals.keys.sorted().filter { $0 != driver }.flatMap { sendScreen(to: $0) }
     }
 
-    /// A deadline passed: the asker of a question is refused; followers that waited for the
-    /// driving terminal get the screen.
+    /// A deadline passed: terminals still waiting to be told the program ended are told; the
+    /// asker of a question is refused; followers that waited for the driving terminal get the screen.
     public mutating func tick(now: ContinuousClock.Instant) -> [Action] {
         var actions = endWaiting(now: now)
         if let due = followersDue, now >= due { actions += sendFollowers() }

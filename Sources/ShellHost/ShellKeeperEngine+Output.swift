@@ -45,7 +45,8 @@ extension ShellKeeperEngine {
     /// The parser's queue is back under its low mark: the pty is read again.
     func readAgain() {
         guard let program else { return }
-        program.setOption(ChannelOptions.autoRead, value: true).whenSuccess { program.read() }
+        try? program.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        program.read()
     }
 
     /// The program's side closed: everything it wrote is in the screen (once the parser is done
@@ -88,7 +89,7 @@ final class ProgramOutput: ChannelInboundHandler, Sendable {
         let buffer = unwrapInboundIn(data)
         // The parser's queue is full: reading stops until it is back under its low mark.
         if engine.assumeIsolated({ $0.output(buffer) }) {
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
         }
     }
 

@@ -66,7 +66,7 @@ actor ShellKeeperEngine {
         self.report = report
         self.running = running
         // The parser's thread comes back to this loop for what it found; the engine is made by then.
-        let engine = Unowned()
+        let engine = WeakEngine()
         parser = OutputParser(
             rows: rows, columns: columns,
             answer: { bytes in loop.execute { engine.value?.assumeIsolated { $0.writeToProgram(bytes) } } },
@@ -79,7 +79,7 @@ actor ShellKeeperEngine {
     }
 
     /// The engine, for the parser's thread: set once it is made, and not kept alive by it.
-    final class Unowned: @unchecked Sendable {
+    final class WeakEngine: @unchecked Sendable {
         weak var value: ShellKeeperEngine?
     }
 
