@@ -20,11 +20,14 @@ How the names are found: in a two-host lab (nothing leaves the machine), each pr
   shell     a `baton shell` keeper on h1 running a raw echo loop (started as `baton shell --keep`
             directly, so that valgrind runs it), driven from h2 with `baton --continue-activity`.
 
-A function is kept when it ran in the window and was called at least once per two keys (or is a
-loop that was running, with no call), ordered by calls per key, most first. Left out: the names
-defined in a static library's object whose code is one section (the Swift standard library's
-`Swift.o`, 1.6 MB; `_Concurrency.o`; some of Foundation's): naming one would move that whole
-object, and everything ordered after it would land past it.
+Each thread is dumped apart (`--separate-threads=yes`). Per program, in the order typist,
+coloured editor, follower, driver, keeper, and per thread, the one reading the terminal first (a
+background job's thread, which encodes and hashes a save once a second, is left out): the functions
+called at least once per two keys, by calls per key, most first (a loop that was running, with no
+call in the window, before them); a function goes where it first came. Left out: the names defined
+in a static library's object whose code is one section (the Swift standard library's `Swift.o`,
+1.6 MB; `_Concurrency.o`; some of Foundation's): naming one would move that whole object, and
+everything ordered after it would land past it.
 """
 
 import argparse
