@@ -12,6 +12,9 @@ extension ScreenBuffer {
         let sameSize = old.width == width && old.height == height
         for y in 0..<height {
             if sameSize, sameBits(row: y, as: old) { continue }
+            // Room for a changed row or two at once (a key's frame: the row typed in and the
+            // title), not grown from nothing one doubling at a time; past that it doubles.
+            if changes.isEmpty { changes.reserveCapacity(2 * width) }
             for x in 0..<width {
                 let index = y * width + x
                 let cell = cells[index]

@@ -56,11 +56,14 @@ public struct ScreenBuffer: Hashable, Sendable {
         if x >= 0, scalars.allSatisfy(CharacterWidth.isNarrowAlone) {
             // Titles, the status bar, most prompts: nothing to sanitize and one column a scalar
             // (`CharacterWidth.isNarrowAlone`), so no character is segmented or measured.
-            // Drawn on every key.
-            for scalar in scalars {
-                guard column < limit else { break }
-                store(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y)
-                column += 1
+            // Drawn on every key: stored through one pointer, as `store` would.
+            let width = width
+            cells.withUnsafeMutableBufferPointer { cells in
+                for scalar in scalars {
+                    guard column < limit else { break }
+                    Self.storeNarrow(Cell(uncheckedNarrowScalar: scalar, style: style), x: column, y: y, width: width, in: cells)
+                    column += 1
+                }
             }
             return column - start
         }
@@ -137,6 +140,18 @@ public struct ScreenBuffer: Hashable, Sendable {
         guard top < bottom else { return }
         var sample = Cell(character, style: style)
         if sample.width == 0 { sample = .blank(style: style) }
+        if sample.width == 1, x >= 0 {
+            // A blank row under the title or a message, on every key: through one pointer.
+            let width = width
+            cells.withUnsafeMutableBufferPointer { cells in
+                for row in top..<bottom {
+                    for column in x..<max(x, right) {
+                        Self.storeNarrow(sample, x: column, y: row, width: width, in: cells)
+                    }
+                }
+            }
+            return
+        }
         for row in top..<bottom {
             var column = x
             while column < right {
@@ -215,6 +230,19 @@ public struct ScreenBuffer: Hashable, Sendable {
         if cell.width == 2 {
             cells[index + 1] = .continuation(style: cell.style)
         }
+    }
+
+    /// `store` of a one-column `cell` into `cells` (this buffer's, `width` columns), for a run
+    /// of stores made through one pointer rather than a uniqueness check of the array each.
+    private static func storeNarrow(_ cell: Cell, x: Int, y: Int, width: Int, in cells: UnsafeMutableBufferPointer<Cell>) {
+        let index = y * width + x
+        let current = cells[index]
+        if current.isContinuation, x > 0 {
+            cells[index - 1] = .blank(style: cells[index - 1].style)
+        } else if current.width == 2, x + 1 < width {
+            cells[index + 1] = .blank(style: current.style)
+        }
+        cells[index] = cell
     }
 
     /// Makes column `x` free to overwrite: the other half of a wide grapheme

@@ -56,6 +56,39 @@ struct ScreenBufferPutTests {
         #expect(checked == 3_000)
     }
 
+    @Test("Over a row of wide and narrow characters, text and a fill draw as a cell at a time does")
+    func overWideCharacters() {
+        var generator = SystemRandomNumberGenerator()
+        let under = ["中", "文", "👋🏽", "a", " ", "é"]
+        let narrow = ["a", "Z", " ", "x", "-"]
+        var checked = 0
+        for _ in 0..<3_000 {
+            // The same row under both: wide characters at every parity, drawn a cell at a time.
+            var drawn = ScreenBuffer(width: 16, height: 2)
+            let row = (0..<Int.random(in: 0...12, using: &generator)).map { _ in under.randomElement(using: &generator)! }.joined()
+            _ = Self.reference(row, x: Int.random(in: 0...1, using: &generator), maxWidth: nil, into: &drawn)
+            var expected = drawn
+            let x = Int.random(in: 0...17, using: &generator)
+            if Bool.random(using: &generator) {
+                // One-column text: `put`'s run through one pointer.
+                let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in narrow.randomElement(using: &generator)! }.joined()
+                let maxWidth: Int? = Bool.random(using: &generator) ? nil : Int.random(in: 0...10, using: &generator)
+                let used = drawn.put(text, x: x, y: 0, maxWidth: maxWidth)
+                let expectedUsed = Self.reference(text, x: x, maxWidth: maxWidth, into: &expected)
+                #expect(drawn == expected && used == expectedUsed, "\(text) at \(x) over \(row)")
+            } else {
+                // A fill of a one-column character: a cell at a time through `put(_:x:y:)`.
+                let width = Int.random(in: 0...17, using: &generator)
+                let style = Style(reverse: true)
+                drawn.fill("-", style: style, x: x, y: 0, width: width, height: 1)
+                for column in x..<max(x, min(x + width, 16)) { _ = expected.put(Cell("-", style: style), x: column, y: 0) }
+                #expect(drawn == expected, "fill of \(width) at \(x) over \(row)")
+            }
+            checked += 1
+        }
+        #expect(checked == 3_000)
+    }
+
     @Test("A hint with symbols between its one-column runs draws whole")
     func hintWithSymbols() {
         var frame = ScreenBuffer(width: 60, height: 1)
