@@ -32,18 +32,31 @@ enum EditorView {
             let index = scroll.top + row
             guard index < buffer.lineCount else { break }
             let y = layout.contentTop + row
-            let text = buffer.lineText(index)
             let start = { buffer.drawStart(ofLine: index, left: scroll.left) }
             let cut: (left: Bool, right: Bool)
             if let memo {
                 // The colours go into the row the memo keeps: a row drawn the same way last
-                // frame (same text, same region) is copied with them.
-                let row = colouring?.row(line: index, text: text, buffer: buffer)
-                cut = memo.drawLine(text, left: scroll.left, y: y, width: width, into: &frame, start: start, colouring: row?.key ?? 0) {
-                    frame in
-                    if let row { colouring?.paint(row, left: scroll.left, x: 0, y: y, width: width, into: &frame) }
+                // frame (same text, same region) is copied with them, found by the line's bytes
+                // where they lie; only a line it does not have is cut out as a `String`.
+                let kept = buffer.withLineBytes(index) { bytes in
+                    memo.reuseLine(
+                        bytes, left: scroll.left, y: y, width: width,
+                        colouring: colouring?.rowKey(line: index, bytes: bytes.count, buffer: buffer) ?? 0, into: &frame)
+                }
+                if let kept {
+                    cut = kept
+                } else {
+                    let text = buffer.lineText(index)
+                    let row = colouring?.row(line: index, text: text, buffer: buffer)
+                    cut = memo.drawLine(
+                        text, left: scroll.left, y: y, width: width, into: &frame, start: start, colouring: row?.key ?? 0,
+                        lookUp: false
+                    ) { frame in
+                        if let row { colouring?.paint(row, left: scroll.left, x: 0, y: y, width: width, into: &frame) }
+                    }
                 }
             } else {
+                let text = buffer.lineText(index)
                 cut = frame.drawScrolled(text, from: scroll.left, start: start(), x: 0, y: y, width: width)
                 if let row = colouring?.row(line: index, text: text, buffer: buffer) {
                     colouring?.paint(row, left: scroll.left, x: 0, y: y, width: width, into: &frame)

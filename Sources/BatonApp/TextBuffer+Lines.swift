@@ -1,4 +1,9 @@
 extension TextBuffer {
+    /// Calls `body` with the UTF-8 of line `index`, in place: not made a `String`.
+    func withLineBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        rope.withBytes(ofLine: index, body)
+    }
+
     /// The lines from `start` on, `count` of them (clamped into the text).
     public func lines(from start: Int, count: Int) -> [String] {
         let from = start.clamped(0, lineCount), to = (start + count).clamped(0, lineCount)

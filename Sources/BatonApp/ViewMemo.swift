@@ -117,12 +117,15 @@ public final class ViewMemo {
     ///
     /// `colouring` names the colours the row gets (0: none), which `paint` puts on the cells
     /// drawn; a row kept from the last frame has them already.
+    ///
+    /// With `lookUp` false the line is drawn at once: the caller found no row to reuse
+    /// (`reuseLine`).
     func drawLine(
         _ text: String, left: Int, y: Int, width: Int, into frame: inout ScreenBuffer, start: () -> LinePlace = { .start },
-        colouring: Int = 0, paint: (inout ScreenBuffer) -> Void = { _ in }
+        colouring: Int = 0, lookUp: Bool = true, paint: (inout ScreenBuffer) -> Void = { _ in }
     ) -> (left: Bool, right: Bool) {
         let key = RowKey(text: text, left: left, width: width, colouring: colouring)
-        if let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
+        if lookUp, let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
             current.append(row)
             rowsReused += 1
             return row.cut
@@ -131,6 +134,30 @@ public final class ViewMemo {
         paint(&frame)
         current.append(Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut))
         return cut
+    }
+
+    /// Puts at row `y` the last frame's row of a line whose UTF-8 is `bytes`, drawn from display
+    /// column `left` in `width` columns with `colouring`, as `drawLine` would have; nil when the
+    /// last frame drew no such row (then `drawLine(..., lookUp: false)` draws it). The bytes are
+    /// compared where they lie: most rows of a frame are found so, and are never made a `String`.
+    func reuseLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, left: Int, y: Int, width: Int, colouring: Int, into frame: inout ScreenBuffer
+    ) -> (left: Bool, right: Bool)? {
+        func matches(_ key: RowKey) -> Bool {
+            guard key.left == left, key.width == width, key.colouring == colouring, key.text.utf8.count == bytes.count
+            else { return false }
+            guard bytes.count > 0 else { return true }
+            let same = key.text.utf8.withContiguousStorageIfAvailable { mine in
+                memcmp(mine.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            }
+            return same ?? key.text.utf8.elementsEqual(bytes)
+        }
+        let place = current.count
+        let found = place < previous.count && matches(previous[place].key) ? previous[place] : previous.first { matches($0.key) }
+        guard let row = found, frame.put(span: row.cells[...], x: 0, y: y) else { return nil }
+        current.append(row)
+        rowsReused += 1
+        return row.cut
     }
 
     /// The last frame's row drawn as `key` says: the one in the same place first (a row that did

@@ -42,6 +42,13 @@ struct SyntaxColouring {
         return Row(text: text, open: open, key: 2 + (open ?? -1))
     }
 
+    /// `row(line:text:buffer:)`'s `key` for line `index` of `bytes` bytes, without its text:
+    /// what a row kept from the last frame is looked up by; 0 for a line drawn plain.
+    func rowKey(line index: Int, bytes: Int, buffer: TextBuffer) -> Int {
+        guard bytes <= Self.longLine, bytes > 0 else { return 0 }
+        return 2 + (openRegion(atLine: index, in: buffer) ?? -1)
+    }
+
     struct Row {
         let text: String
         let open: Int?
