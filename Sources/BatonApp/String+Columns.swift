@@ -6,6 +6,9 @@ extension String {
         // Titles and the status bar, measured on every key, are mostly ASCII and `·`: one
         // column a scalar there (`CharacterWidth.isNarrowAlone`), with no segmenting, as
         // `ScreenBuffer.put` draws them.
+        // Printable ASCII, the title's usual text: a column a byte, read where the bytes lie.
+        let ascii = utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        if ascii == true { return utf8.count }
         let scalars = unicodeScalars
         if scalars.allSatisfy(CharacterWidth.isNarrowAlone) { return scalars.count }
         // A hint's "↪" and "—" among them: only those characters are segmented and measured.
