@@ -34,7 +34,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -48,7 +47,7 @@ from batonlab.lab import Proc, PtyProgram  # noqa: E402
 import editor_bench  # noqa: E402
 import syntax_bench  # noqa: E402
 from live_bench import pump, shows, following, EDITING  # noqa: E402
-from live_profile import callgrind, type_keys, without_debug_info  # noqa: E402
+from live_profile import callgrind, end, type_keys, without_debug_info  # noqa: E402
 import shell_bench  # noqa: E402
 
 # An object of a static library whose code is one section, and larger than this, is not ordered.
@@ -197,15 +196,6 @@ def shell_scene(the_lab, env, scratch, program, args, out_dir):
     finally:
         end([driver])
         keeper.stop()
-
-
-def end(programs):
-    for p in programs:
-        try:
-            os.kill(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait(10)
 
 
 def main():

@@ -64,6 +64,16 @@ def type_keys(program, everyone, keys, gap_ms, watchers):
         pump(everyone, lambda: False, sent + gap_ms / 1000)
 
 
+def end(programs):
+    """Kills each program (a pty's, under valgrind or not) and waits for it."""
+    for p in programs:
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait(10)
+
+
 def without_debug_info(program, folder, label):
     """A copy of `program` in `folder` without its debug information, its symbols kept."""
     copy = os.path.join(folder, f"baton-{label}")
@@ -170,12 +180,7 @@ def main():
                 callgrind(h1, editor.pid, "-d")
             pump(everyone, lambda: False, time.perf_counter() + 3)
     finally:
-        for p in programs:
-            try:
-                os.kill(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait(10)
+        end(programs)
         the_lab.down()
         shutil.rmtree(scratch, ignore_errors=True)
     if args.strace and args.strace_full:

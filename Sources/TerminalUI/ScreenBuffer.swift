@@ -235,19 +235,19 @@ public struct ScreenBuffer: Hashable, Sendable {
     /// `store` of a one-column `cell` into `cells` (this buffer's, `width` columns), for a run
     /// of stores made through one pointer rather than a uniqueness check of the array each.
     private static func storeNarrow(_ cell: Cell, x: Int, y: Int, width: Int, in cells: UnsafeMutableBufferPointer<Cell>) {
-        let index = y * width + x
-        let current = cells[index]
-        if current.isContinuation, x > 0 {
-            cells[index - 1] = .blank(style: cells[index - 1].style)
-        } else if current.width == 2, x + 1 < width {
-            cells[index + 1] = .blank(style: current.style)
-        }
-        cells[index] = cell
+        releaseColumn(x: x, y: y, width: width, in: cells)
+        cells[y * width + x] = cell
     }
 
     /// Makes column `x` free to overwrite: the other half of a wide grapheme
     /// that covers it becomes a blank.
     private mutating func releaseColumn(x: Int, y: Int) {
+        let width = width
+        cells.withUnsafeMutableBufferPointer { Self.releaseColumn(x: x, y: y, width: width, in: $0) }
+    }
+
+    /// `releaseColumn(x:y:)` in `cells`, this buffer's, `width` columns wide.
+    private static func releaseColumn(x: Int, y: Int, width: Int, in cells: UnsafeMutableBufferPointer<Cell>) {
         let index = y * width + x
         let current = cells[index]
         if current.isContinuation, x > 0 {
