@@ -198,6 +198,10 @@ struct TextRope: Sendable {
         if blocks[block].lines[offset].utf8 >= longLineBytes {
             return replaceInLongLine(start.line, block: block, offset: offset, lineStart: lineStart, from: start.column, to: end.column, with: text)
         }
+        if let done = replaceInASCIILine(
+            start.line, block: block, offset: offset, lineStart: lineStart, from: start.column, to: end.column, with: text) {
+            return done
+        }
         let line = Self.string(blockText, utf8: lineStart..<(lineStart + blocks[block].lines[offset].utf8))
         let headEnd = line.index(line.startIndex, offsetBy: start.column)
         let tailStart = line.index(line.startIndex, offsetBy: end.column)

@@ -20,13 +20,26 @@ struct TextRopeTests {
         return start + line.utf8.distance(from: line.startIndex, to: line.index(line.startIndex, offsetBy: position.column))
     }
 
+    /// Mostly ASCII, so that most lines are ASCII and most edits inside one take its path
+    /// (`replaceInASCIILine`), with CR beside the edits and now and then a letter that is not.
+    static let asciiAlphabet: [String] = ["a", "b", "c", " ", "a", "b", "\t", "\r", "\n", "é"]
+
     @Test("Random replaces agree with the model: text, lines, counts, what was removed", arguments: [(1, 1), (2, 8), (3, 1), (5, 40)] as [(Int, Int)])
     func randomReplaces(blockLines: Int, blockBytes: Int) {
-        var random = SplitMix64(seed: UInt64(blockLines * 100 + blockBytes))
+        Self.checkRandomReplaces(blockLines: blockLines, blockBytes: blockBytes, alphabet: Self.alphabet)
+    }
+
+    @Test("Random replaces in mostly ASCII lines agree with the model", arguments: [(1, 1), (3, 8), (5, 40), (128, 8192)] as [(Int, Int)])
+    func randomASCIIReplaces(blockLines: Int, blockBytes: Int) {
+        Self.checkRandomReplaces(blockLines: blockLines, blockBytes: blockBytes, alphabet: Self.asciiAlphabet)
+    }
+
+    static func checkRandomReplaces(blockLines: Int, blockBytes: Int, alphabet: [String]) {
+        var random = SplitMix64(seed: UInt64(blockLines * 100 + blockBytes + alphabet.count))
         var text = "first\nsecond 中\n\nthird\r\nfourth 👋"
         var rope = TextRope(text, blockLines: blockLines, blockBytes: blockBytes)
         func piece() -> String {
-            (0..<Int.random(in: 0...8, using: &random)).map { _ in Self.alphabet.randomElement(using: &random)! }.joined()
+            (0..<Int.random(in: 0...8, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
         }
         func somewhere() -> TextPosition {
             let lines = Self.lines(text)
