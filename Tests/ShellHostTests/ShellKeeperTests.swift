@@ -83,12 +83,17 @@ struct ShellKeeperTests {
         return (run, try #require(b.nearby.first { $0.id == id }))
     }
 
-    @Test("A terminal of the keeper's own device drives a real shell; a second one follows; the exit status reaches both")
-    func driveFollowExit() async throws {
+    /// Alice's center (the keeper's, on `port`, with `clock`) and bob's (on `port` + 1), on one
+    /// in-memory network.
+    static func pair(port: Int, clock: any HandoffClock = SystemClock()) -> (ActivityCenter, ActivityCenter) {
         let network = InMemoryNetwork()
         let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_001)
-        let b = Self.center(network, streams, name: "bob", port: 41_002)
+        return (center(network, streams, name: "alice", port: port, clock: clock), center(network, streams, name: "bob", port: port + 1))
+    }
+
+    @Test("A terminal of the keeper's own device drives a real shell; a second one follows; the exit status reaches both")
+    func driveFollowExit() async throws {
+        let (a, b) = Self.pair(port: 41_001)
         let (run, entry) = try await Self.keep(on: a, heardBy: b)
         #expect(entry.record.userInfo["command"] == .string("sh"))
         #expect(entry.record.continuationPort == 41_001)
@@ -120,10 +125,7 @@ struct ShellKeeperTests {
 
     @Test("Hostile terminals: bytes that are not a message, and a screen sent to the keeper, close that terminal only")
     func hostileTerminals() async throws {
-        let network = InMemoryNetwork()
-        let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_011)
-        let b = Self.center(network, streams, name: "bob", port: 41_012)
+        let (a, b) = Self.pair(port: 41_011)
         let (run, entry) = try await Self.keep(on: a, heardBy: b)
 
         let garbage = try await b.openContinuationStream(to: entry)
@@ -156,10 +158,7 @@ struct ShellKeeperTests {
         // and a terminal's 5 s for its hello pass only when the test says, however long a
         // loaded run keeps the test's actor from sending the driver's hello.
         let clock = ManualClock(start: Date())  // near bob's clock: datagrams from far off are refused
-        let network = InMemoryNetwork()
-        let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_041, clock: clock)
-        let b = Self.center(network, streams, name: "bob", port: 41_042)
+        let (a, b) = Self.pair(port: 41_041, clock: clock)
         // A program whose answer is its last change: nothing is written after it.
         let (run, entry) = try await Self.keep(
             on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read x; printf 'got-%s' \"$x\"; sleep 30"], clock: clock)
@@ -213,10 +212,7 @@ struct ShellKeeperTests {
 
     @Test("A flood of output, parsed on the parser's thread, ends on the screen with its last line before the program's status")
     func flood() async throws {
-        let network = InMemoryNetwork()
-        let streams = InMemoryStreams()
-        let a = Self.center(network, streams, name: "alice", port: 41_041)
-        let b = Self.center(network, streams, name: "bob", port: 41_042)
+        let (a, b) = Self.pair(port: 41_041)
         // 4 MB once Enter is typed, then the last line, and the program ends straight after it.
         let flood = "awk 'BEGIN { for (i = 0; i < 80000; i++) printf \"flood %06d ......................................\\n\", i }'"
         let (run, entry) = try await Self.keep(on: a, heardBy: b, arguments: ["/bin/sh", "-c", "read go; \(flood); echo the-last-line; exit 5"])
@@ -246,11 +242,8 @@ struct ShellKeeperTests {
 
     @Test("A terminal that says nothing is closed once 5 s of the keeper's clock passed, not before")
     func silentTerminal() async throws {
-        let network = InMemoryNetwork()
-        let streams = InMemoryStreams()
         let clock = ManualClock(start: Date())  // near bob's clock: datagrams from far off are refused
-        let a = Self.center(network, streams, name: "alice", port: 41_021, clock: clock)
-        let b = Self.center(network, streams, name: "bob", port: 41_022)
+        let (a, b) = Self.pair(port: 41_021, clock: clock)
         let keeper = try ShellKeeper(
             center: a, arguments: ["/bin/sh"], environment: ["PATH": "/usr/bin:/bin"],
             folder: "/", rows: 10, columns: 50, allowsListedDevices: false, logger: Logger(label: "test"))
