@@ -52,8 +52,14 @@ extension ShellScreenUpdate {
             guard case .array(let parts) = run, (3...4).contains(parts.count), let text = parts[0].stringValue, !text.isEmpty,
                   let index = parts[1].intValue, styles.indices.contains(index), let width = parts[2].intValue, (1...2).contains(width)
             else { throw .malformed("a run is not [text, style, width]") }
-            guard !text.unicodeScalars.contains(where: ShellText.isControl) else { throw .malformed("a run holds a control character") }
             let style = styles[index]
+            // Printable ASCII, the common run: one cell per byte.
+            if parts.count == 3, width == 1, let bytes = Self.printableASCII(text) {
+                guard cells.count + bytes.count <= columns else { throw .malformed("a row wider than the screen") }
+                for byte in bytes { cells.append(ShellCell(Self.asciiGraphemes[Int(byte) - 0x20], style: style)) }
+                continue
+            }
+            guard !text.unicodeScalars.contains(where: ShellText.isControl) else { throw .malformed("a run holds a control character") }
             let graphemes: [String]
             if parts.count == 4 {
                 guard parts[3].intValue == 1 else { throw .malformed("a run's fourth element is not 1") }
@@ -70,4 +76,13 @@ extension ShellScreenUpdate {
         guard cells.count == columns else { throw .malformed("a row narrower than the screen") }
         return cells
     }
+
+    /// `text`'s bytes when each is printable ASCII (space to tilde), else nil.
+    static func printableASCII(_ text: String) -> [UInt8]? {
+        let bytes = Array(text.utf8)
+        return bytes.allSatisfy { (0x20...0x7E).contains($0) } ? bytes : nil
+    }
+
+    /// The one-character strings of printable ASCII, from space.
+    static let asciiGraphemes: [String] = (0x20...0x7E).map { String(UnicodeScalar(UInt8($0))) }
 }

@@ -33,19 +33,32 @@ extension ShellScreenUpdate {
     /// brings its own.
     static func runs(of cells: [ShellCell], styleIndex: (ShellStyle) -> Int) -> [PropertyListValue] {
         var runs: [PropertyListValue] = []
-        var text = ""
+        var text: [UInt8] = []
+        text.reserveCapacity(cells.count)
         var count = 0
+        // The run's last grapheme: `lastByte` when it is one printable ASCII character (which
+        // splits from any such one after it), else `last`.
         var last = ""
+        var lastByte: UInt8?
         var current: (style: ShellStyle, width: UInt8)?
         func flush() {
             guard let run = current, count > 0 else { return }
-            runs.append(.array([.string(text), .integer(styleIndex(run.style)), .integer(Int(run.width))]))
-            text = ""
+            runs.append(.array([.string(String(decoding: text, as: UTF8.self)), .integer(styleIndex(run.style)), .integer(Int(run.width))]))
+            text.removeAll(keepingCapacity: true)
             count = 0
             current = nil
         }
         var previousWide = false
         for cell in cells {
+            // Most cells: printable ASCII going on with a run of printable ASCII in its style.
+            if lastByte != nil, cell.width == 1, let run = current, run.width == 1, run.style == cell.style,
+               let byte = Self.printableByte(cell.grapheme) {
+                text.append(byte)
+                lastByte = byte
+                count += 1
+                previousWide = false
+                continue
+            }
             if cell.isContinuation, previousWide {
                 previousWide = false
                 continue
@@ -53,7 +66,8 @@ extension ShellScreenUpdate {
             // A stray continuation is sent as the blank it shows.
             let cell = cell.isContinuation ? ShellCell(" ", style: cell.style) : cell
             previousWide = cell.width == 2
-            let alone = cell.grapheme.count != 1
+            let byte = Self.printableByte(cell.grapheme)
+            let alone = byte == nil && cell.grapheme.count != 1
             if alone || current.map({ $0.style != cell.style || $0.width != cell.width }) ?? true { flush() }
             if alone {
                 runs.append(.array([.string(cell.grapheme), .integer(styleIndex(cell.style)), .integer(Int(cell.width)), .integer(1)]))
@@ -63,15 +77,28 @@ extension ShellScreenUpdate {
             // otherwise ("🇨" then the flag "🇦🇧" reads back as "🇨🇦", "🇧"): then it starts a run of
             // its own. Only the grapheme before matters: the run splits back into its cells so
             // far, so the regional indicators before it pair up, and the emoji and conjunct
-            // sequences a boundary looks back on lie within it.
-            if count > 0, !Self.splitsBack(last, cell.grapheme) { flush() }
+            // sequences a boundary looks back on lie within it. Two printable ASCII characters
+            // always split (one before may still take it: a prepended mark).
+            if count > 0, byte == nil || lastByte == nil,
+               !Self.splitsBack(lastByte.map { String(UnicodeScalar($0)) } ?? last, cell.grapheme) {
+                flush()
+            }
             current = (cell.style, cell.width)
-            text += cell.grapheme
+            text.append(contentsOf: cell.grapheme.utf8)
             last = cell.grapheme
+            lastByte = byte
             count += 1
         }
         flush()
         return runs
+    }
+
+    /// `grapheme`'s byte when it is one printable ASCII character (space to tilde), else nil.
+    @inline(__always)
+    static func printableByte(_ grapheme: String) -> UInt8? {
+        let bytes = grapheme.utf8
+        guard bytes.count == 1, let byte = bytes.first, (0x20...0x7E).contains(byte) else { return nil }
+        return byte
     }
 
     /// Whether `first` then `second`, joined, split back into those two graphemes.

@@ -68,6 +68,7 @@ struct ShellMessageTests {
             ("a row too wide", { $0["lines"] = [["row": 0, "runs": [["abc", 0, 1]]]] }),
             ("a row too narrow", { $0["lines"] = [["row": 0, "runs": [["a", 0, 1]]]] }),
             ("an escape in a cell", { $0["lines"] = [["row": 0, "runs": [["\u{1b}x", 0, 1]]]] }),
+            ("a delete in a cell", { $0["lines"] = [["row": 0, "runs": [["a\u{7f}", 0, 1]]]] }),
             ("a style that is not there", { $0["lines"] = [["row": 0, "runs": [["ab", 1, 1]]]] }),
             ("a row outside", { $0["lines"] = [["row": 1, "runs": [["ab", 0, 1]]]] }),
             ("a huge screen", { $0["rows"] = 100_000 }),
@@ -79,7 +80,7 @@ struct ShellMessageTests {
         for (name, change) in bad {
             #expect(throws: ShellMessage.ReadError.self, "\(name)") { try ShellMessage(bytes: screen(change)) }
         }
-        #expect(bad.count == 10)
+        #expect(bad.count == 11)
         #expect(throws: ShellMessage.ReadError.notAPropertyList) { try ShellMessage(bytes: [0x62, 0x70]) }
         #expect(throws: ShellMessage.ReadError.unknownKind) {
             try ShellMessage(bytes: BinaryPropertyListWriter().write(["kind": "later"]))
