@@ -19,6 +19,8 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
     var lastGrid: [[ShellCell]]?
     /// The screen's rows the last grid was drawn from.
     var lastSource: [[ShellCell]] = []
+    /// The clusters too long for one ncurses cell in each row of the last grid.
+    var lastLong: [[(column: Int, grapheme: String)]] = []
     var cursorVisible: Bool?
     var mouse = ShellScreen.MouseMode.none
     var colors = 0
@@ -87,21 +89,26 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
             }
             wnoutrefresh(window)
             doupdate()
+            // A row the diff did not touch has the long clusters it had.
+            let touched = full ? nil : Set(runs.map(\.row))
+            lastLong = grid.indices.map { y in
+                if let touched, !touched.contains(y), y < lastLong.count { return lastLong[y] }
+                return Self.longClusters(in: grid[y], columns: size.columns)
+            }
             if let output = terminal.outputFile {
-                CursesCells.writeWhole(Self.longClusters(in: grid, columns: size.columns), window: window, output: output)
+                let clusters = lastLong.enumerated().flatMap { y, row in row.map { (row: y, column: $0.column, grapheme: $0.grapheme) } }
+                CursesCells.writeWhole(clusters, window: window, output: output)
             }
             lastGrid = grid
         }
     }
 
-    /// The clusters of `grid` too long for one ncurses cell.
-    static func longClusters(in grid: [[ShellCell]], columns: Int) -> [(row: Int, column: Int, grapheme: String)] {
+    /// The clusters of `row` too long for one ncurses cell.
+    static func longClusters(in row: [ShellCell], columns: Int) -> [(column: Int, grapheme: String)] {
         let limit = Int(baton_cchar_max())
-        var clusters: [(row: Int, column: Int, grapheme: String)] = []
-        for (y, row) in grid.enumerated() {
-            for (x, cell) in row.enumerated() where cell.grapheme.utf8.count > limit {
-                if CursesCells.isLong(cell.grapheme, width: Int(cell.width), x: x, columns: columns) { clusters.append((y, x, cell.grapheme)) }
-            }
+        var clusters: [(column: Int, grapheme: String)] = []
+        for (x, cell) in row.enumerated() where cell.grapheme.utf8.count > limit {
+            if CursesCells.isLong(cell.grapheme, width: Int(cell.width), x: x, columns: columns) { clusters.append((x, cell.grapheme)) }
         }
         return clusters
     }

@@ -48,6 +48,22 @@ struct ShellDisplayTerminalTests {
         #expect(update.count < 40)
     }
 
+    @Test("A cluster too long for one ncurses cell is written whole at every draw, its row changed or not")
+    func longClusterEveryDraw() throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        let family = "👨\u{200D}👩\u{200D}👧\u{200D}👦"
+        var screen = ShellScreen(rows: 24, columns: 80)
+        screen.setRow(0, [ShellCell(family, width: 2), .continuation(.plain)] + Array(repeating: .blank, count: 78))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { $0.contains(utf8: family) }))
+        let first = terminal.output.count
+        screen.setRow(3, "abc".map { ShellCell(String($0)) } + Array(repeating: .blank, count: 77))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { output in output.count > first && Array(output[first...]).contains(utf8: "abc") }))
+        #expect(terminal.wait(untilOutput: { output in output.count > first && Array(output[first...]).contains(utf8: family) }))
+    }
+
     @Test("Keys typed at the terminal arrive as keys: arrows, Ctrl-arrows, a paste, Ctrl-C, text, Alt")
     func decodesKeys() async throws {
         guard let terminal = Self.terminal() else { return }
