@@ -117,6 +117,7 @@ let package = Package(
                 "HandoffRelay", "BatonResources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The work of `baton kv`, apart from parsing and printing: the arguments it checks, the
@@ -180,6 +181,7 @@ let package = Package(
                 "BatonCommands", "NCursesBackend", "BatonShell", "ShellHost", "ShellDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,20 +2,25 @@ import FoundationEssentials
 import Handoff
 import HandoffMulticast
 import HandoffWire
+import NIOCore
 
 extension NetworkOptions {
     /// Starts the TCP server that serves this peer's large activities, on `--stream-port`
-    /// (any free port by default), and returns what the activity center needs of it.
+    /// (any free port by default), and returns what the activity center needs of it. Its
+    /// connections are read on `group`'s threads (NIO's shared group when nil).
     @MainActor
-    public func startStateStream(membership: Membership, senderID: SenderID) async throws
+    public func startStateStream(membership: Membership, senderID: SenderID, group: (any EventLoopGroup)? = nil) async throws
         -> (setup: StateStreamSetup, server: TCPStateServer)
     {
         let port = try stateStreamPort()
         let shelf = StateShelf()
         do {
-            let server = try await TCPStateServer.start(
-                shelf: shelf, identity: membership.streamIdentity(senderID: senderID), trust: membership.streamTrust,
-                port: port)
+            let identity = membership.streamIdentity(senderID: senderID)
+            let server = if let group {
+                try await TCPStateServer.start(shelf: shelf, identity: identity, trust: membership.streamTrust, port: port, group: group)
+            } else {
+                try await TCPStateServer.start(shelf: shelf, identity: identity, trust: membership.streamTrust, port: port)
+            }
             return (StateStreamSetup(shelf: shelf, port: server.port, dialer: TCPStreamDialer()), server)
         } catch {
             let fix = port == 0 ? "" : "; pick a free one with --stream-port PORT, or 0 for any"

@@ -33,7 +33,7 @@ public final class ShellKeeper: UserActivityDelegate {
     /// key and gets its echo with no other thread woken; one read on another loop, with one more.
     public init(
         center: ActivityCenter, arguments: [String], environment: [String: String], folder: String, rows: Int, columns: Int,
-        allowsListedDevices: Bool, logger: Logger, loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        allowsListedDevices: Bool, logger: Logger, loop: any EventLoop = ShellKeeper.engineLoop()
     ) throws(Pseudoterminal.StartError) {
         self.center = center
         self.logger = logger
@@ -49,6 +49,12 @@ public final class ShellKeeper: UserActivityDelegate {
         activity.supportsContinuationStreams = true
         activity.delegate = self
         publish()
+    }
+
+    /// A loop for an engine (one of NIO's shared group's): the keeper's state stream reads its
+    /// connections on the same one.
+    public nonisolated static func engineLoop() -> any EventLoop {
+        MultiThreadedEventLoopGroup.singleton.next()
     }
 
     /// Where the engine's reports go: the keeper, once it is made.

@@ -154,10 +154,15 @@ actor ShellKeeperEngine {
         perform(core.screenChanged(screen, now: now))
         guard now - lastLook >= .seconds(1) else { return }
         lastLook = now
-        // After this turn of the loop, once the screen has left: read here, /proc's four system
-        // calls sat between the program's echo and the screen's write (strace), once a second.
-        loop.execute { self.assumeIsolated { $0.lookAtProgram() } }
+        // A little later, once the screen has been drawn where it went: read here, /proc's four
+        // system calls sat between the program's echo and the screen's write (strace); read at
+        // the end of this turn of the loop, they ran while the driving terminal's echo was on its
+        // way to the screen, on a machine where they share the cores (perf sched).
+        loop.scheduleTask(in: Self.lookDelay) { self.assumeIsolated { $0.lookAtProgram() } }
     }
+
+    /// How long after a screen is sent the program in front is looked at (at most once a second).
+    static let lookDelay = TimeAmount.milliseconds(5)
 
     /// At most once a second: what runs in front, and in which folder; reported when it changed.
     func lookAtProgram() {

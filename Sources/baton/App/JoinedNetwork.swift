@@ -6,6 +6,7 @@ import HandoffCLI
 import HandoffMulticast
 import HandoffWire
 import Logging
+import NIOCore
 
 /// This program on the network: the membership loaded and kept in step with the files, the
 /// LAN (or offline, said), the state stream, the relay when named, and the activity center on
@@ -22,10 +23,11 @@ struct JoinedNetwork {
     private let keeper: Task<Void, Never>?
 
     /// Joins as `app`. A network that cannot be joined is an error when `mustBeOnline` (a
-    /// continue needs it); otherwise the session runs offline and `state` says why.
+    /// continue needs it); otherwise the session runs offline and `state` says why. The state
+    /// stream's connections are read on `streamLoop` when given.
     static func join(
         _ network: NetworkOptions, app: String, version: String, logger: Logger, mustBeOnline: Bool,
-        configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
+        streamLoop: (any EventLoop)? = nil, configure: (inout ActivityCenter.Configuration) -> Void = { _ in }
     ) async throws -> JoinedNetwork {
         let registry = try network.loadRegistry()
         let peer = PeerInfo.local(app: app, appVersion: version, name: network.name)
@@ -62,7 +64,7 @@ struct JoinedNetwork {
         let senderID = configuration.senderID
         // The state stream serves and fetches records too large for a datagram, and carries
         // continuation streams; offline, nothing is published, so it is not started.
-        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID).setup : nil
+        let stream = online ? try await network.startStateStream(membership: membership, senderID: senderID, group: streamLoop).setup : nil
         // The relay beside the LAN, when one is named: it connects in the background.
         let relay = online
             ? try network.startRelay(membership: membership, senderID: senderID, shelf: stream!.shelf, logger: logger) : nil

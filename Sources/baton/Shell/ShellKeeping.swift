@@ -26,10 +26,14 @@ struct ShellKeeping {
         let logger: Logger
         let joined: JoinedNetwork
         let keeper: ShellKeeper
+        // The terminals' connections are read on the engine's loop: a key reaches the program,
+        // and its echo leaves, with no other thread woken.
+        let loop = ShellKeeper.engineLoop()
         do {
             logger = try log.makeLogger()
             logger.info("the keeper of a shell session starts: joining the network")
-            joined = try await JoinedNetwork.join(network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true)
+            joined = try await JoinedNetwork.join(
+                network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true, streamLoop: loop)
         } catch {
             KeeperProcess.say("error \(Self.text(of: error))")
             return 1
@@ -43,7 +47,7 @@ struct ShellKeeping {
             keeper = try ShellKeeper(
                 center: joined.center, arguments: program, environment: environment,
                 folder: FileManager.default.currentDirectoryPath, rows: rows, columns: columns,
-                allowsListedDevices: allowListed, logger: logger)
+                allowsListedDevices: allowListed, logger: logger, loop: loop)
         } catch {
             KeeperProcess.say("error \(error.description)")
             await joined.leave()
