@@ -166,7 +166,8 @@ actor ShellKeeperEngine {
 
     /// At most once a second: what runs in front, and in which folder; reported when it changed.
     func lookAtProgram() {
-        guard let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }
+        // Once the program's output ended the master may be closed, and its number another's.
+        guard program != nil, let seen = RunningProgram.inFront(of: pty.master), seen != running else { return }
         running = seen
         report(.running(seen))
     }
