@@ -214,13 +214,22 @@ def main():
 
 
 def record(args):
-    lab.check_host("hot_functions.py")
+    record_scenes("hot_functions.py", args.bin_dir, args.dumps, [
+        lambda the_lab, env, scratch, program: shell_scene(the_lab, env, scratch, program, args, args.dumps),
+        lambda the_lab, env, scratch, program: editor_scenes(the_lab, env, scratch, program, args, args.dumps),
+    ])
+
+
+def record_scenes(script, bin_dir, out_dir, scenes):
+    """Runs each of `scenes` (called with the lab, the environment, a scratch folder and the
+    program to run under valgrind) in a two-host lab, its dumps going to `out_dir`, made empty."""
+    lab.check_host(script)
     if not shutil.which("valgrind"):
-        sys.exit("hot_functions.py: valgrind not found (apt-get install -y valgrind)")
-    baton, _ = lab.programs("hot_functions.py", args.bin_dir)
-    shutil.rmtree(args.dumps, ignore_errors=True)
-    os.makedirs(args.dumps)
-    scratch = tempfile.mkdtemp(prefix="baton-hot-functions-")
+        sys.exit(f"{script}: valgrind not found (apt-get install -y valgrind)")
+    baton, _ = lab.programs(script, bin_dir)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    scratch = tempfile.mkdtemp(prefix="baton-callgrind-")
     # Valgrind 3.19 gives up on the DWARF 5 that Swift 6 writes: a copy without it, symbols kept.
     program = without_debug_info(baton, scratch, "hot")
     env = lab.baton_env(scratch, os.urandom(32))
@@ -229,8 +238,8 @@ def record(args):
     print(lab.run_header(baton))
     try:
         the_lab.up()
-        shell_scene(the_lab, env, scratch, program, args, args.dumps)
-        editor_scenes(the_lab, env, scratch, program, args, args.dumps)
+        for scene in scenes:
+            scene(the_lab, env, scratch, program)
     finally:
         the_lab.down()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -19,13 +19,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from batonlab import lab  # noqa: E402
 import hot_functions  # noqa: E402
-from live_profile import without_debug_info  # noqa: E402
 
 # Functions whose inclusive instructions per key are printed, by their demangled names' start.
 WATCHED = [
@@ -67,25 +65,9 @@ def main():
     parser.add_argument("--gap-ms", type=float, default=50)
     parser.add_argument("--out", default="/tmp/baton-shell-profile")
     args = parser.parse_args()
-    lab.check_host("shell_profile.py")
-    if not shutil.which("valgrind"):
-        sys.exit("shell_profile.py: valgrind not found (apt-get install -y valgrind)")
-    baton, _ = lab.programs("shell_profile.py", args.bin_dir)
-    shutil.rmtree(args.out, ignore_errors=True)
-    os.makedirs(args.out)
-    scratch = tempfile.mkdtemp(prefix="baton-shell-profile-")
-    # Valgrind 3.19 gives up on the DWARF 5 that Swift 6 writes: a copy without it, symbols kept.
-    program = without_debug_info(baton, scratch, "profiled")
-    env = lab.baton_env(scratch, os.urandom(32))
-    the_lab = lab.Lab("shprof", 2)
-    lab.end_through_finally()
-    print(lab.run_header(baton))
-    try:
-        the_lab.up()
-        hot_functions.shell_scene(the_lab, env, scratch, program, args, args.out)
-    finally:
-        the_lab.down()
-        shutil.rmtree(scratch, ignore_errors=True)
+    hot_functions.record_scenes("shell_profile.py", args.bin_dir, args.out, [
+        lambda the_lab, env, scratch, program: hot_functions.shell_scene(the_lab, env, scratch, program, args, args.out),
+    ])
     print(f"instructions per key ({args.keys} keys, {args.gap_ms:g} ms apart):")
     for name in sorted(os.listdir(args.out)):
         # label.pid.part-thread: the window's dump of one thread.
