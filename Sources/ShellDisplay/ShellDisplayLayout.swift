@@ -1,4 +1,7 @@
 import BatonShell
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the terminal shows for a screen and a status line, cell by cell, and where its cursor
 /// goes. Pure.
@@ -56,11 +59,13 @@ enum ShellDisplayLayout {
     /// kept to 0, 1 and 2, and every wide grapheme followed by its continuation and every
     /// continuation preceded by its wide grapheme; what breaks that becomes a blank.
     static func sanitized(_ row: [ShellCell]) -> [ShellCell] {
+        // Most rows: every cell one printable ASCII character of one column, which is as drawn.
+        // Looked at where they lie: a copy of each cell costs more than the look.
+        if row.allSatisfy(isPrintableASCII) { return row }
         var row = row
         for index in row.indices {
+            if isPrintableASCII(row[index]) { continue }
             var cell = row[index]
-            // Most cells: one printable ASCII character, one column.
-            if cell.width == 1, cell.grapheme.utf8.count == 1, let byte = cell.grapheme.utf8.first, (0x20..<0x7F).contains(byte) { continue }
             if cell.width > 2 { cell.width = 1 }
             if cell.grapheme.unicodeScalars.contains(where: ShellKeyDecoder.isControl) {
                 cell.grapheme = String(String.UnicodeScalarView(cell.grapheme.unicodeScalars.filter { !ShellKeyDecoder.isControl($0) }))
@@ -80,6 +85,12 @@ enum ShellDisplayLayout {
             }
         }
         return row
+    }
+
+    /// Whether `cell` is one printable ASCII character taking one column.
+    static func isPrintableASCII(_ cell: ShellCell) -> Bool {
+        guard cell.width == 1, cell.grapheme.utf8.count == 1, let byte = cell.grapheme.utf8.first else { return false }
+        return (0x20..<0x7F).contains(byte)
     }
 
     /// The status line as a row of `columns` cells in reverse video: its printable characters,
@@ -118,12 +129,10 @@ enum ShellDisplayDiff {
             return (true, new.enumerated().map { ShellDisplayRun(row: $0.offset, column: 0, cells: $0.element) })
         }
         var runs: [ShellDisplayRun] = []
-        for (index, (before, after)) in zip(old, new).enumerated() where before != after {
-            var changed = zip(before, after).map { $0 != $1 }
-            for column in changed.indices where changed[column] {
-                if after[column].isContinuation || before[column].isContinuation, column > 0 { changed[column - 1] = true }
-                if after[column].width == 2 || before[column].width == 2, column + 1 < changed.count { changed[column + 1] = true }
-            }
+        var changed: [Bool] = []
+        for index in new.indices {
+            let after = new[index]
+            guard differences(from: old[index], to: after, into: &changed) else { continue }
             var column = 0
             while column < changed.count {
                 guard changed[column] else {
@@ -136,5 +145,41 @@ enum ShellDisplayDiff {
             }
         }
         return (false, runs)
+    }
+
+    /// Sets `changed` to the cells of `after` to write over `before` (a row of the same length),
+    /// a wide grapheme and its continuation together; false when none differ. Equal bytes are
+    /// equal cells, so a row is compared first with one `memcmp` and then a cell at a time the
+    /// same way, and only cells whose bytes differ are compared as values (their strings may
+    /// be equal in other storage).
+    static func differences(from before: [ShellCell], to after: [ShellCell], into changed: inout [Bool]) -> Bool {
+        let stride = MemoryLayout<ShellCell>.stride
+        return before.withUnsafeBufferPointer { old in
+            after.withUnsafeBufferPointer { new in
+                guard let oldBase = old.baseAddress, let newBase = new.baseAddress, new.count == old.count else {
+                    return false
+                }
+                let (oldBytes, newBytes) = (UnsafeRawPointer(oldBase), UnsafeRawPointer(newBase))
+                if oldBytes == newBytes || memcmp(oldBytes, newBytes, new.count * stride) == 0 { return false }
+                changed.removeAll(keepingCapacity: true)
+                var any = false
+                for column in 0..<new.count {
+                    let same = memcmp(oldBytes + column * stride, newBytes + column * stride, stride) == 0 || old[column] == new[column]
+                    changed.append(!same)
+                    if !same { any = true }
+                }
+                guard any else { return false }
+                // A column marked here is looked at in its turn, as the ones marked before it.
+                var column = 0
+                while column < new.count {
+                    if changed[column] {
+                        if new[column].width == 0 || old[column].width == 0, column > 0 { changed[column - 1] = true }
+                        if new[column].width == 2 || old[column].width == 2, column + 1 < new.count { changed[column + 1] = true }
+                    }
+                    column += 1
+                }
+                return true
+            }
+        }
     }
 }
