@@ -49,9 +49,15 @@ extension BinaryPropertyListReader.Parser {
             expandedBytes = count
         case 0x5:
             let (count, contentStart) = try length(object, low: low, at: start)
-            let content = bytes[try extent(object, from: contentStart, count: count, unit: 1)]
-            guard content.allSatisfy({ $0 < 0x80 }) else { throw .invalidString(object: object) }
-            value = .string(String(decoding: content, as: UTF8.self))
+            let content = try extent(object, from: contentStart, count: count, unit: 1)
+            // From the bytes where they lie: through a slice, the string is made the slow way.
+            let string = bytes.withUnsafeBufferPointer { buffer -> String? in
+                let ascii = UnsafeBufferPointer(rebasing: buffer[content])
+                guard ascii.allSatisfy({ $0 < 0x80 }) else { return nil }
+                return String(decoding: ascii, as: UTF8.self)
+            }
+            guard let string else { throw .invalidString(object: object) }
+            value = .string(string)
             expandedBytes = count
         case 0x6:
             let (count, contentStart) = try length(object, low: low, at: start)
@@ -65,7 +71,8 @@ extension BinaryPropertyListReader.Parser {
             let depth = try enter(object, parentDepth: parentDepth)
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(count)
-            for reference in references {
+            for index in 0..<references.count {
+                let reference = reference(index, of: references)
                 elements.append(try decodeObject(reference, parentDepth: depth))
                 let element = objects[reference]
                 height = max(height, element.height)
@@ -84,7 +91,7 @@ extension BinaryPropertyListReader.Parser {
             var entries: [String: PropertyListValue] = [:]
             entries.reserveCapacity(count)
             for index in 0..<count {
-                let keyReference = references[index]
+                let keyReference = reference(index, of: references)
                 let keyMarker = bytes[offsets[keyReference]] >> 4
                 guard keyMarker == 0x5 || keyMarker == 0x6 else { throw .nonStringKey(object: object) }
                 guard case .string(let key) = try decodeObject(keyReference, parentDepth: depth) else {
@@ -92,7 +99,7 @@ extension BinaryPropertyListReader.Parser {
                 }
                 expandedSize = try grow(expandedSize, by: objects[keyReference].expandedSize)
                 expandedBytes = try growBytes(expandedBytes, by: objects[keyReference].expandedBytes)
-                let valueReference = references[count + index]
+                let valueReference = reference(count + index, of: references)
                 let element = try decodeObject(valueReference, parentDepth: depth)
                 let valueObject = objects[valueReference]
                 height = max(height, valueObject.height)
@@ -167,21 +174,30 @@ extension BinaryPropertyListReader.Parser {
         return (Int(count), content.upperBound)
     }
 
+    /// Where a container's object references lie, each checked to name an existing object:
+    /// read again in place (`reference(_:of:)`) rather than copied out.
+    struct References {
+        let start: Int
+        let count: Int
+    }
+
     /// The `count` object references of a container, each checked to name an existing object.
-    func references(_ object: Int, from position: Int, count: Int) throws(PropertyListReadError) -> [Int] {
+    func references(_ object: Int, from position: Int, count: Int) throws(PropertyListReadError) -> References {
         let content = try extent(object, from: position, count: count, unit: referenceSize)
-        var references: [Int] = []
-        references.reserveCapacity(count)
         var cursor = content.lowerBound
         while cursor < content.upperBound {
             let reference = Self.unsigned(bytes, at: cursor, width: referenceSize)
             guard reference < UInt64(objectCount) else {
                 throw .referenceOutOfRange(object: object, reference: Int(clamping: reference), count: objectCount)
             }
-            references.append(Int(reference))
             cursor += referenceSize
         }
-        return references
+        return References(start: content.lowerBound, count: count)
+    }
+
+    /// The `index`th of `references`, checked already.
+    func reference(_ index: Int, of references: References) -> Int {
+        Int(Self.unsigned(bytes, at: references.start + index * referenceSize, width: referenceSize))
     }
 
     func integer(_ object: Int, marker: UInt8, at start: Int) throws(PropertyListReadError) -> Int {

@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes a ``PropertyListValue`` as a canonical `bplist00` binary property list: one value, one byte sequence.
 ///
@@ -81,7 +84,7 @@ extension BinaryPropertyListWriter {
             objects[index] = .array(children)
         case .dictionary(let entries):
             objects.append(.dictionary(keys: [], values: []))
-            let keys = entries.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let keys = entries.keys.sorted(by: precedes)
             let keyObjects = keys.map { key in
                 objects.append(.scalar(.string(key)))
                 return objects.count - 1
@@ -95,6 +98,22 @@ extension BinaryPropertyListWriter {
             objects.append(.scalar(value))
         }
         return index
+    }
+
+    /// Whether key `a` comes before key `b`: by their UTF-8 bytes, compared where they lie (a
+    /// native string's always do) rather than a byte at a time through its UTF-8 view.
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        let order = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let order = memcmp(p, q, common)
+                    if order != 0 { return order < 0 }
+                }
+                return x.count < y.count
+            }
+        }
+        return (order ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// At least the bytes `objects` take when written: UTF-16 never takes more than twice a
@@ -122,7 +141,10 @@ extension BinaryPropertyListWriter {
             }
         case .dictionary(let keys, let values):
             appendMarker(0xD0, count: keys.count, to: &output)
-            for child in keys + values {
+            for child in keys {
+                appendBigEndian(UInt64(child), width: referenceSize, to: &output)
+            }
+            for child in values {
                 appendBigEndian(UInt64(child), width: referenceSize, to: &output)
             }
         case .scalar(let value):

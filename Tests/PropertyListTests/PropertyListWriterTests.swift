@@ -56,16 +56,17 @@ struct PropertyListWriterTests {
     }
 
     @Test func sortsKeysByTheirUTF8Bytes() throws {
-        let value: PropertyListValue = ["b": 1, "B": 2, "é": 3, "a": 4, "😀": 5, "日": 6, "": 7]
+        let value: PropertyListValue = ["b": 1, "B": 2, "é": 3, "a": 4, "😀": 5, "日": 6, "": 7, "ab": 8]
         let plist = writer.write(value)
-        // Keys are objects 1 through 7, written in order right after the dictionary.
+        // Keys are objects 1 through 8, written in order right after the dictionary; a key
+        // comes after the keys it begins with.
         let reader = BinaryPropertyListReader()
         var keys: [String] = []
-        for object in 1...7 {
+        for object in 1...8 {
             let single = RawBinaryPlist.build([Array(plist[objectRange(object, in: plist)])])
             keys.append(try #require(try reader.read(single).stringValue))
         }
-        #expect(keys == ["", "B", "a", "b", "é", "日", "😀"])
+        #expect(keys == ["", "B", "a", "ab", "b", "é", "日", "😀"])
     }
 
     @Test func usesReferencesWideEnoughForTheObjectCount() {
