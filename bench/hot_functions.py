@@ -178,11 +178,14 @@ def shell_scene(the_lab, env, scratch, program, args, out_dir):
     keeper = Proc("keeper", "keeper", h1, grind(out_dir, "keeper") + [
         program, "shell", "--keep", "--rows", "24", "--columns", "80", "--name", "hot-shell", "--", "python3", echo],
         env, scratch)
+    # Under valgrind the keeper takes seconds to start and offer its session: the driver waits
+    # for it a minute, not the default 2 s, and an exit ends the wait for its screen.
     driver = shell_bench.Term(h2, grind(out_dir, "driver") + [program, "--continue-activity", shell_bench.SHELL,
-                                                              "--from", "hot-shell", "--name", "hot-driver"],
+                                                              "--from", "hot-shell", "--name", "hot-driver", "--wait", "60"],
                               env, "driver")
     try:
-        if shell_bench.pump([driver], lambda: shell_bench.shows(driver, "READY"), time.perf_counter() + 600) is None:
+        shell_bench.pump([driver], lambda: shell_bench.shows(driver, "READY") or driver.eof, time.perf_counter() + 600)
+        if not shell_bench.shows(driver, "READY"):
             raise RuntimeError("h2 never drove the session: " + driver.error_tail() + " | the keeper: " + keeper.error_tail())
         out = {"screen_ms": [], "first_ms": []}
         shell_bench.type_block(driver, [driver], 5, 0, args.gap_ms, out)
