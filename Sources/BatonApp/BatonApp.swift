@@ -211,10 +211,13 @@ public enum BatonApp {
         var cursor: CursorPosition?
         switch model.session {
         case .counter(let state):
+            memo?.sweep(&frame)
             CounterView.draw(state, layout: layout, into: &frame)
         case .editor(let state):
             cursor = EditorView.draw(state, layout: layout, into: &frame, memo: memo)
         }
+        // What follows draws on blank rows: those the text did not take are blanked.
+        memo?.sweep(&frame)
         // Whether an overlay is drawn, and so decides where the cursor goes (nil: hidden).
         var overlayShown = model.overlay != nil
         switch model.overlay {

@@ -20,6 +20,8 @@ enum EditorView {
         guard width > 0, height > 0 else { return nil }
         let colouring = SyntaxColouring.make(for: state, memo: memo?.syntax)
         if state.display.lineNumbers || state.display.softWrap {
+            // Rows with numbers or wrapped lines are not the memo's: they are drawn on blank rows.
+            memo?.sweep(&frame)
             return drawDecorated(state, layout: layout, colouring: colouring, into: &frame)
         }
         let buffer = state.buffer

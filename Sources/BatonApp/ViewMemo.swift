@@ -1,3 +1,4 @@
+import Synchronization
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +41,21 @@ public final class ViewMemo {
         /// A copy: a slice would share the frame's storage and make its next write copy it all.
         let cells: [Cell]
         let cut: (left: Bool, right: Bool)
+        /// The frame's number for a row of these cells (`ScreenBuffer.stamp(row:as:)`), unique in
+        /// the process: a frame row drawn from this one in two frames in a row is not compared.
+        let stamp = ViewMemo.newStamp()
+    }
+
+    private static let stamps = Atomic<UInt64>(0)
+
+    static func newStamp() -> UInt64 {
+        stamps.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Numbers row `y` of `frame` as a copy of `row`, when the row is all of the frame's width
+    /// (a narrower one shares the frame row with cells drawn by others).
+    private static func stamp(_ row: Row, y: Int, in frame: inout ScreenBuffer) {
+        if row.cells.count == frame.width { frame.stamp(row: y, as: row.stamp) }
     }
 
     /// The rows of the last frame and of this one, in the order they were drawn (top down).
@@ -69,13 +85,44 @@ public final class ViewMemo {
         if spares.count > 2 { spares.removeFirst() }
     }
 
-    /// A blank frame of `size`: the oldest spare blanked in place when it is that size.
+    /// Rows of the frame being drawn that still hold a text row of the frame it was two frames
+    /// ago, not yet drawn in this one: a text row drawn there again is not copied (its cells are
+    /// there), and the others are blanked by `sweep`.
+    private var kept: [Bool] = []
+    /// Text rows found in place in the frame being drawn, since the memo was made.
+    private(set) var rowsInPlace = 0
+
+    /// A frame of `size` to draw into: the oldest spare when it is that size, blank but for
+    /// its numbered rows (text rows drawn by this memo, see `ScreenBuffer.rowStamps`), which
+    /// the frame's text rows take or `sweep` blanks. Otherwise a new blank one.
     func blankFrame(size: TerminalSize) -> ScreenBuffer {
+        kept = []
         guard spares.count == 2, spares[0].size == size else { return ScreenBuffer(size: size) }
         var frame = spares.removeFirst()
-        frame.clear()
+        kept = frame.rowStamps.map { $0 != 0 }
+        for y in 0..<frame.height { frame.clear(row: y, unnumbered: true) }
         framesReused += 1
         return frame
+    }
+
+    /// Blanks the rows `blankFrame` kept that no text row took and nothing wrote to: called
+    /// once the text is drawn, before anything else draws (which expects blank rows).
+    func sweep(_ frame: inout ScreenBuffer) {
+        for y in kept.indices where kept[y] && frame.rowStamps[y] != 0 { frame.clear(row: y) }
+        kept = []
+    }
+
+    /// Readies row `y` of `frame` for `row`: true when it holds that row already (kept from
+    /// two frames before); a kept row holding another is blanked first.
+    private func ready(_ y: Int, for row: Row?, in frame: inout ScreenBuffer) -> Bool {
+        guard y >= 0, y < kept.count, kept[y] else { return false }
+        kept[y] = false
+        if let row, frame.rowStamps[y] == row.stamp {
+            rowsInPlace += 1
+            return true
+        }
+        frame.clear(row: y)
+        return false
     }
 
     /// The nearby hint's row as the last frame drew it, and what decided it.
@@ -125,14 +172,19 @@ public final class ViewMemo {
         colouring: Int = 0, lookUp: Bool = true, paint: (inout ScreenBuffer) -> Void = { _ in }
     ) -> (left: Bool, right: Bool) {
         let key = RowKey(text: text, left: left, width: width, colouring: colouring)
-        if lookUp, let row = reusable(key), frame.put(span: row.cells[...], x: 0, y: y) {
+        let found = lookUp ? reusable(key) : nil
+        if let row = found, ready(y, for: row, in: &frame) || frame.put(span: row.cells[...], x: 0, y: y) {
             current.append(row)
+            Self.stamp(row, y: y, in: &frame)
             rowsReused += 1
             return row.cut
         }
+        _ = ready(y, for: nil, in: &frame)
         let cut = frame.drawScrolled(text, from: left, start: start(), x: 0, y: y, width: width)
         paint(&frame)
-        current.append(Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut))
+        let row = Row(key: key, cells: Array(frame.span(x: 0, y: y, count: width)), cut: cut)
+        current.append(row)
+        Self.stamp(row, y: y, in: &frame)
         return cut
     }
 
@@ -154,8 +206,9 @@ public final class ViewMemo {
         }
         let place = current.count
         let found = place < previous.count && matches(previous[place].key) ? previous[place] : previous.first { matches($0.key) }
-        guard let row = found, frame.put(span: row.cells[...], x: 0, y: y) else { return nil }
+        guard let row = found, ready(y, for: row, in: &frame) || frame.put(span: row.cells[...], x: 0, y: y) else { return nil }
         current.append(row)
+        Self.stamp(row, y: y, in: &frame)
         rowsReused += 1
         return row.cut
     }

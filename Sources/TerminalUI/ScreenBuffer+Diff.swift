@@ -11,6 +11,9 @@ extension ScreenBuffer {
         var changes: [CellChange] = []
         let sameSize = old.width == width && old.height == height
         for y in 0..<height {
+            // A row its drawer numbered the same in both holds the same cells: not read at all
+            // (the last frame's cells are out of the caches by the next key).
+            if sameSize, rowStamps[y] != 0, rowStamps[y] == old.rowStamps[y] { continue }
             if sameSize, sameBits(row: y, as: old) { continue }
             // Room for a changed row or two at once (a key's frame: the row typed in and the
             // title), not grown from nothing one doubling at a time; past that it doubles.
@@ -54,5 +57,18 @@ extension ScreenBuffer {
             }
         }
         return places
+    }
+}
+
+extension ScreenBuffer {
+    /// Equal cells make equal buffers: the rows' numbers are a drawer's note, not content.
+    public static func == (a: ScreenBuffer, b: ScreenBuffer) -> Bool {
+        a.width == b.width && a.height == b.height && a.cells == b.cells
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(height)
+        hasher.combine(cells)
     }
 }

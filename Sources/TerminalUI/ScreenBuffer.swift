@@ -12,12 +12,29 @@ public struct ScreenBuffer: Hashable, Sendable {
     public let height: Int
     /// Row-major cells, `width * height` of them.
     public private(set) var cells: [Cell]
+    /// Per row, a number its drawer gave it (`stamp(row:as:)`), 0 when none: rows of two buffers
+    /// with the same number other than 0 hold the same cells, so a diff passes over them without
+    /// reading them. Every write to a row clears its number.
+    public private(set) var rowStamps: [UInt64]
 
     /// A blank buffer of `width` columns by `height` rows (negative sizes become 0).
     public init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         self.cells = Array(repeating: .blank, count: self.width * self.height)
+        self.rowStamps = Array(repeating: 0, count: self.height)
+    }
+
+    /// Gives row `y` the number `stamp` (see `rowStamps`): its drawer says that any row with
+    /// this number holds the cells it holds now.
+    public mutating func stamp(row y: Int, as stamp: UInt64) {
+        guard y >= 0, y < height else { return }
+        rowStamps[y] = stamp
+    }
+
+    /// Row `y` was written to: its number no longer says what it holds.
+    private mutating func unstamp(row y: Int) {
+        if y >= 0, y < height, rowStamps[y] != 0 { rowStamps[y] = 0 }
     }
 
     /// A blank buffer of `size`.
@@ -49,6 +66,7 @@ public struct ScreenBuffer: Hashable, Sendable {
         _ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil
     ) -> Int {
         guard y >= 0, y < height, x < width else { return 0 }
+        unstamp(row: y)
         let limit = maxWidth.map { x.addingClamped($0).clamped(to: 0...width) } ?? width
         let start = max(x, 0)
         var column = x
@@ -138,6 +156,7 @@ public struct ScreenBuffer: Hashable, Sendable {
         let bottom = (fillHeight.map { y.addingClamped($0) } ?? height).clamped(to: 0...height)
         let top = max(y, 0)
         guard top < bottom else { return }
+        for row in top..<bottom { unstamp(row: row) }
         var sample = Cell(character, style: style)
         if sample.width == 0 { sample = .blank(style: style) }
         if sample.width == 1, x >= 0 {
@@ -173,6 +192,14 @@ public struct ScreenBuffer: Hashable, Sendable {
     public mutating func clear() {
         // Cells are plain bytes: blanking is a run of stores, with no element released.
         cells.withUnsafeMutableBufferPointer { $0.update(repeating: .blank) }
+        rowStamps.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+    }
+
+    /// Blanks row `y`; with `unnumbered`, only when it has no number (`rowStamps`).
+    public mutating func clear(row y: Int, unnumbered: Bool = false) {
+        guard y >= 0, y < height, !unnumbered || rowStamps[y] == 0 else { return }
+        cells.withUnsafeMutableBufferPointer { UnsafeMutableBufferPointer(rebasing: $0[(y * width)..<((y + 1) * width)]).update(repeating: .blank) }
+        unstamp(row: y)
     }
 
     /// Puts `cell` at (`x`, `y`), blanking any wide grapheme it cuts in half.
@@ -203,6 +230,7 @@ public struct ScreenBuffer: Hashable, Sendable {
     public mutating func put(span: ArraySlice<Cell>, x: Int, y: Int) -> Bool {
         guard y >= 0, y < height, x >= 0, x.addingClamped(span.count) <= width else { return false }
         guard span.first?.isContinuation != true else { return false }
+        unstamp(row: y)
         if x == 0, span.count == width, span.last?.width != 2 {
             // A whole row, taken from a buffer that never holds half a grapheme: nothing
             // around it to mend.
@@ -223,6 +251,7 @@ public struct ScreenBuffer: Hashable, Sendable {
 
     mutating func store(_ cell: Cell, x: Int, y: Int) {
         precondition(contains(x: x, y: y) && x + max(cell.width, 1) <= width)
+        unstamp(row: y)
         releaseColumn(x: x, y: y)
         if cell.width == 2 { releaseColumn(x: x + 1, y: y) }
         let index = y * width + x

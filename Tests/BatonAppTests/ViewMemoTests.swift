@@ -19,45 +19,82 @@ struct ViewMemoTests {
 
     static let steps = 800
 
-    @Test("A random walk of keys and sizes draws, with the memo, the frames drawn without it")
-    func memoMatchesPlainView() async {
-        var generator = SeededGenerator(seed: 23)
-        let keys: [Key] = [
-            .left, .right, .up, .down, .home, .end, .backspace, .delete, .enter, .tab,
-            .character("x"), .character("宽"), .character("👍🏽"), .character("é"),
-        ]
-        let sizes = [TerminalSize(width: 40, height: 10), TerminalSize(width: 13, height: 6), TerminalSize(width: 80, height: 24)]
-        var model = Fixtures.editor(Self.text)
-        let memo = ViewMemo()
+    /// What a walk saw: the memo, frames compared, rows the diff passed over by their numbers.
+    struct Walk {
+        let memo: ViewMemo
         var frames = 0
+        var rowsNotRead = 0
         var scrolledSideways = false
+        var model: AppModel
+    }
+
+    /// A random walk of `keys` (and a new size every 100 steps), each frame drawn with the memo
+    /// and without it: the two must be equal, and the diff from the last memo frame must make
+    /// the next one, rows numbered alike passed over.
+    static func walk(keys: [Key], seed: UInt64) async -> Walk {
+        var generator = SeededGenerator(seed: seed)
+        let sizes = [TerminalSize(width: 40, height: 10), TerminalSize(width: 13, height: 6), TerminalSize(width: 80, height: 24)]
+        var walk = Walk(memo: ViewMemo(), model: Fixtures.editor(Self.text))
+        var last: ScreenBuffer?
         for step in 0..<Self.steps {
             // The unit run starts every test at once on two cores: give the thread back now and
             // then, so tests that wait for the network are not starved meanwhile.
             if step % 25 == 0 { await Task.yield() }
             if step % 100 == 99 {
-                BatonApp.update(&model, .resize(sizes[Int(generator.next() % UInt64(sizes.count))]))
+                BatonApp.update(&walk.model, .resize(sizes[Int(generator.next() % UInt64(sizes.count))]))
             } else {
-                BatonApp.update(&model, .key(keys[Int(generator.next() % UInt64(keys.count))]))
+                BatonApp.update(&walk.model, .key(keys[Int(generator.next() % UInt64(keys.count))]))
             }
+            let model = walk.model
             let plain = BatonApp.view(model)
-            let memoized = BatonApp.view(model, memo: memo)
+            let memoized = BatonApp.view(model, memo: walk.memo)
             if model.editorState.scrollShowingCursor(width: model.layout.contentWidth, height: model.layout.contentHeight).left > 0 {
-                scrolledSideways = true
+                walk.scrolledSideways = true
             }
             #expect(memoized.frame == plain.frame, "step \(step)")
             #expect(memoized.cursor == plain.cursor, "step \(step)")
             if memoized.frame != plain.frame { break }
-            // Handed back as the Program does once drawn: two frames on, it is blanked and reused.
-            memo.recycle(memoized.frame)
-            frames += 1
+            if var before = last, before.size == memoized.frame.size {
+                for change in memoized.frame.diff(from: before) { before.put(change.cell, x: change.x, y: change.y) }
+                #expect(before == memoized.frame, "the diff at step \(step)")
+                walk.rowsNotRead += (0..<before.height).filter {
+                    memoized.frame.rowStamps[$0] != 0 && memoized.frame.rowStamps[$0] == last?.rowStamps[$0]
+                }.count
+            }
+            last = memoized.frame
+            // Handed back as the Program does once drawn: two frames on, it is drawn into again.
+            walk.memo.recycle(memoized.frame)
+            walk.frames += 1
         }
-        #expect(frames == Self.steps)
-        #expect(memo.framesReused > Self.steps / 2)
+        return walk
+    }
+
+    @Test("A random walk of keys and sizes draws, with the memo, the frames drawn without it")
+    func memoMatchesPlainView() async {
+        let keys: [Key] = [
+            .left, .right, .up, .down, .home, .end, .backspace, .delete, .enter, .tab,
+            .character("x"), .character("宽"), .character("👍🏽"), .character("é"),
+        ]
+        let walk = await Self.walk(keys: keys, seed: 23)
+        #expect(walk.frames == Self.steps)
+        #expect(walk.rowsNotRead > Self.steps, "rows numbered alike in two frames were passed over")
+        #expect(walk.memo.rowsInPlace > Self.steps, "rows were found in place, not copied")
+        #expect(walk.memo.framesReused > Self.steps / 2)
         // The walk did reach a line that scrolls sideways, and the text still holds wide graphemes.
-        #expect(memo.rowsReused > Self.steps)
-        #expect(scrolledSideways)
-        #expect(model.editorState.buffer.text.contains("宽"))
+        #expect(walk.memo.rowsReused > Self.steps)
+        #expect(walk.scrolledSideways)
+        #expect(walk.model.editorState.buffer.text.contains("宽"))
+    }
+
+    @Test("The same with line numbers, soft wrap, the help screen, a selection and messages coming and going")
+    func memoMatchesPlainViewWithEverythingElse() async {
+        let keys: [Key] = [
+            .left, .right, .up, .down, .end, .backspace, .enter, .character("x"), .character("宽"),
+            .alt("n"), .alt("s"), .alt("a"), .function(1), .escape, .pageDown,
+        ]
+        let walk = await Self.walk(keys: keys, seed: 29)
+        #expect(walk.frames == Self.steps)
+        #expect(walk.memo.rowsInPlace > Self.steps / 4, "rows were found in place, not copied")
     }
 
     @Test("The status bar's text is the last frame's until what it shows changes")

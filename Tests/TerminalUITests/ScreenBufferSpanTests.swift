@@ -58,4 +58,42 @@ struct ScreenBufferSpanTests {
         again.put("same 3", x: 0, y: 2)
         #expect(again.diff(from: old).isEmpty)
     }
+
+    @Test("A numbered row loses its number at any write to it, and rows numbered alike are passed over by the diff")
+    func rowStamps() {
+        let writes: [(String, (inout ScreenBuffer) -> Void)] = [
+            ("put text", { $0.put("x", x: 3, y: 1) }),
+            ("put text with a wide grapheme", { $0.put("中", x: 0, y: 1) }),
+            ("put a cell", { $0.put(Cell("y"), x: 5, y: 1) }),
+            ("put a span", { $0.put(span: ScreenBuffer(width: 8, height: 1).span(x: 0, y: 0, count: 2), x: 1, y: 1) }),
+            ("fill", { $0.fill("z", x: 2, y: 1, width: 1, height: 1) }),
+            ("clear", { $0.clear() }),
+        ]
+        for (what, write) in writes {
+            var frame = ScreenBuffer(width: 8, height: 3)
+            frame.put("numbered", x: 0, y: 1)
+            frame.stamp(row: 1, as: 7)
+            frame.stamp(row: 2, as: 8)
+            #expect(frame.rowStamps == [0, 7, 8], "\(what)")
+            let before = frame
+            write(&frame)
+            #expect(frame.rowStamps[1] == 0, "\(what) clears the row's number")
+            // The changed row is found although the old one bore the number too.
+            var rebuilt = before
+            for change in frame.diff(from: before) { rebuilt.put(change.cell, x: change.x, y: change.y) }
+            #expect(rebuilt == frame, "\(what)")
+        }
+        // Rows numbered alike are not compared: a (wrong) number on a changed row hides it.
+        var old = ScreenBuffer(width: 4, height: 2)
+        old.stamp(row: 0, as: 9)
+        var new = ScreenBuffer(width: 4, height: 2)
+        new.put("ab", x: 0, y: 0)
+        new.stamp(row: 0, as: 9)
+        #expect(new.diff(from: old).isEmpty)
+        new.stamp(row: 0, as: 10)
+        #expect(new.diff(from: old).map(\.x) == [0, 1])
+        // The numbers are not content: equal cells are equal buffers.
+        #expect(new == { var copy = new; copy.stamp(row: 0, as: 11); return copy }())
+    }
 }
+
