@@ -55,8 +55,11 @@ UNSPLIT_LIMIT = 64 * 1024
 
 
 def grind(out_dir, label):
+    # BATON_GRIND_OPTIONS: more of callgrind's options, e.g. a cache simulation
+    # ("--cache-sim=yes --LL=262144,8,64") to count a key's misses by function.
+    extra = os.environ.get("BATON_GRIND_OPTIONS", "").split()
     return ["valgrind", "--tool=callgrind", "--vgdb=yes", "--demangle=no", "--dump-instr=no", "--separate-threads=yes",
-            f"--callgrind-out-file={out_dir}/{label}.%p"]
+            *extra, f"--callgrind-out-file={out_dir}/{label}.%p"]
 
 
 def parse(path, binary_name):
