@@ -13,15 +13,15 @@ struct ShellDisplayDiffTests {
                 if after[column].isContinuation || before[column].isContinuation, column > 0 { changed[column - 1] = true }
                 if after[column].width == 2 || before[column].width == 2, column + 1 < changed.count { changed[column + 1] = true }
             }
-            var column = 0
-            while column < changed.count {
-                guard changed[column] else {
-                    column += 1
-                    continue
+            // Each stretch of changed cells, found where it ends.
+            var start: Int?
+            for column in 0...changed.count {
+                let isChanged = column < changed.count && changed[column]
+                if isChanged, start == nil { start = column }
+                if !isChanged, let first = start {
+                    runs.append(ShellDisplayRun(row: index, column: first, cells: Array(after[first..<column])))
+                    start = nil
                 }
-                let start = column
-                while column < changed.count, changed[column] { column += 1 }
-                runs.append(ShellDisplayRun(row: index, column: start, cells: Array(after[start..<column])))
             }
         }
         return runs
