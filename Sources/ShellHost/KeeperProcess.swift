@@ -13,31 +13,39 @@ public enum KeeperProcess {
 
     /// Starts this program with `arguments` and waits, at most `timeout`, for its line.
     /// Returns the activity id it offers.
-    public static func start(arguments: [String], timeout: Duration) throws(Pseudoterminal.StartError) -> String {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw .init(description: "no pipe: \(String(cString: strerror(errno)))") }
-        defer { close(pipe[0]) }
+    ///
+    /// `executable` is this program unless a test names another.
+    public static func start(
+        arguments: [String], timeout: Duration, executable: String = "/proc/self/exe"
+    ) throws(Pseudoterminal.StartError) -> String {
+        // Both ends are moved above the keeper's descriptor and closed on exec: the keeper gets
+        // the write end as descriptor 3 and nothing else of the pipe. Had the read end been 3
+        // (the lowest free descriptor), putting the write end there would have closed it, and
+        // the keeper, holding the write end under its old number, would have said its line on
+        // a descriptor that was not the pipe while this side waited for it in vain.
+        guard let ends = pipeAboveReady() else { throw .init(description: "no pipe: \(String(cString: strerror(errno)))") }
+        defer { close(ends.read) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], readyDescriptor)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        posix_spawn_file_actions_adddup2(&actions, ends.write, readyDescriptor)
+        // The keeper outlives this terminal: it keeps no descriptor this process was given.
+        posix_spawn_file_actions_addclosefrom_np(&actions, readyDescriptor + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setflags(&attributes, baton_posix_spawn_setsid())
-        let executable = "/proc/self/exe"
         let argv = ([CommandLine.arguments.first ?? "baton"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: Int32 = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        close(pipe[1])
+        close(ends.write)
         guard result == 0 else { throw .init(description: "the session's keeper did not start: \(String(cString: strerror(result)))") }
         let line: String
-        switch readLine(pipe[0], timeout: timeout) {
+        switch readLine(ends.read, timeout: timeout) {
         case .line(let said):
             line = said
         case .timedOut:
@@ -74,11 +82,38 @@ public enum KeeperProcess {
         case timedOut
     }
 
-    /// In the keeper: says `line` on the pipe and closes it.
-    public static func say(_ line: String) {
+    /// A pipe whose ends are both above `readyDescriptor` and closed on exec.
+    private static func pipeAboveReady() -> (read: Int32, write: Int32)? {
+        var made: [Int32] = [0, 0]
+        guard pipe(&made) == 0 else { return nil }
+        let read = fcntl(made[0], F_DUPFD_CLOEXEC, readyDescriptor + 1)
+        let write = fcntl(made[1], F_DUPFD_CLOEXEC, readyDescriptor + 1)
+        close(made[0])
+        close(made[1])
+        guard read >= 0, write >= 0 else {
+            if read >= 0 { close(read) }
+            if write >= 0 { close(write) }
+            return nil
+        }
+        return (read, write)
+    }
+
+    /// In the keeper, before it opens anything: the pipe its starter gave it as descriptor 3,
+    /// now closed on exec so the program it starts does not hold it; nil when descriptor 3 is
+    /// not a pipe (the keeper was started some other way, and has no one to tell).
+    public static func readyPipe() -> Int32? {
+        var status = stat()
+        guard fstat(readyDescriptor, &status) == 0, status.st_mode & S_IFMT == S_IFIFO else { return nil }
+        _ = fcntl(readyDescriptor, F_SETFD, FD_CLOEXEC)
+        return readyDescriptor
+    }
+
+    /// In the keeper: says `line` on the pipe `readyPipe()` found, if any, and closes it.
+    public static func say(_ line: String, on pipe: Int32?) {
+        guard let pipe else { return }
         let bytes = Array((line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(readyDescriptor, $0.baseAddress, $0.count) }
-        close(readyDescriptor)
+        _ = bytes.withUnsafeBytes { write(pipe, $0.baseAddress, $0.count) }
+        close(pipe)
     }
 
     /// One line from `fd`: what came before its end or `timeout`, if anything did.

@@ -20,6 +20,7 @@ struct ShellKeeping {
 
     /// The program's exit status, or 1 when the session could not be started.
     func run() async -> Int {
+        let ready = KeeperProcess.readyPipe()
         // The keeper outlives the terminal that started it: a hang-up is not its end.
         signal(SIGHUP, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
@@ -35,7 +36,7 @@ struct ShellKeeping {
             joined = try await JoinedNetwork.join(
                 network, app: "baton", version: Baton.version, logger: logger, mustBeOnline: true, streamLoop: loop)
         } catch {
-            KeeperProcess.say("error \(Self.text(of: error))")
+            KeeperProcess.say("error \(Self.text(of: error))", on: ready)
             return 1
         }
         logger.info("joined the network; starting \(program.joined(separator: " "))")
@@ -49,7 +50,7 @@ struct ShellKeeping {
                 folder: FileManager.default.currentDirectoryPath, rows: rows, columns: columns,
                 allowsListedDevices: allowListed, logger: logger, loop: loop)
         } catch {
-            KeeperProcess.say("error \(error.description)")
+            KeeperProcess.say("error \(error.description)", on: ready)
             await joined.leave()
             return 1
         }
@@ -62,7 +63,7 @@ struct ShellKeeping {
             source.resume()
             return source
         }
-        KeeperProcess.say("ok \(keeper.activityID)")
+        KeeperProcess.say("ok \(keeper.activityID)", on: ready)
         logger.info("shell session \(keeper.activityID): \(program.joined(separator: " "))")
         let status = await keeper.run()
         stop.forEach { $0.cancel() }
