@@ -39,6 +39,9 @@ public final class Pseudoterminal: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, 0, 1)
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        // The program has its terminal and nothing else of ours: not the network's sockets, which
+        // it and everything it starts would otherwise hold open after the keeper ended.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         posix_spawn_file_actions_addchdir_np(&actions, folder)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

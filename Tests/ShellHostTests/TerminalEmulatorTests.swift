@@ -1,4 +1,5 @@
 import BatonShell
+import Glibc
 import ShellHost
 import Testing
 
@@ -81,5 +82,26 @@ struct TerminalEmulatorTests {
         #expect(throws: Pseudoterminal.StartError.self) {
             try Pseudoterminal(arguments: ["/nonexistent/program"], environment: [:], folder: "/", rows: 2, columns: 2)
         }
+    }
+
+    @Test("The program holds its terminal and no other descriptor of the process that starts it")
+    func onlyItsTerminal() throws {
+        // A descriptor of this process's own, not closed on exec, as the keeper's sockets were.
+        let held = open("/dev/null", O_RDONLY)
+        try #require(held > 2)
+        defer { close(held) }
+        let pty = try Pseudoterminal(
+            arguments: ["/bin/sh", "-c", #"line=fds; for f in /proc/$$/fd/*; do line="$line ${f##*/}"; done; echo "$line."; exit 0"#],
+            environment: [:], folder: "/", rows: 4, columns: 200)
+        let emulator = TerminalEmulator(rows: 4, columns: 200)
+        while let chunk = pty.read() { emulator.write(chunk) }
+        #expect(pty.waitForExit() == 0)
+        pty.closeMaster()
+        let said = emulator.screen.text(ofRow: 0)
+        let numbers = said.split(separator: " ").dropFirst().compactMap { Int32($0.filter { $0 != "." }) }.sorted()
+        try #require(said.hasPrefix("fds "), "the program's line: \(said)")
+        // The shell's glob may hold the folder it reads: one descriptor above 2 at most.
+        #expect(Array(numbers.prefix(3)) == [0, 1, 2], "the program's descriptors: \(said)")
+        #expect(numbers.count <= 4 && !numbers.contains(held), "the program's descriptors: \(said)")
     }
 }
