@@ -75,7 +75,7 @@ enum UTF16BigEndian {
 
     /// Writes the UTF-16BE form of the `count` bytes of UTF-8 at `source` to `target`, which
     /// has room for it; returns the bytes written.
-    private static func write(_ source: UnsafePointer<UInt8>, count n: Int, to target: UnsafeMutableRawPointer) -> Int {
+    static func write(_ source: UnsafePointer<UInt8>, count n: Int, to target: UnsafeMutableRawPointer) -> Int {
         let raw = UnsafeRawPointer(source)
         var i = 0
         var o = 0
