@@ -37,8 +37,18 @@ public enum ShellMessage: Hashable, Sendable {
     /// The largest message read: a full screen of long graphemes, with room to spare.
     public static let maximumBytes = 16 << 20
 
-    /// The message as bytes for the stream.
-    public var bytes: [UInt8] { BinaryPropertyListWriter().write(.dictionary(dictionary)) }
+    /// The message as bytes for the stream: `dictionary` in canonical form (ShellMessage+Writing).
+    public var bytes: [UInt8] {
+        var builder: BinaryPropertyListBuilder
+        if case .screen(let update) = self {
+            // The top dictionary's 27 objects, and about 8 a row (most rows are a few runs).
+            builder = BinaryPropertyListBuilder(objects: 32 + 8 * update.lines.count)
+        } else {
+            builder = BinaryPropertyListBuilder(objects: 16)
+        }
+        write(to: &builder)
+        return builder.finish()
+    }
 
     var dictionary: [String: PropertyListValue] {
         switch self {

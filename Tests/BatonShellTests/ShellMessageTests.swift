@@ -1,4 +1,4 @@
-import BatonShell
+@testable import BatonShell
 import PropertyList
 import Testing
 
@@ -17,9 +17,7 @@ struct ShellMessageTests {
         return screen
     }
 
-    @Test("Every message reads back as it was written")
-    func roundTrip() throws {
-        let messages: [ShellMessage] = [
+    static let messages: [ShellMessage] = [
             .hello(role: .drive, peerName: "bob@desk", rows: 24, columns: 80),
             .input(.text("ls", modifiers: [])), .input(.text("c", modifiers: .control)),
             .input(.key(.function(5), modifiers: [.shift, .alt])), .input(.key(.up, modifiers: [])),
@@ -28,10 +26,49 @@ struct ShellMessageTests {
             .role(drives: true, driver: "bob@desk"), .screen(ShellScreenUpdate(from: nil, to: Self.screen(), revision: 1)),
             .ask(peerName: "carol@host3"), .withdrawn, .refused(reason: "no"), .ended(status: 130),
         ]
+
+    @Test("Every message reads back as it was written")
+    func roundTrip() throws {
+        let messages = Self.messages
         for message in messages {
             #expect(try ShellMessage(bytes: message.bytes) == message)
         }
         #expect(messages.count == 17)
+    }
+
+    @Test("Each message written field by field is its dictionary written whole, byte for byte; random screens too")
+    func writtenAsItsDictionary() {
+        for message in Self.messages {
+            #expect(message.bytes == BinaryPropertyListWriter().write(.dictionary(message.dictionary)), "\(message)")
+        }
+        #expect(Self.messages.count == 17)
+        // Screens of up to 40 styles (past the list's switch to a table), wide and combined graphemes.
+        var generator = SystemRandomNumberGenerator()
+        let graphemes = ["a", "~", " ", "中", "e\u{301}", "🇫", "👩\u{200D}💻", "\u{1b}", "é"]
+        var compared = 0
+        for round in 0..<200 {
+            let styleCount = round % 40 + 1
+            let styles = (0..<styleCount).map { ShellStyle(foreground: .indexed(UInt8($0)), attributes: $0 % 3 == 0 ? [.bold] : []) }
+            var screen = ShellScreen(rows: 4, columns: 12)
+            for row in 0..<4 {
+                var cells: [ShellCell] = []
+                while cells.count < 12 {
+                    let grapheme = graphemes.randomElement(using: &generator)!
+                    let style = styles.randomElement(using: &generator)!
+                    if grapheme == "中", cells.count < 11 {
+                        cells += [ShellCell(grapheme, width: 2, style: style), .continuation(style)]
+                    } else if grapheme != "中" {
+                        cells.append(ShellCell(grapheme, style: style))
+                    }
+                }
+                screen.setRow(row, cells)
+            }
+            screen.title = round % 2 == 0 ? "" : "vim ✓ \(round)"
+            let message = ShellMessage.screen(ShellScreenUpdate(from: nil, to: screen, revision: round))
+            #expect(message.bytes == BinaryPropertyListWriter().write(.dictionary(message.dictionary)))
+            compared += 1
+        }
+        #expect(compared == 200)
     }
 
     @Test("A partial update carries the changed rows only, and applies to the screen it was made from")
