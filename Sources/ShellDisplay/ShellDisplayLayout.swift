@@ -31,8 +31,12 @@ enum ShellDisplayLayout {
                 grid.append(reusable.grid[index])
                 continue
             }
-            var row = Array(screen.rows[index].prefix(columns))
-            row.append(contentsOf: repeatElement(.blank, count: columns - row.count))
+            // A row as wide as the terminal is taken as it is: its storage shared, not copied.
+            var row = screen.rows[index]
+            if row.count != columns {
+                row = Array(row.prefix(columns))
+                row.append(contentsOf: repeatElement(.blank, count: columns - row.count))
+            }
             grid.append(sanitized(row))
         }
         if let status { grid.append(statusRow(status, columns: columns, width: width)) }

@@ -90,12 +90,14 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
             wnoutrefresh(window)
             doupdate()
             // A row the diff did not touch has the long clusters it had.
-            let touched = full ? nil : Set(runs.map(\.row))
-            lastLong = grid.indices.map { y in
-                if let touched, !touched.contains(y), y < lastLong.count { return lastLong[y] }
-                return Self.longClusters(in: grid[y], columns: size.columns)
+            var touched = [Bool](repeating: full || lastLong.count != grid.count, count: grid.count)
+            for run in runs where run.row < touched.count { touched[run.row] = true }
+            if lastLong.count != grid.count { lastLong = Array(repeating: [], count: grid.count) }
+            for y in grid.indices where touched[y] {
+                lastLong[y] = Self.longClusters(in: grid[y], columns: size.columns)
             }
-            if let output = terminal.outputFile {
+            // Nearly always there are none: nothing to gather, nothing to write.
+            if let output = terminal.outputFile, lastLong.contains(where: { !$0.isEmpty }) {
                 let clusters = lastLong.enumerated().flatMap { y, row in row.map { (row: y, column: $0.column, grapheme: $0.grapheme) } }
                 CursesCells.writeWhole(clusters, window: window, output: output)
             }
