@@ -17,11 +17,11 @@ import FoundationEssentials
 ///     let bytes = builder.finish()
 public struct BinaryPropertyListBuilder: Sendable {
     enum Kind: UInt8 {
-        case falseValue, trueValue, integer, real, date, string, key, data, array, dictionary
+        case falseValue, trueValue, integer, real, date, string, literal, data, array, dictionary
     }
 
     /// One object: its kind and two numbers whose meaning the kind gives (an integer's value; a
-    /// real's or date's bit pattern; a string's, key's or data's index in its list; a
+    /// real's or date's bit pattern; a string's, literal's or data's index in its list; a
     /// container's first reference and count of children, or of keys).
     struct Object {
         var kind: Kind
@@ -33,7 +33,7 @@ public struct BinaryPropertyListBuilder: Sendable {
     /// Every container's children's object numbers, each container's together.
     var references: [Int] = []
     var strings: [String] = []
-    var keys: [StaticString] = []
+    var literals: [StaticString] = []
     var datas: [Data] = []
     /// The children of the open containers so far, innermost last.
     var pending: [Int] = []
@@ -53,7 +53,7 @@ public struct BinaryPropertyListBuilder: Sendable {
         self.objects.reserveCapacity(objects)
         references.reserveCapacity(objects)
         pending.reserveCapacity(objects)
-        keys.reserveCapacity(objects / 2)
+        literals.reserveCapacity(objects / 2)
         strings.reserveCapacity(objects / 4)
         open.reserveCapacity(8)
     }
@@ -61,7 +61,11 @@ public struct BinaryPropertyListBuilder: Sendable {
     /// Numbers the next object, a child of the innermost open container if any.
     @inline(__always)
     private mutating func next(_ object: Object) {
-        if !open.isEmpty { pending.append(objects.count) }
+        if !open.isEmpty {
+            pending.append(objects.count)
+        } else {
+            precondition(objects.isEmpty, "a plist has one top object")
+        }
         objects.append(object)
     }
 
@@ -80,8 +84,8 @@ public struct BinaryPropertyListBuilder: Sendable {
 
     /// A string known when the program was built (a message's kind).
     public mutating func add(literal value: StaticString) {
-        next(Object(kind: .key, a: keys.count, b: 0))
-        keys.append(value)
+        next(Object(kind: .literal, a: literals.count, b: 0))
+        literals.append(value)
     }
 
     public mutating func add(_ value: Data) {
@@ -99,8 +103,14 @@ public struct BinaryPropertyListBuilder: Sendable {
     /// Begins a dictionary with `keys`, which must be in the order of their UTF-8 bytes: one
     /// value for each follows, in the same order, then ``end()``.
     public mutating func beginDictionary(keys: [StaticString]) {
+        assert(zip(keys, keys.dropFirst()).allSatisfy { Self.precedes($0, $1) }, "keys out of order: \(keys)")
         beginDictionary(count: keys.count)
         for key in keys { add(literal: key) }
+    }
+
+    /// Whether `a`'s bytes come before `b`'s.
+    private static func precedes(_ a: StaticString, _ b: StaticString) -> Bool {
+        a.withUTF8Buffer { x in b.withUTF8Buffer { y in x.lexicographicallyPrecedes(y) } }
     }
 
     /// Begins a dictionary with `keys`, which must be in the order of their UTF-8 bytes.
@@ -165,7 +175,7 @@ public struct BinaryPropertyListBuilder: Sendable {
     private func capacity() -> Int {
         var size = 8 + 32 + 18 * objects.count + 8 * references.count
         for string in strings { size += 2 * string.utf8.count }
-        for key in keys { size += 2 * key.utf8CodeUnitCount }
+        for literal in literals { size += 2 * literal.utf8CodeUnitCount }
         for data in datas { size += data.count }
         return size
     }
@@ -251,8 +261,8 @@ public struct BinaryPropertyListBuilder: Sendable {
         case .string:
             var string = strings[object.a]
             string.withUTF8 { output.string($0) }
-        case .key:
-            keys[object.a].withUTF8Buffer { output.string($0) }
+        case .literal:
+            literals[object.a].withUTF8Buffer { output.string($0) }
         case .data:
             let data = datas[object.a]
             output.marker(0x40, count: data.count)
