@@ -42,7 +42,7 @@ let package = Package(
         // Files written whole and read with care: AtomicFile, RegularFile, the group key's file.
         .target(
             name: "BatonFiles",
-            dependencies: ["HandoffWire", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+            dependencies: ["HandoffWire", "CPseudoterminal", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The library: activities, registry, save pipeline, the protocol's rules, peer directory.
         .target(
             name: "Handoff",

@@ -1,3 +1,4 @@
+internal import CPseudoterminal
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -53,6 +54,9 @@ package enum ChildProcess {
         }
         posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+        // Nothing else of this process's: a command that leaves something running behind it
+        // must not keep the network's sockets open (NIO's are not closed on exec).
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
