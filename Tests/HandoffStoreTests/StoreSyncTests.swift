@@ -69,8 +69,18 @@ struct StoreSyncTests {
     static func awaiting(_ clock: ManualClock, _ wait: @escaping @MainActor () async -> Bool) async -> Bool {
         var answer: Bool?
         let task = Task { @MainActor in answer = await wait() }
-        if !(await settle(clock, until: { answer != nil })) { clock.advance(by: .seconds(600)) }
+        let started = ContinuousClock.now
+        let settled = await settle(clock, until: { answer != nil })
+        // Where it stood, for a run that fails on a busy machine (once in three full unit runs
+        // with both cores kept busy): how far virtual time got, and what sleeps on it.
+        let look = "virtual \(clock.elapsed), real \(ContinuousClock.now - started), \(clock.sleeperCount) sleeping, "
+            + "the next in \(clock.nextDeadline.map { "\($0 - clock.now)" } ?? "none")"
+        if !settled {
+            print("awaiting: no answer within settle's deadline: \(look)")
+            clock.advance(by: .seconds(600))
+        }
         await task.value
+        if answer != true { print("awaiting: the wait answered \(answer.map(String.init(describing:)) ?? "nothing"): \(look)") }
         return answer ?? false
     }
 
