@@ -6,9 +6,14 @@ import Testing
 struct ChildProcessTests {
     @Test("Its input in, its output and status out; it holds its three standard files and nothing else of ours")
     func onlyItsStandardFiles() throws {
-        // A descriptor of this process's own, not closed on exec, as NIO's sockets are.
-        let held = open("/dev/null", O_RDONLY)
-        try #require(held > 2)
+        // A descriptor of this process's own, not closed on exec, as NIO's sockets are; numbered
+        // high, so that it is never the one the child's shell opens for its glob (when this test
+        // found 3 free, /dev/null got 3, and so did the shell's folder).
+        let opened = open("/dev/null", O_RDONLY)
+        try #require(opened >= 0)
+        let held = fcntl(opened, F_DUPFD, 200)
+        close(opened)
+        try #require(held >= 200)
         defer { close(held) }
         let script = #"read line; echo "got $line"; for f in /proc/$$/fd/*; do printf ' %s' "${f##*/}"; done; exit 3"#
         guard case .exited(let status, let output, _) = ChildProcess.run(
