@@ -27,7 +27,7 @@ struct LongLineScreenTests {
     }
 
     @Test("Random keys in long mixed-script lines draw what whole-line walks draw, with and without the memo", arguments: [5, 17] as [UInt64])
-    func randomKeysMatchWholeLines(seed: UInt64) {
+    func randomKeysMatchWholeLines(seed: UInt64) async {
         var random = SplitMix64(seed: seed)
         let lines = (0..<3).map { _ in LongLineTests.longLine(&random, bytes: 5000) } + ["\tshort 中文"]
         let text = lines.joined(separator: "\n")
@@ -42,6 +42,7 @@ struct LongLineScreenTests {
         let sizes = [TerminalSize(width: 40, height: 10), TerminalSize(width: 13, height: 6), TerminalSize(width: 80, height: 24)]
         var scrolledFar = false
         for step in 0..<600 {
+            await Task.yield()  // a turn for other tests' tasks: see "Tests that compute" in docs/ARCHITECTURE.md
             let message: AppMessage = step % 97 == 96
                 ? .resize(sizes[Int.random(in: 0..<sizes.count, using: &random)])
                 : .key(keys.randomElement(using: &random)!)

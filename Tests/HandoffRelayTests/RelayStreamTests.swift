@@ -21,7 +21,8 @@ struct RelayStreamTests {
     static func pattern(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        return (0..<count).map { UInt8(truncatingIfNeeded: (UInt64($0) &* 0x9E37_79B9_7F4A_7C15 &+ seed) >> 29) }
+        var pattern = SplitMix64(seed: seed)
+        return pattern.bytes(count)
     }
 
     /// A fetcher as the one device of `key` that `RelayTransport` serves as until it is given
