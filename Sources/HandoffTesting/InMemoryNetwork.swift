@@ -14,6 +14,8 @@ public final class InMemoryNetwork: Sendable {
         struct State {
             var transports: [(transport: InMemoryTransport, attachedAfter: UInt64)] = []
             var sent: UInt64 = 0
+            /// Datagrams the carrier has handed to every receiver.
+            var carried: UInt64 = 0
             /// Pairs of transport names that do not hear each other, each as [lower, higher].
             var cut: Set<[String]> = []
         }
@@ -37,11 +39,16 @@ public final class InMemoryNetwork: Sendable {
                     guard cut.isEmpty || !cut.contains([sender.name, receiver.name].sorted()) else { continue }
                     receiver.receive(bytes, from: sender.name)
                 }
+                attached.state.withLock { $0.carried = number }
             }
         }
     }
 
     deinit { wire.finish() }
+
+    /// Datagrams sent that the carrier has not yet handed to their receivers: 0 when the wire
+    /// is empty (what each receiver's handler then does with them may still be under way).
+    public var inFlight: Int { attached.state.withLock { Int($0.sent - $0.carried) } }
 
     /// A new transport attached to this network, receiving through `faults`.
     public func makeTransport(faults: FaultPlan = .none, name: String = "memory") -> InMemoryTransport {

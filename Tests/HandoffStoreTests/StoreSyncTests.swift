@@ -47,43 +47,6 @@ struct StoreSyncTests {
         return sync
     }
 
-    /// Moves `clock` on by `step` at each look until `condition` holds: virtual time passes only
-    /// while the test looks, never faster than real time's looks (so that the state stream's
-    /// timeouts, seconds of virtual time, are not outrun by a busy machine).
-    ///
-    /// The clock moves `step` every 2 ms of real time, never slower: `waitUntil`'s pause grows
-    /// to 25 ms, and a wait for a digest exchange (about 30 s of virtual time) then took 6,000
-    /// polls, 30 s and more of real time on a busy machine, against the wait's real deadline of 60 s.
-    static func settle(_ clock: ManualClock, step: Duration = .milliseconds(5), until condition: @MainActor () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !(await MainActor.run(body: condition)) {
-            if ContinuousClock.now >= deadline { return false }
-            clock.advance(by: step)
-            try? await Task.sleep(for: .milliseconds(2))  // wait-ok: the real pause between steps of virtual time
-        }
-        return true
-    }
-
-    /// The answer of `wait` (a wait for peers, with a timeout in virtual time), moving `clock` on
-    /// meanwhile; a wait that does not end within the look's deadline is run out.
-    static func awaiting(_ clock: ManualClock, _ wait: @escaping @MainActor () async -> Bool) async -> Bool {
-        var answer: Bool?
-        let task = Task { @MainActor in answer = await wait() }
-        let started = ContinuousClock.now
-        let settled = await settle(clock, until: { answer != nil })
-        // Where it stood, for a run that fails on a busy machine (once in three full unit runs
-        // with both cores kept busy): how far virtual time got, and what sleeps on it.
-        let look = "virtual \(clock.elapsed), real \(ContinuousClock.now - started), \(clock.sleeperCount) sleeping, "
-            + "the next in \(clock.nextDeadline.map { "\($0 - clock.now)" } ?? "none")"
-        if !settled {
-            print("awaiting: no answer within settle's deadline: \(look)")
-            clock.advance(by: .seconds(600))
-        }
-        await task.value
-        if answer != true { print("awaiting: the wait answered \(answer.map(String.init(describing:)) ?? "nothing"): \(look)") }
-        return answer ?? false
-    }
-
     static func shutdown(_ syncs: [StoreSync]) async {
         for sync in syncs {
             sync.stop()
@@ -103,13 +66,13 @@ struct StoreSyncTests {
         _ = try b.store(named: "baton")
         let cStore = try c.store(named: "baton")
         // Let the digests each sends on opening pass, so that the write below is news to the others.
-        #expect(await Self.settle(clock) { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
+        #expect(await Self.settle(clock, on: network) { a.heardCount >= 2 && b.heardCount >= 2 && c.heardCount >= 2 })
         var changes = cStore.changes().makeAsyncIterator()
         try store.set("dark", forKey: "theme")
         let version = try #require(store.entry(forKey: "theme")?.version)
-        #expect(await Self.awaiting(clock) { await a.waitForPeer(toTake: version, timeout: 30) })
-        #expect(await Self.settle(clock) { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
-        #expect(await Self.settle(clock) { cStore.string(forKey: "theme") == "dark" })
+        #expect(await Self.awaiting(clock, on: network) { await a.waitForPeer(toTake: version, timeout: 30) })
+        #expect(await Self.settle(clock, on: network) { (try? b.store(named: "baton").string(forKey: "theme")) == "dark" })
+        #expect(await Self.settle(clock, on: network) { cStore.string(forKey: "theme") == "dark" })
         let change = await changes.next()
         #expect(change?.keys == ["theme"])
         #expect(change?.reason == .peerChange || change?.reason == .initialSync)
@@ -131,7 +94,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([c]) } }
         let cStore = try c.store(named: "baton")
         var changes = cStore.changes().makeAsyncIterator()
-        try #require(await Self.awaiting(clock) { await c.waitForSync(of: "baton", timeout: 60) })
+        try #require(await Self.awaiting(clock, on: network) { await c.waitForSync(of: "baton", timeout: 60) })
         #expect(cStore.dictionaryRepresentation == store.dictionaryRepresentation)
         #expect(cStore.digests == store.digests)
         var reasons: Set<KeyValueStoreChange.Reason> = []
@@ -157,7 +120,7 @@ struct StoreSyncTests {
         // the sync must come before the first periodic round (27 s), so only an answer can bring it.
         // (A frozen clock raced: A's opening digests, delivered late, could reach C before C opened
         // its store, and C's answer as empty then held every answer back for a spacing that never passed.)
-        #expect(await Self.settle(clock) { c.isSynced("baton") && a.isSynced("baton") })
+        #expect(await Self.settle(clock, on: network) { c.isSynced("baton") && a.isSynced("baton") })
         #expect(clock.elapsed < .seconds(27), "synced after \(clock.elapsed) of protocol time: a periodic round did it")
         #expect(c.heardPeer(for: "baton"))
     }
@@ -171,7 +134,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([a, d]) } }
         let store = try a.store(named: "settings")
         try store.set("dark", forKey: "theme")
-        #expect(await Self.settle(clock) { d.storeNames == ["settings"] })
+        #expect(await Self.settle(clock, on: network) { d.storeNames == ["settings"] })
         #expect(try d.store(named: "settings").string(forKey: "theme") == "dark")
     }
 
@@ -205,7 +168,7 @@ struct StoreSyncTests {
             _ = await waitUntil(timeout: .milliseconds(200)) { aStore.digests == bStore.digests }
         }
         let cStore = try c.store(named: "baton")
-        #expect(await Self.settle(clock) { aStore.digests == bStore.digests && bStore.digests == cStore.digests })
+        #expect(await Self.settle(clock, on: network) { aStore.digests == bStore.digests && bStore.digests == cStore.digests })
         for store in [aStore, bStore, cStore] {
             #expect(store.string(forKey: "shared") == "from b")
             #expect(store.longLong(forKey: "only-a") == 1 && store.longLong(forKey: "only-b") == 2)
@@ -224,7 +187,7 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([a, b]) } }
         let bStore = try b.store(named: "baton")
         try bStore.setAll(Dictionary(uniqueKeysWithValues: (0..<1_024).map { ("b\($0)", PropertyListValue?.some(.integer($0))) }))
-        #expect(await Self.settle(clock) { (try? a.store(named: "baton").usage.keys) == 1_024 })
+        #expect(await Self.settle(clock, on: network) { (try? a.store(named: "baton").usage.keys) == 1_024 })
         // a's own write is refused locally (its store is full too)…
         let aStore = try a.store(named: "baton")
         #expect(throws: KeyValueStoreError.tooManyKeys(limit: 1_024)) { try aStore.set(1, forKey: "extra") }
@@ -232,7 +195,7 @@ struct StoreSyncTests {
         let entry = StoreEntry(
             key: "forced", value: 1, version: StoreVersion(clock: StoreVersion.nextClock(after: 0, now: clock.date), writer: a.center.senderID))
         a.center.sendStore(StoreMessage(store: "baton", digests: aStore.digests, entries: [entry]))
-        #expect(await Self.settle(clock) { b.refusedCount >= 1 })
+        #expect(await Self.settle(clock, on: network) { b.refusedCount >= 1 })
         #expect(bStore.object(forKey: "forced") == nil && bStore.usage.keys == 1_024)
     }
 
@@ -246,11 +209,11 @@ struct StoreSyncTests {
         defer { Task { await Self.shutdown([a, b]) } }
         let aStore = try a.store(named: "baton")
         let bStore = try b.store(named: "baton")
-        #expect(await Self.settle(clock) { a.heardCount >= 1 && b.heardCount >= 1 })
+        #expect(await Self.settle(clock, on: network) { a.heardCount >= 1 && b.heardCount >= 1 })
         let text = String(repeating: "Größe 大 ", count: 20_000)
         try aStore.set(.string(text), forKey: "clipboard")
         let version = try #require(aStore.entry(forKey: "clipboard")?.version)
-        #expect(await Self.awaiting(clock) { await a.waitForPeer(toTake: version, timeout: 30) })
+        #expect(await Self.awaiting(clock, on: network) { await a.waitForPeer(toTake: version, timeout: 30) })
         #expect(bStore.string(forKey: "clipboard") == text)
         // Over the stream (a second fetch can follow when b's digests from before the write reach
         // a more than a second late, on a loaded machine).
@@ -272,7 +235,7 @@ struct StoreSyncTests {
         let d = Self.peer(3, named: "d", on: network, clock: clock, streams: streams)
         defer { Task { await Self.shutdown([d]) } }
         let dStore = try d.store(named: "baton")
-        #expect(await Self.awaiting(clock) { await d.waitForSync(of: "baton", timeout: 60) })
+        #expect(await Self.awaiting(clock, on: network) { await d.waitForSync(of: "baton", timeout: 60) })
         #expect(dStore.digests == store.digests && dStore.usage == store.usage)
         #expect(d.fetches >= 1 && d.fetches <= 2, "one state, or two if a second answer came first")
     }
@@ -287,7 +250,7 @@ struct StoreSyncTests {
         let names = (0..<17).map { "store\($0)" }
         #expect(names.count == 17)
         for name in names { try a.store(named: name).set(1, forKey: "k") }
-        #expect(await Self.settle(clock) { b.storeNames.count == 16 && b.refusedCount >= 1 })
+        #expect(await Self.settle(clock, on: network) { b.storeNames.count == 16 && b.refusedCount >= 1 })
         #expect(b.storeNames.count == 16)
     }
 
