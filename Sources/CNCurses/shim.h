@@ -307,3 +307,5 @@ static inline baton_mouse_event baton_get_mouse(void) {
     }
     return result;
 }
+
+#include "blank_bottom.h"

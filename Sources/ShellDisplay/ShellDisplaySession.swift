@@ -28,6 +28,10 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
     var decoder = ShellKeyDecoder()
     /// Set by a resize: the next draw clears the terminal and writes everything.
     var needsClear = false
+    /// The terminal is sent nothing for `A_PROTECT`: a blank bottom-right cell is marked with
+    /// it, so that ncurses does not compare the blank rows at the bottom on every refresh
+    /// (`baton_mark_bottom_right`).
+    var marksBottomRight = false
 
     init(terminal: CursesTerminal, handler: (@Sendable (ShellDisplayEvent) -> Void)?) {
         self.terminal = terminal
@@ -40,6 +44,7 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
                     // -1 must be the terminal's own colours: where it cannot be, cells are drawn without colour.
                     colors = use_default_colors() == OK ? Int(baton_colors()) : 0
                 }
+                marksBottomRight = baton_protect_is_invisible()
                 mouseinterval(0)  // presses and releases as they come, not resolved into clicks
                 _ = mousemask(0, nil)
             }
@@ -73,6 +78,7 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
                         attributes: attributes, pair: pair, on: window)
                 }
             }
+            if marksBottomRight { baton_mark_bottom_right(window) }
             if let cursor = ShellDisplayLayout.cursor(of: screen, status: status, rows: size.rows, columns: size.columns) {
                 wmove(window, Int32(cursor.row), Int32(cursor.column))
                 if cursorVisible != true {

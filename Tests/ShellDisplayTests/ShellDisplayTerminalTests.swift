@@ -92,6 +92,38 @@ struct ShellDisplayTerminalTests {
         }
     }
 
+    @Test("A blank bottom is not searched for a clear-to-end-of-screen, and what stops the search is not sent")
+    func blankBottomCornerMarked() throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        func row(_ text: String) -> [ShellCell] {
+            text.map { ShellCell(String($0)) } + Array(repeating: .blank, count: 80 - text.count)
+        }
+        var screen = ShellScreen(rows: 24, columns: 80)
+        for y in 0..<6 { screen.setRow(y, row("line \(y)")) }
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { $0.contains(utf8: "line 5") }))
+        // Plain text on a blank screen: every attribute written is a reset or the default colours
+        // (xterm's `sgr` with only the protect parameter on is a reset), so the marked corner
+        // looks as a blank does.
+        let first = terminal.output
+        let text = String(decoding: first, as: UTF8.self)
+        let attributes = text.split(separator: "\u{1b}[", omittingEmptySubsequences: false).dropFirst()
+            .compactMap { piece in piece.firstIndex(of: "m").map { String(piece[..<$0]) } }
+            .filter { $0.allSatisfy { $0.isNumber || $0 == ";" } }
+        #expect(!attributes.isEmpty)
+        #expect(attributes.allSatisfy { ["", "0", "39;49"].contains($0) }, "attributes written: \(attributes)")
+
+        // Three rows go blank. ncurses would have found the blank rows at the bottom and cleared
+        // them with one clear-to-end-of-screen (`ed`); the marked corner stops that search, so
+        // each row is cleared to its end (`el`).
+        for y in 3..<6 { screen.setRow(y, row("")) }
+        terminal.display.show(screen, status: nil)
+        let cleared = { (output: [UInt8]) in output.count > first.count && Array(output[first.count...]).count(of: "\u{1b}[K") >= 3 }
+        #expect(terminal.wait(untilOutput: cleared))
+        #expect(!Array(terminal.output[first.count...]).contains(utf8: "\u{1b}[J"))
+    }
+
     @Test("A terminal given back while another is open leaves the other reading keys and drawing")
     func secondTerminalShutsDown() async throws {
         guard let terminal = Self.terminal(), let other = Self.terminal() else { return }

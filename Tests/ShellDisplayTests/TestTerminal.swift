@@ -151,4 +151,21 @@ extension Array where Element == UInt8 {
         guard !needle.isEmpty, needle.count <= count else { return needle.isEmpty }
         return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
+
+    /// How many times `text`'s UTF-8 occurs in these bytes, not overlapping.
+    func count(of text: String) -> Int {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty else { return 0 }
+        var found = 0
+        var index = 0
+        while index + needle.count <= count {
+            if self[index..<(index + needle.count)].elementsEqual(needle) {
+                found += 1
+                index += needle.count
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
 }
