@@ -28,10 +28,15 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
     var decoder = ShellKeyDecoder()
     /// Set by a resize: the next draw clears the terminal and writes everything.
     var needsClear = false
-    /// The terminal is sent nothing for `A_PROTECT`: a blank bottom-right cell is marked with
-    /// it, so that ncurses does not compare the blank rows at the bottom on every refresh
-    /// (`baton_mark_bottom_right`).
+    /// The terminal is sent nothing for `A_PROTECT`: while the bottom row is blank, its last cell
+    /// is marked with it, so that ncurses does not compare the blank rows at the bottom on every
+    /// refresh (`baton_mark_bottom_right`).
     var marksBottomRight = false
+    /// Whether the last grid's bottom row is all blank.
+    var bottomRowBlank = false
+    /// Whether the terminal's bottom row is all blank: it was in the last grid, and that grid
+    /// was drawn.
+    var bottomRowShownBlank = false
 
     init(terminal: CursesTerminal, handler: (@Sendable (ShellDisplayEvent) -> Void)?) {
         self.terminal = terminal
@@ -78,7 +83,13 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
                         attributes: attributes, pair: pair, on: window)
                 }
             }
-            if marksBottomRight { baton_mark_bottom_right(window) }
+            if marksBottomRight {
+                if full || lastGrid?.count != grid.count || runs.contains(where: { $0.row == grid.count - 1 }) {
+                    bottomRowBlank = grid.last?.allSatisfy { $0 == .blank } ?? false
+                }
+                // A row being blanked now is left to ncurses' clearing; it is marked a frame later.
+                baton_mark_bottom_right(window, bottomRowBlank && bottomRowShownBlank && !full)
+            }
             if let cursor = ShellDisplayLayout.cursor(of: screen, status: status, rows: size.rows, columns: size.columns) {
                 wmove(window, Int32(cursor.row), Int32(cursor.column))
                 if cursorVisible != true {
@@ -95,6 +106,7 @@ final class ShellDisplaySession: @unchecked Sendable, CursesInputHandler {
             }
             wnoutrefresh(window)
             doupdate()
+            bottomRowShownBlank = bottomRowBlank
             // A row the diff did not touch has the long clusters it had.
             var touched = [Bool](repeating: full || lastLong.count != grid.count, count: grid.count)
             for run in runs where run.row < touched.count { touched[run.row] = true }

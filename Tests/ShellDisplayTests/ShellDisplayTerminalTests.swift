@@ -103,25 +103,60 @@ struct ShellDisplayTerminalTests {
         for y in 0..<6 { screen.setRow(y, row("line \(y)")) }
         terminal.display.show(screen, status: nil)
         #expect(terminal.wait(untilOutput: { $0.contains(utf8: "line 5") }))
-        // Plain text on a blank screen: every attribute written is a reset or the default colours
-        // (xterm's `sgr` with only the protect parameter on is a reset), so the marked corner
-        // looks as a blank does.
-        let first = terminal.output
-        let text = String(decoding: first, as: UTF8.self)
-        let attributes = text.split(separator: "\u{1b}[", omittingEmptySubsequences: false).dropFirst()
-            .compactMap { piece in piece.firstIndex(of: "m").map { String(piece[..<$0]) } }
-            .filter { $0.allSatisfy { $0.isNumber || $0 == ";" } }
-        #expect(!attributes.isEmpty)
-        #expect(attributes.allSatisfy { ["", "0", "39;49"].contains($0) }, "attributes written: \(attributes)")
+
+        // The bottom row was blank and stays so: its last cell is marked, and nothing of that is
+        // sent. A changed cell is all this draw writes.
+        let first = terminal.output.count
+        screen.setRow(0, row("LINE 0"))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { output in output.count > first && Array(output[first...]).contains(utf8: "LINE") }))
+        let second = terminal.output.count
+        let written = Array(terminal.output[first...])
+        #expect(written.count < 30, "written: \(String(decoding: written, as: UTF8.self).debugDescription)")
+        #expect(!written.contains(utf8: "24;80"))
 
         // Three rows go blank. ncurses would have found the blank rows at the bottom and cleared
-        // them with one clear-to-end-of-screen (`ed`); the marked corner stops that search, so
+        // them with one clear-to-end-of-screen (`ed`); the marked cell stops that search, so
         // each row is cleared to its end (`el`).
         for y in 3..<6 { screen.setRow(y, row("")) }
         terminal.display.show(screen, status: nil)
-        let cleared = { (output: [UInt8]) in output.count > first.count && Array(output[first.count...]).count(of: "\u{1b}[K") >= 3 }
+        let cleared = { (output: [UInt8]) in output.count > second && Array(output[second...]).count(of: "\u{1b}[K") >= 3 }
         #expect(terminal.wait(untilOutput: cleared))
-        #expect(!Array(terminal.output[first.count...]).contains(utf8: "\u{1b}[J"))
+        #expect(!Array(terminal.output[second...]).contains(utf8: "\u{1b}[J"))
+    }
+
+    @Test("A bottom row that goes blank is cleared as it was before any mark, then marked")
+    func bottomRowBlankedThenMarked() throws {
+        guard let terminal = Self.terminal() else { return }
+        defer { terminal.close() }
+        func row(_ text: String, _ style: ShellStyle = .plain) -> [ShellCell] {
+            text.map { ShellCell(String($0), style: style) } + Array(repeating: .blank, count: 80 - text.count)
+        }
+        var screen = ShellScreen(rows: 24, columns: 80)
+        screen.setRow(0, row("top"))
+        screen.setRow(23, row("notes.txt", ShellStyle(attributes: .reverse)))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { $0.contains(utf8: "notes.txt") }))
+        // The bottom row is cleared (to the end of the line or of the screen), not written over
+        // with spaces.
+        let first = terminal.output.count
+        screen.setRow(23, row(""))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { output in
+            output.count > first && (Array(output[first...]).contains(utf8: "\u{1b}[K") || Array(output[first...]).contains(utf8: "\u{1b}[J"))
+        }))
+        #expect(!Array(terminal.output[first...]).contains(utf8: "         "))
+        // Text on it again: the mark comes off as the row is written, and the rest is cleared to.
+        let second = terminal.output.count
+        screen.setRow(0, row("top again"))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { output in output.count > second && Array(output[second...]).contains(utf8: "again") }))
+        let third = terminal.output.count
+        screen.setRow(23, row("more"))
+        terminal.display.show(screen, status: nil)
+        #expect(terminal.wait(untilOutput: { output in output.count > third && Array(output[third...]).contains(utf8: "more") }))
+        let written = Array(terminal.output[third...])
+        #expect(!written.contains(utf8: "     "), "written: \(String(decoding: written, as: UTF8.self).debugDescription)")
     }
 
     @Test("A terminal given back while another is open leaves the other reading keys and drawing")
