@@ -90,7 +90,7 @@ extension BatonApp {
         case .function(3):
             if let query = state.lastSearch { find(query, &state) }
         case .function(1):
-            model.overlay = .help
+            model.overlay = .help(first: 0)
         case .control("g"):
             model.overlay = .prompt(.goToLine())
         default:

@@ -13,7 +13,7 @@ extension BatonApp {
         case .control("q"), .control("c"), .control("x"):
             return requestQuit(&model)
         case .function(1):
-            model.overlay = .help
+            model.overlay = .help(first: 0)
             return []
         default:
             break

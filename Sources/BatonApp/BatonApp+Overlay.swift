@@ -13,8 +13,8 @@ extension BatonApp {
             return handlePromptKey(key, &prompt, &model)
         case .continuing(let state):
             return handleContinuingKey(key, state, &model)
-        case .help:
-            model.overlay = nil
+        case .help(let first):
+            model.overlay = HelpPanel.scrolled(from: first, by: key, kind: model.session.kind, layout: model.layout).map { .help(first: $0) }
             return []
         case .replacing(let replace):
             return handleReplacingKey(key, replace, &model)

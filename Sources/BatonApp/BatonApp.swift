@@ -226,8 +226,8 @@ public enum BatonApp {
         case .continuing(let state):
             if state.isShown { ContinuePanel.draw(state, layout: layout, into: &frame) }
             overlayShown = state.isShown
-        case .help:
-            HelpPanel.draw(model.session.kind, layout: layout, into: &frame)
+        case .help(let first):
+            HelpPanel.draw(model.session.kind, from: first, layout: layout, into: &frame)
         case .replacing:
             // The match is selected in the text; the question is on the message line.
             overlayShown = false

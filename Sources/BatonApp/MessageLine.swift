@@ -60,7 +60,10 @@ enum MessageLine {
             frame.putTruncated(text, x: 0, y: row, width: width, style: Style(bold: true))
             return nil
         case .help:
-            putFirstFitting(["Any key closes this list"], row: row, into: &frame, style: Style(dim: true))
+            let hints = HelpPanel.scrolls(model.session.kind, layout: model.layout)
+                ? ["↑ ↓ PgUp PgDn: more keys · any other key closes this list", "↑↓ PgUp PgDn: more · other keys close"]
+                : ["Any key closes this list"]
+            putFirstFitting(hints, row: row, into: &frame, style: Style(dim: true))
             return nil
         case .continuing, nil:
             break

@@ -6,8 +6,9 @@ public enum Overlay: Equatable, Sendable {
     case confirm(Confirmation)
     /// A typed answer on the prompt line.
     case prompt(TextPrompt)
-    /// The keys, on one screen (F1); any key closes it.
-    case help
+    /// The keys (F1), from entry `first` on. Where they do not all fit, ↑ ↓ PgUp PgDn scroll them;
+    /// any other key closes them.
+    case help(first: Int)
     /// Replacing a search's matches one at a time: y, n, a(ll), Esc.
     case replacing(ReplaceState)
     /// A continue under way: Esc cancels it, other keys wait (the session is about to be replaced).

@@ -110,7 +110,7 @@ struct EditorSelectionTests {
     func helpScreen() {
         var model = Fixtures.editor("text", width: 80, height: 30)
         model.press(.function(1))
-        #expect(model.overlay == .help)
+        #expect(model.overlay == .help(first: 0))
         let screen = BatonApp.view(model).frame.lines().joined(separator: "\n")
         for key in ["Ctrl-S", "Ctrl-\\, Alt-R", "Shift-arrows", "Alt-6", "Ctrl-6, Alt-A", "Ctrl-←, Ctrl-→", "F1"] {
             #expect(screen.contains(key), "the help screen does not list \(key)")
@@ -122,6 +122,56 @@ struct EditorSelectionTests {
         var counter = Fixtures.counter(width: 60, height: 20)
         counter.press(.function(1))
         #expect(BatonApp.view(counter).frame.lines().joined().contains("count up, down"))
+    }
+
+    @Test("In an 80 × 24 terminal the keys that do not fit are scrolled to with ↓ and PgDn; any other key closes the list")
+    func helpScrolls() {
+        var model = Fixtures.editor("text", width: 80, height: 24)
+        model.press(.function(1))
+        func screen() -> String { BatonApp.view(model).frame.lines().joined(separator: "\n") }
+        #expect(screen().contains("Ctrl-S"))
+        #expect(!screen().contains("Alt-M"))
+        #expect(screen().contains("below: ↑ ↓ PgUp PgDn"))
+        #expect(screen().contains("↑ ↓ PgUp PgDn: more keys"))
+        model.press(.pageDown)
+        #expect(screen().contains("Alt-M"))
+        #expect(screen().contains("this list"))
+        #expect(screen().contains("above: ↑ ↓ PgUp PgDn"))
+        #expect(!screen().contains("below"))
+        // Past the end it stays at the end; back up by a row, then a page.
+        model.press(.pageDown, .down)
+        #expect(screen().contains("Alt-M"))
+        model.press(.up)
+        #expect(screen().contains("above, 1 below"))
+        model.press(.pageUp)
+        #expect(screen().contains("Ctrl-S"))
+        #expect(model.overlay == .help(first: 0))
+        // Any other key closes it and goes no further.
+        model.type("x")
+        #expect(model.overlay == nil)
+        #expect(model.editorState.buffer.text == "text")
+    }
+
+    @Test("However short the window, every key can be scrolled into view")
+    func helpReachesEveryKey() {
+        for kind in [SessionKind.editor, .counter] {
+            let keys = HelpPanel.keys(for: kind)
+            #expect(keys.count >= 5)
+            for height in [6, 9, 14, 24, 40] {
+                var model = kind == .editor ? Fixtures.editor("", width: 80, height: height) : Fixtures.counter(width: 80, height: height)
+                model.press(.function(1))
+                var seen = Set<String>()
+                for _ in 0...keys.count {
+                    let lines = BatonApp.view(model).frame.lines()
+                    for entry in keys where lines.contains(where: { $0.contains(entry.key) && $0.contains(entry.does) }) {
+                        seen.insert(entry.key)
+                    }
+                    model.press(.down)
+                    if model.overlay == nil { break }
+                }
+                #expect(seen == Set(keys.map(\.key)), "\(kind), \(height) rows: not seen \(Set(keys.map(\.key)).subtracting(seen))")
+            }
+        }
     }
 
     @Test("The status bar's hint names F1 where there is room")
