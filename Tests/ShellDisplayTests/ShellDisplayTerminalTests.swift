@@ -92,71 +92,79 @@ struct ShellDisplayTerminalTests {
         }
     }
 
+    /// A screen of `texts` on its first rows and blanks below, 24 × 80.
+    static func screen(_ texts: [Int: (String, ShellStyle)]) -> ShellScreen {
+        var screen = ShellScreen(rows: 24, columns: 80)
+        for (y, (text, style)) in texts {
+            screen.setRow(y, text.map { ShellCell(String($0), style: style) } + Array(repeating: .blank, count: 80 - text.count))
+        }
+        return screen
+    }
+
+    /// Shows `texts`, then the same with `mark` on row 1, and waits for the mark: every byte of the
+    /// first draw has been read by then. Returns what both wrote.
+    static func draw(_ texts: [Int: (String, ShellStyle)], mark: String, on terminal: TestTerminal) -> [UInt8] {
+        let start = terminal.output.count
+        terminal.display.show(screen(texts), status: nil)
+        var marked = texts
+        marked[1] = (mark, .plain)
+        terminal.display.show(screen(marked), status: nil)
+        #expect(terminal.wait(untilOutput: { output in output.count > start && Array(output[start...]).contains(utf8: mark) }))
+        return Array(terminal.output[start...])
+    }
+
     @Test("A blank bottom is not searched for a clear-to-end-of-screen, and what stops the search is not sent")
     func blankBottomCornerMarked() throws {
         guard let terminal = Self.terminal() else { return }
         defer { terminal.close() }
-        func row(_ text: String) -> [ShellCell] {
-            text.map { ShellCell(String($0)) } + Array(repeating: .blank, count: 80 - text.count)
-        }
-        var screen = ShellScreen(rows: 24, columns: 80)
-        for y in 0..<6 { screen.setRow(y, row("line \(y)")) }
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { $0.contains(utf8: "line 5") }))
+        let start = terminal.output.count
+        var texts: [Int: (String, ShellStyle)] = [:]
+        for y in 0..<6 { texts[y] = ("line \(y)", .plain) }
+        _ = Self.draw(texts, mark: "first-mark", on: terminal)
 
         // The bottom row was blank and stays so: its last cell is marked, and nothing of that is
-        // sent. A changed cell is all this draw writes.
-        let first = terminal.output.count
-        screen.setRow(0, row("LINE 0"))
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { output in output.count > first && Array(output[first...]).contains(utf8: "LINE") }))
-        let second = terminal.output.count
-        let written = Array(terminal.output[first...])
-        #expect(written.count < 30, "written: \(String(decoding: written, as: UTF8.self).debugDescription)")
+        // sent. The changed rows are all these draws write.
+        texts[0] = ("LINE 0", .plain)
+        let written = Self.draw(texts, mark: "second-mark", on: terminal)
+        #expect(written.contains(utf8: "LINE"))
+        #expect(written.count < 60, "written: \(String(decoding: written, as: UTF8.self).debugDescription)")
         #expect(!written.contains(utf8: "24;80"))
 
         // Three rows go blank. ncurses would have found the blank rows at the bottom and cleared
         // them with one clear-to-end-of-screen (`ed`); the marked cell stops that search, so
         // each row is cleared to its end (`el`).
-        for y in 3..<6 { screen.setRow(y, row("")) }
-        terminal.display.show(screen, status: nil)
-        let cleared = { (output: [UInt8]) in output.count > second && Array(output[second...]).count(of: "\u{1b}[K") >= 3 }
-        #expect(terminal.wait(untilOutput: cleared))
-        #expect(!Array(terminal.output[second...]).contains(utf8: "\u{1b}[J"))
+        for y in 3..<6 { texts[y] = nil }
+        let cleared = Self.draw(texts, mark: "third-mark", on: terminal)
+        #expect(cleared.count(of: "\u{1b}[K") >= 3)
+        #expect(!cleared.contains(utf8: "\u{1b}[J"))
+        // The bottom-right cell was never written: ncurses writes it with the terminal's
+        // automatic margins off (xterm's `rmam`), which no other cell needs.
+        #expect(!Array(terminal.output[start...]).contains(utf8: "\u{1b}[?7l"))
     }
 
     @Test("A bottom row that goes blank is cleared as it was before any mark, then marked")
     func bottomRowBlankedThenMarked() throws {
         guard let terminal = Self.terminal() else { return }
         defer { terminal.close() }
-        func row(_ text: String, _ style: ShellStyle = .plain) -> [ShellCell] {
-            text.map { ShellCell(String($0), style: style) } + Array(repeating: .blank, count: 80 - text.count)
-        }
-        var screen = ShellScreen(rows: 24, columns: 80)
-        screen.setRow(0, row("top"))
-        screen.setRow(23, row("notes.txt", ShellStyle(attributes: .reverse)))
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { $0.contains(utf8: "notes.txt") }))
+        let start = terminal.output.count
+        var texts: [Int: (String, ShellStyle)] = [0: ("top", .plain), 23: ("notes.txt", ShellStyle(attributes: .reverse))]
+        _ = Self.draw(texts, mark: "first-mark", on: terminal)
         // The bottom row is cleared (to the end of the line or of the screen), not written over
         // with spaces.
-        let first = terminal.output.count
-        screen.setRow(23, row(""))
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { output in
-            output.count > first && (Array(output[first...]).contains(utf8: "\u{1b}[K") || Array(output[first...]).contains(utf8: "\u{1b}[J"))
-        }))
-        #expect(!Array(terminal.output[first...]).contains(utf8: "         "))
-        // Text on it again: the mark comes off as the row is written, and the rest is cleared to.
-        let second = terminal.output.count
-        screen.setRow(0, row("top again"))
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { output in output.count > second && Array(output[second...]).contains(utf8: "again") }))
-        let third = terminal.output.count
-        screen.setRow(23, row("more"))
-        terminal.display.show(screen, status: nil)
-        #expect(terminal.wait(untilOutput: { output in output.count > third && Array(output[third...]).contains(utf8: "more") }))
-        let written = Array(terminal.output[third...])
+        texts[23] = nil
+        let blanked = Self.draw(texts, mark: "second-mark", on: terminal)
+        #expect(blanked.contains(utf8: "\u{1b}[K") || blanked.contains(utf8: "\u{1b}[J"))
+        #expect(!blanked.contains(utf8: "     "), "written: \(String(decoding: blanked, as: UTF8.self).debugDescription)")
+        // A draw with the bottom row still blank marks its last cell; then text on the row takes
+        // the mark off, and the rest of the row is cleared to, not written.
+        texts[0] = ("top again", .plain)
+        _ = Self.draw(texts, mark: "third-mark", on: terminal)
+        texts[23] = ("more", .plain)
+        let written = Self.draw(texts, mark: "fourth-mark", on: terminal)
+        #expect(written.contains(utf8: "more"))
         #expect(!written.contains(utf8: "     "), "written: \(String(decoding: written, as: UTF8.self).debugDescription)")
+        // Nor was the bottom-right cell ever written (see above).
+        #expect(!Array(terminal.output[start...]).contains(utf8: "\u{1b}[?7l"))
     }
 
     @Test("A terminal given back while another is open leaves the other reading keys and drawing")
