@@ -171,6 +171,8 @@ def type_block(program, result, keys, gap_ms):
         typed += letters[index % len(letters)]
         sent = time.perf_counter()
         program.write(typed[-1].encode())
+        # When each key was written, on CLOCK_MONOTONIC (bench/key_trace.py lines them up with a trace).
+        result.setdefault("sent_at", []).append(sent)
         expected = typed[-30:] + "BEGIN"
         first = []
         seen = read_until(program, lambda: shows(program, expected), sent + 10, first)

@@ -272,6 +272,8 @@ def type_block(term, everyone, keys, offset, gap_ms, out):
         firsts = {term: None}
         sent = time.perf_counter()
         term.write(typed[-1].encode())
+        # When each key was written, on CLOCK_MONOTONIC (bench/key_trace.py lines them up with a trace).
+        out.setdefault("sent_at", []).append(sent)
         shown = pump(everyone, lambda: any(l == line for l in lines(term)), sent + 5, firsts)
         out["screen_ms"].append(None if shown is None else (shown - sent) * 1000)
         if firsts[term] is not None:

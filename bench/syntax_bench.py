@@ -151,7 +151,8 @@ def main():
         keys = editor_bench.measure(run, programs + plain, path, args.keys, 50, args.open_timeout)
         if args.keys_json:
             with open(args.keys_json, "w") as f:
-                json.dump({label: {"keys_ms": r["keys_ms"], "first_ms": r["first_ms"]} for label, r in keys.items()}, f)
+                json.dump({label: {"keys_ms": r["keys_ms"], "first_ms": r["first_ms"], "sent_at": r.get("sent_at", [])}
+                           for label, r in keys.items()}, f)
         nano_open = [o for o in results["nano"]["open"] if o is not None]
         nano_replace = [r for r in results["nano"]["replace"] if r is not None]
         nano_keys = [k for k in keys["nano"]["keys_ms"] if k is not None]
