@@ -10,7 +10,7 @@ editor  bench/syntax_bench.py's keys: `baton edit` of its 15 MB C file with colo
 shell   bench/shell_bench.py's keys phase: `baton shell` on h1 driven from h2, and `ssh -tt`.
 
 The bench runs as it always does (its table is printed), under `perf record -k CLOCK_MONOTONIC -a
--e sched:sched_switch -e sched:sched_wakeup`; the bench writes down when it wrote each key
+--switch-events -e dummy` (perf's record of every switch of every core); the bench writes down when it wrote each key
 (`sent_at`), so each key's window runs from its write to its screen. Then, per program measured:
 
   - its key thread (the thread that ran longest inside the windows, the bench's own and the
@@ -37,14 +37,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The bench's own processes and the kernel's threads, left out when the key thread is picked.
 NOT_A_PROGRAM = re.compile(r"^(python3|perf|swapper|kworker|ksoftirqd|rcu_|migration|kdamond|tmux)")
-EVENT = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
-SWITCH = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) .*==> next_comm=(.*?) next_pid=(\d+)")
+# A line of `perf script --show-switch-events`: the task switched in or out, its core, the time.
+SWITCH = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+PERF_RECORD_SWITCH_CPU_WIDE (IN|OUT)")
 
 
 def traced(command, trace):
     """Runs `command` (a bench) while perf records the scheduler on every core."""
-    perf = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "-e", "sched:sched_switch",
-                             "-e", "sched:sched_wakeup", "-o", trace], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    perf = subprocess.Popen(["perf", "record", "-q", "-k", "CLOCK_MONOTONIC", "-a", "--switch-events", "-e", "dummy",
+                             "-o", trace], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         result = subprocess.run(command)
     finally:
@@ -55,34 +55,31 @@ def traced(command, trace):
 
 
 def runs_on_cores(trace):
-    """Each task's stretches on a core, [(start, end, cpu, tid, name, whole)]. A stretch runs from the
-    task's switch-in to its switch-out; where the trace has no switch-in for it (seen on this
-    machine for a task woken on an idle core: its first event there is one it makes itself), it
-    runs from the first event of the core's that the task made, so a step can read short, never
-    long; `whole` is False for those."""
-    script = subprocess.run(["perf", "script", "-i", trace, "-F", "comm,pid,tid,cpu,time,event,trace"],
+    """Each task's stretches on a core, [(start, end, cpu, tid, name, whole)], from perf's own
+    records of every switch (`--switch-events`): on this machine the scheduler's `sched_switch`
+    tracepoint lacks about a quarter of the switches onto an idle core, these do not. A task
+    switched out with no switch in seen (it was on the core when the trace began, or a record was
+    lost) gets no stretch, and `whole` is False for the one it had; a step can read short, never
+    long."""
+    script = subprocess.run(["perf", "script", "-i", trace, "--show-switch-events", "-F", "comm,pid,tid,cpu,time"],
                             capture_output=True, text=True, check=True).stdout
-    running = {}  # cpu → (start, tid, name, whole)
+    running = {}  # cpu → (start, tid, name)
     runs = []
     for line in script.splitlines():
-        match = EVENT.match(line)
+        match = SWITCH.match(line)
         if not match:
             continue
-        at, cpu, tid = float(match.group(5)), int(match.group(4)), int(match.group(3))
-        current = running.get(cpu)
-        if tid != 0 and (current is None or current[1] != tid):
-            # The task making this event is on the core, though no switch said so.
-            if current is not None and current[1] != 0:
-                runs.append((current[0], at, cpu, current[1], current[2], current[3]))
-            running[cpu] = current = (at, tid, match.group(1).strip(), False)
-        if match.group(6) != "sched:sched_switch":
+        name, tid, cpu, at, direction = match.group(1).strip(), int(match.group(3)), int(match.group(4)), float(match.group(5)), match.group(6)
+        if tid == 0:
             continue
-        switch = SWITCH.search(match.group(7))
-        if not switch:
+        if direction == "IN":
+            running[cpu] = (at, tid, name)
             continue
-        if current is not None and current[1] != 0:
-            runs.append((current[0], at, cpu, current[1], current[2], current[3]))
-        running[cpu] = (at, int(switch.group(4)), switch.group(3), True)
+        current = running.pop(cpu, None)
+        if current is not None and current[1] == tid:
+            runs.append((current[0], at, cpu, tid, current[2], True))
+        else:
+            runs.append((at, at, cpu, tid, name, False))
     runs.sort()
     return runs
 
