@@ -18,8 +18,10 @@ first one starting with BEGIN.
               replayed it (tens of µs in Python, more for more bytes). Also write → the first
               output byte read back (the two differ for a program that writes a key's screen in
               several pieces). The programs are all
-              open and take the keys in turns of 50 (then Enter, which moves BEGIN to the next
-              line), a second apart, so that what else the machine does falls on each alike.
+              open, are left until together they spend under 5 ms of a core a second (what
+              opening started has ended: at most 30 s), and take the keys in turns of 50 (then
+              Enter, which moves BEGIN to the next line), a second apart, so that what else the
+              machine does falls on each alike.
   cpu         each program's CPU over its blocks of keys (schedstat, every thread; a block
               includes its Enter), per key.
   memory      VmRSS after the keys, and VmHWM (its peak), from /proc/PID/status.
@@ -159,6 +161,19 @@ def settle(programs, seconds):
                 program.read_some(0.002)
 
 
+def quiet(programs, longest=30.0, window=1.0, most_ms=5.0):
+    """Reads what `programs` write until together they spend under `most_ms` of CPU in `window`
+    seconds (schedstat, every thread), or for `longest` seconds."""
+    deadline = time.perf_counter() + longest
+    while time.perf_counter() < deadline:
+        before = [meters.cpu_ns(program_pid(program)) for program in programs]
+        settle(programs, window)
+        after = [meters.cpu_ns(program_pid(program)) for program in programs]
+        spent = sum(max(0, b - a) for a, b in zip(before, after) if a is not None and b is not None)
+        if spent < most_ms * 1e6:
+            return
+
+
 def type_block(program, result, keys, gap_ms):
     """Types `keys` letters at the start of the line holding BEGIN, `gap_ms` apart on a fixed
     schedule, timing each to the screen (and to the first output byte); then Enter, which leaves
@@ -188,7 +203,8 @@ def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
     """Open, keys and memory of each program on `path` (keys = 0: open and memory only).
 
     Each is opened alone (those opened before it have had a second for what opening started: a
-    first save, a first draw), then all stay open and take the keys in turns, `block` at a time,
+    first save, a first draw); before the first key, all are left until they are quiet (`quiet`);
+    then all stay open and take the keys in turns, `block` at a time,
     so that what the machine is doing meanwhile falls on all of them alike. Before a program's
     turn, a second passes (the last one's save ends)."""
     results = {}
@@ -203,6 +219,10 @@ def measure(run, programs, path, keys, gap_ms, open_timeout, block=50):
                 kill(program)
             settle([program for _, program in started], 1.0)
         ready = [(label, program) for label, program in started if results[label]["open_ms"] is not None]
+        # What opening started in each (a 16 MB editor's first save and its hash, the pages it
+        # gives back a while after) ends before the first key: typing into one while another
+        # still works on its open put that work on the first turns of some programs only.
+        quiet([program for _, program in ready])
         done = 0
         while done < keys:
             count = min(block, keys - done)
