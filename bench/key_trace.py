@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Where a key's time goes, step by step (issues 35, 38 and 34): the scheduler's trace of the
-whole machine around a bench's keys, each key's write lined up with it on the same clock.
+"""Where a key's time goes, step by step (issues 35, 38 and 34): every switch on every core around
+a bench's keys, each key's write lined up with them on the same clock.
 
     sudo python3 bench/key_trace.py editor [--bin-dir DIR] [--keys 300]
     sudo python3 bench/key_trace.py shell [--bin-dir DIR] [--keys 200]
@@ -10,8 +10,9 @@ editor  bench/syntax_bench.py's keys: `baton edit` of its 15 MB C file with colo
 shell   bench/shell_bench.py's keys phase: `baton shell` on h1 driven from h2, and `ssh -tt`.
 
 The bench runs as it always does (its table is printed), under `perf record -k CLOCK_MONOTONIC -a
---switch-events -e dummy` (perf's record of every switch of every core); the bench writes down when it wrote each key
-(`sent_at`), so each key's window runs from its write to its screen. Then, per program measured:
+--switch-events -e dummy` (perf's record of every switch of every core); the bench writes down
+when it wrote each key (`sent_at`), so each key's window runs from its write to its screen. Then,
+per program measured:
 
   - its key thread (the thread that ran longest inside the windows, the bench's own and the
     kernel's left out): time on a core per key, p50 / p90 / p99;
