@@ -3,10 +3,12 @@ import FoundationEssentials
 import Glibc
 import Dispatch
 import Handoff
+import HandoffWire
 import Synchronization
 
-/// libmosquitto is set up once per process, before the first client.
-private let libraryReady: Bool = mosquitto_lib_init() == MQTTClient.success
+/// libmosquitto is set up once per process, before the first client, after OpenSSL (which it
+/// initialises too) is set up without its exit handler.
+private let libraryReady: Bool = OpenSSLProcess.prepared && mosquitto_lib_init() == MQTTClient.success
 
 /// A thin MQTT client over libmosquitto, for the relay.
 ///

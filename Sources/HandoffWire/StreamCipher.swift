@@ -20,6 +20,7 @@ final class StreamCipher: @unchecked Sendable {
     /// A context for `key` (32 bytes) that seals when `sealing`, else opens.
     init(key: [UInt8], sealing: Bool) {
         precondition(key.count == 32, "a ChaCha20-Poly1305 key is 32 bytes")
+        _ = OpenSSLProcess.prepared
         // Allocation failures are the only way these fail with a valid key and cipher.
         guard let context = EVP_CIPHER_CTX_new() else { fatalError("OpenSSL could not allocate a cipher context") }
         self.context = context

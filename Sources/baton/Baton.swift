@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import HandoffCLI
+import HandoffWire
 
 /// `baton`: Handoff for the terminal.
 @main
@@ -24,6 +25,8 @@ extension Baton {
     /// Runs the command line; a request for a completion script gets the parser's script with
     /// the lines that complete the default subcommand without its name (`DefaultCommandCompletion`).
     static func main() async {
+        // Before anything uses OpenSSL: threads that outlive `main` may still use it.
+        _ = OpenSSLProcess.prepared
         let arguments = CommandLine.arguments
         if let shell = DefaultCommandCompletion.requestedShell(in: arguments) {
             let generated = completionScript(for: shell)
