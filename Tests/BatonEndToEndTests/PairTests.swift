@@ -136,8 +136,9 @@ struct PairEndToEndTests {
             try c.waitForScreen(containing: "Continued on e2e-b")
             try d.type("q")
             try c.type("q")
-            #expect(try d.waitForExit() == 0)
-            #expect(try c.waitForExit() == 0)
+            let (dStatus, cStatus) = (try d.waitForExit(), try c.waitForExit())
+            #expect(dStatus == 0, "d ended with \(dStatus):\n\(d.screenDump())")
+            #expect(cStatus == 0, "c ended with \(cStatus):\n\(c.screenDump())")
         }
     }
 
