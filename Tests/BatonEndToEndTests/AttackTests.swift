@@ -194,7 +194,7 @@ extension LabFaultTests.UnderLoad {
             let u = try stage.baton("u", on: 3, [
                 "--continue-activity", "com.evil.undeclared", "--wait", "2", "--name", "e2e-u",
             ], width: 250)
-            #expect(try u.waitForExit(timeout: 10) == 1)
+            try u.expectExit(1, timeout: 10)
             let said = try u.capture().joined(separator: "\n")
             #expect(said.contains("com.evil.undeclared is not an activity type this baton declares"), "baton --continue-activity said:\n\(said)")
         }
@@ -495,7 +495,7 @@ extension LabFaultTests.UnderLoad {
                 let after = try a.waitForScreen("a's counter at 3") { EndToEndTests.screen($0, showsCount: 3) }
                 Self.expectIntact(a, after, title: titleA, count: 3, stage: stage)
                 try a.type("q")
-                #expect(try a.waitForExit() == 0)
+                try a.expectExit(0)
                 try EndToEndTests.expectSaneTerminal(a)
             }
         }

@@ -79,8 +79,8 @@ struct DeviceLabTests {
         try s.waitForScreen(containing: "Paired with \(joiner.name)")
         let elapsed = Date().timeIntervalSince(started)
         print("[figure] pairing \(sharer.name) with \(joiner.name): both started → Paired on both in \(Figures.seconds(elapsed)) (target ≤ 1 s; both y typed as soon as the codes showed)")
-        #expect(try s.waitForExit() == 0)
-        #expect(try j.waitForExit() == 0)
+        try s.expectExit(0)
+        try j.expectExit(0)
         return elapsed
     }
 
@@ -165,7 +165,7 @@ struct DeviceLabTests {
             #expect(peerContinue.status != 0, "the outsider continued: \(peerContinue.output)")
             #expect(try continued.waitForExit(timeout: 10) != 0)
             #expect(!EndToEndTests.screen(try continued.capture(), showsCount: 3), "\(continued.screenDump())")
-            #expect(try announcer.waitForExit(timeout: 10) == 0)
+            try announcer.expectExit(0, timeout: 10)
 
             // What it can forge with the key and its identity: see `forger`.
             let forged = try Self.run(stage, as: outsider, [

@@ -167,7 +167,7 @@ extension LabFaultTests {
                 try a.type("more ")
                 try a.waitForScreen(containing: "[+]")
                 try a.press("C-q", "n")
-                #expect(try a.waitForExit() == 0)
+                try a.expectExit(0)
                 #expect(folder.file("locked.txt") == "new locked line\n", "C-q n saved")
             }
         }
@@ -251,7 +251,7 @@ extension LabFaultTests {
                     "dumb", namespace: stage.lab.namespace(host: 1),
                     command: [stage.baton, "edit", "f.txt"],
                     environment: ["XDG_STATE_HOME": folder.path("state"), "TERM": "dumb"], workingDirectory: folder.root)
-                #expect(try dumb.waitForExit() == 1)
+                try dumb.expectExit(1)
                 // Joined as the pane wrapped it: a line may break inside a word.
                 let said = try dumb.capture().joined()
                 #expect(said.contains("\"dumb\"") && said.contains("TERM"), "\(dumb.screenDump())")

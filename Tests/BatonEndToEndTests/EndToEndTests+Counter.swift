@@ -29,8 +29,8 @@ extension EndToEndTests {
             // Both quit with q and leave their terminals as they found them.
             try b.type("q")
             try a.type("q")
-            #expect(try b.waitForExit() == 0)
-            #expect(try a.waitForExit() == 0)
+            try b.expectExit(0)
+            try a.expectExit(0)
             try Self.expectSaneTerminal(a)
             try Self.expectSaneTerminal(b)
         }

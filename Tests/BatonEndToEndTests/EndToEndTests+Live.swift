@@ -32,8 +32,8 @@ extension EndToEndTests {
 
             try b.type("q")
             try a.type("q")
-            #expect(try b.waitForExit() == 0)
-            #expect(try a.waitForExit() == 0)
+            try b.expectExit(0)
+            try a.expectExit(0)
         }
     }
 
@@ -61,7 +61,7 @@ extension EndToEndTests {
             try stage.listener.waitForEvent("e2e-a's two lines") { $0.peerName == "e2e-a" && $0.string("text") == "first line\nsecond" }
 
             try c.press("C-q")
-            #expect(try c.waitForExit() == 0)
+            try c.expectExit(0)
         }
     }
 

@@ -7,7 +7,7 @@ extension EndToEndTests {
         try Stage.run(hosts: 2) { stage in
             // Wide enough that the message is one row on screen too.
             let b = try stage.baton("b", on: 1, ["--continue-activity", "dev.baton.counter", "--wait", "1"], width: 200)
-            #expect(try b.waitForExit(timeout: 10) == 1)
+            try b.expectExit(1, timeout: 10)
             let lines = try b.capture()
             let printed = lines.dropFirst().filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             #expect(lines.first == "e2e: b", "the banner before baton was cleared:\n\(b.screenDump())")

@@ -36,7 +36,7 @@ extension EndToEndTests {
 
         // SIGTERM: the announcer withdraws, the listener sees it go, and the pane is as it was.
         try announcer.kill(SIGTERM)
-        #expect(try announcer.waitForExit() == 143)
+        try announcer.expectExit(143)
         try listener.waitForEvent("e2e-a withdraw") { $0.peerName == "e2e-a" && $0.event == "gone" }
         try Self.expectSaneTerminal(announcer)
     }

@@ -36,8 +36,8 @@ extension EndToEndTests {
 
             try a.type("exit 3")
             try a.press("Enter")
-            #expect(try a.waitForExit() == 3)
-            #expect(try b.waitForExit() == 3)
+            try a.expectExit(3)
+            try b.expectExit(3)
         }
     }
 
@@ -54,7 +54,7 @@ extension EndToEndTests {
             ])
             try a.waitForScreen(containing: "e2e-b asks to take this session: y/N")
             try a.type("n")
-            #expect(try b.waitForExit() == 1)
+            try b.expectExit(1)
             #expect(try b.capture().joined(separator: " ").contains("e2e-a did not let this terminal take the session: e2e-a said no"))
 
             let c = try DeviceLabTests.baton(stage, "c", as: mb, ["follow", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b"])
@@ -64,7 +64,7 @@ extension EndToEndTests {
             // Ctrl-] d: a's terminal leaves, the shell goes on (c still sees it), and --attach brings it back.
             try a.press("C-]")
             try a.type("d")
-            #expect(try a.waitForExit() == 0)
+            try a.expectExit(0)
             try c.waitForScreen(containing: "nobody drives it now")
             let again = try DeviceLabTests.baton(stage, "a2", as: ma, ["shell", "--attach", "--name", "e2e-a"])
             try again.waitForScreen(containing: "one1")
@@ -72,10 +72,10 @@ extension EndToEndTests {
             try again.press("Enter")
             try c.waitForScreen(containing: "two2")
             try c.type("q")
-            #expect(try c.waitForExit() == 0)
+            try c.expectExit(0)
             try again.type("exit")
             try again.press("Enter")
-            #expect(try again.waitForExit() == 0)
+            try again.expectExit(0)
         }
     }
 
@@ -115,9 +115,9 @@ extension EndToEndTests {
 
             try b.type("exit 4")
             try b.press("Enter")
-            #expect(try a.waitForExit() == 4)
-            #expect(try b.waitForExit() == 4)
-            #expect(try c.waitForExit() == 4)
+            try a.expectExit(4)
+            try b.expectExit(4)
+            try c.expectExit(4)
         }
     }
 
@@ -132,7 +132,7 @@ extension EndToEndTests {
             let b = try DeviceLabTests.baton(stage, "b", as: mb, ["follow", "dev.baton.shell", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b"])
             try b.waitForScreen(containing: "here1")
             try DeviceLabTests.run(stage, as: ma, [stage.baton, "devices", "remove", "e2e-b"])
-            #expect(try b.waitForExit() == 1)
+            try b.expectExit(1)
             #expect(try b.capture().joined(separator: " ").contains("the session on e2e-a was lost"))
             // The session goes on for its own machine.
             try a.type("echo still$((1+1))")
@@ -140,7 +140,7 @@ extension EndToEndTests {
             try a.waitForScreen(containing: "still2")
             try a.type("exit")
             try a.press("Enter")
-            #expect(try a.waitForExit() == 0)
+            try a.expectExit(0)
         }
     }
 
@@ -172,10 +172,10 @@ extension EndToEndTests {
             try b.waitForScreen(containing: "during4", timeout: 30)
             try b.waitForScreen(containing: "Following the session on e2e-a")
             try b.type("q")
-            #expect(try b.waitForExit() == 0)
+            try b.expectExit(0)
             try a.type("exit")
             try a.press("Enter")
-            #expect(try a.waitForExit() == 0)
+            try a.expectExit(0)
         }
     }
 

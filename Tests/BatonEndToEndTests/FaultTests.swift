@@ -169,7 +169,7 @@ extension LabFaultTests {
                 let gone = try listener.waitForEvent("\(name) to withdraw", since: mark, timeout: 3) {
                     $0.activityID == appeared.activityID && $0.event == "gone"
                 }
-                #expect(try announcer.waitForExit() == 143)
+                try announcer.expectExit(143)
                 figures.append(gone.time.timeIntervalSince(terminated))
             }
             Figures.record("SIGTERMed baton peer gone from the list, after the signal (worst of 3)",
@@ -182,7 +182,7 @@ extension LabFaultTests {
             defer { timed.stop() }
             let appeared = try listener.waitForEvent("e2e-timed to appear") { $0.peerName == "e2e-timed" && $0.event == "appeared" }
             let mark = listener.mark
-            #expect(try timed.waitForExit(timeout: 10) == 0)
+            try timed.expectExit(0, timeout: 10)
             let ended = try #require(timed.endedAt)
             let gone = try listener.waitForEvent("e2e-timed to withdraw", since: mark, timeout: 3) {
                 $0.activityID == appeared.activityID && $0.event == "gone"
@@ -248,7 +248,7 @@ extension LabFaultTests {
                 Issue.record("no WITHDRAW heard; the first run ended with \(status) and said:\n\(first.transcript())\nthe listener:\n\(listener.transcript())")
                 throw error
             }
-            #expect(try first.waitForExit() == 143)
+            try first.expectExit(143)
 
             let second = try LabFaultTests.announcer(lab, host: 1, peer: peer, name: name, count: 2)
             defer { second.stop() }

@@ -20,7 +20,7 @@ extension DeviceLabTests {
                 EndToEndTests.screen(lines, showsCount: 3) && lines.contains { $0.contains("Following e2e-a — read-only") }
             }
             try listed.type("q")
-            #expect(try listed.waitForExit() == 0)
+            try listed.expectExit(0)
 
             // a removes c; a's running counter takes the removal and the new group key.
             let removal = try Self.run(stage, as: a, [stage.baton, "devices", "remove", "e2e-c"], check: false)

@@ -53,8 +53,8 @@ struct MembershipAdviceLabTests {
                     || text.contains("Not paired: this machine was removed from the group")
             }
             try j.waitForScreen(containing: "move the identity aside here")
-            #expect(try s.waitForExit() == 1)
-            #expect(try j.waitForExit() == 1)
+            try s.expectExit(1)
+            try j.expectExit(1)
         }
     }
 

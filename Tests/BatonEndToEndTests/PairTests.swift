@@ -80,8 +80,8 @@ struct PairEndToEndTests {
             #expect(try Self.code(b1) == code1)
             try Self.answer(a1, "y")
             try Self.answer(b1, "n")
-            #expect(try b1.waitForExit() == 1)
-            #expect(try a1.waitForExit() == 1)
+            try b1.expectExit(1)
+            try a1.expectExit(1)
             try b1.waitForScreen(containing: "you did not confirm the code")
             try a1.waitForScreen(containing: "the other side did not confirm the code")
             #expect(try Data(contentsOf: URL(fileURLWithPath: sharerKey)) == sharerBefore)
@@ -102,8 +102,8 @@ struct PairEndToEndTests {
             try a2.waitForScreen(containing: "Paired with e2e-b")
             let paired = Date().timeIntervalSince(secondYes)
             print("pairing figure: both codes shown \(String(format: "%.3f", codesShown)) s after both started; Paired on both \(String(format: "%.3f", paired)) s after the second y; total \(String(format: "%.3f", codesShown + paired)) s")
-            #expect(try a2.waitForExit() == 0)
-            #expect(try b2.waitForExit() == 0)
+            try a2.expectExit(0)
+            try b2.expectExit(0)
             #expect(try Data(contentsOf: URL(fileURLWithPath: joinerKey)) == sharerBefore)
             let mode = try FileManager.default.attributesOfItem(atPath: joinerKey)[.posixPermissions] as? Int
             #expect(mode == 0o600)
@@ -136,9 +136,8 @@ struct PairEndToEndTests {
             try c.waitForScreen(containing: "Continued on e2e-b")
             try d.type("q")
             try c.type("q")
-            let (dStatus, cStatus) = (try d.waitForExit(), try c.waitForExit())
-            #expect(dStatus == 0, "d ended with \(dStatus):\n\(d.screenDump())")
-            #expect(cStatus == 0, "c ended with \(cStatus):\n\(c.screenDump())")
+            try d.expectExit(0)
+            try c.expectExit(0)
         }
     }
 
@@ -152,8 +151,8 @@ struct PairEndToEndTests {
             }
             let a = try Self.start(stage, "a", on: 1, ["pair", "--key-file", try Self.keyPath(stage, "a"), "--timeout", "30"])
             let b = try Self.start(stage, "b", on: 2, ["pair", "--key-file", try Self.keyPath(stage, "b"), "--timeout", "30"])
-            #expect(try a.waitForExit() == 1)
-            #expect(try b.waitForExit() == 1)
+            try a.expectExit(1)
+            try b.expectExit(1)
             // Each names where it heard the other: a (host 1) heard b (host 2), and b heard a.
             try a.waitForScreen(containing: "another pairing is running on this network (heard from 10.77.0.12)")
             try b.waitForScreen(containing: "another pairing is running on this network (heard from 10.77.0.11)")
@@ -185,7 +184,7 @@ struct PairEndToEndTests {
             try a.waitForScreen(containing: "Waiting for `baton pair --join`")
             let result = try Command.run(stage.lab.command(host: 2, ["python3", "-c", Self.forger]), timeout: 20)
             #expect(result.output.contains("reply 5 3"))
-            #expect(try a.waitForExit() == 1)
+            try a.expectExit(1)
             let screen = try a.waitForScreen(containing: "does not match its commitment")
             #expect(!screen.contains { $0.hasPrefix("Code: ") })
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -213,7 +212,7 @@ struct PairEndToEndTests {
                 command: [stage.baton, "pair", "--join", "--key-file", joinerKey, "--timeout", "5"], without: ["BATON_KEY"],
                 width: 200)
             try b.waitForScreen(containing: "Found `baton pair` at 10.77.0.11; connecting to its TCP port 47790…")
-            #expect(try b.waitForExit(timeout: 10) == 1)
+            try b.expectExit(1, timeout: 10)
             let elapsed = Date().timeIntervalSince(started)
             #expect(elapsed < 8, "the joiner took \(elapsed) s with --timeout 5")
             try b.waitForScreen(containing: "Cannot reach `baton pair` at 10.77.0.11:47790: no answer within 5 s "
@@ -233,8 +232,8 @@ struct PairEndToEndTests {
             let b = try Self.start(stage, "b", on: 2, ["pair", "--join", "--peer", "10.77.0.11:47790", "--key-file", joinerKey, "--timeout", "3"])
             #expect(try Self.code(a) == Self.code(b))
             // Nobody answers.
-            #expect(try a.waitForExit(timeout: 10) == 1)
-            #expect(try b.waitForExit(timeout: 10) == 1)
+            try a.expectExit(1, timeout: 10)
+            try b.expectExit(1, timeout: 10)
             try a.waitForScreen(containing: "timed out")
             try b.waitForScreen(containing: "timed out")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)

@@ -24,8 +24,8 @@ extension LabFaultTests.RelayLabTests {
             try b.waitForScreen(containing: "(e2e-a drives)")
             try a.type("exit 4")
             try a.press("Enter")
-            #expect(try a.waitForExit() == 4)
-            #expect(try b.waitForExit() == 4)
+            try a.expectExit(4)
+            try b.expectExit(4)
         }
     }
 }

@@ -83,7 +83,7 @@ struct ShellScreenLabTests {
             try Self.same(direct, shell, "the shell after a resize")
 
             try Self.both(direct, shell, type: "exit 5", press: ["Enter"])
-            #expect(try shell.waitForExit() == 5)
+            try shell.expectExit(5)
         }
     }
 }

@@ -435,7 +435,7 @@ extension LabFaultTests {
                 #expect(theme.status == 0 && !theme.errorOutput.contains("no peer has it"), "\(theme.errorOutput)")
                 try b.waitForLine("theme on B") { $0.key == "theme" && $0.string == "dark" }
                 b.process.signal(SIGTERM)
-                #expect(try b.process.waitForExit() == 0)
+                try b.process.expectExit(0)
                 let file = kv.storeFile(2)
                 var garbage = [UInt8](repeating: 0, count: 4096)
                 for index in garbage.indices { garbage[index] = UInt8.random(in: 0...255) }

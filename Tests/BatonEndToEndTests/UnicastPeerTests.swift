@@ -74,7 +74,7 @@ struct UnicastPeerTests {
             try b.type("++")
             try b.waitForScreen("b's counter at 5") { EndToEndTests.screen($0, showsCount: 5) }
             try a.type("q")
-            #expect(try a.waitForExit() == 0)
+            try a.expectExit(0)
             let a2 = try stage.baton("a2", on: 1, [
                 "--continue-activity", "dev.baton.counter", "--from", "e2e-b", "--wait", "5", "--name", "e2e-a2", "--peer", h2,
             ])
@@ -82,8 +82,8 @@ struct UnicastPeerTests {
             try b.waitForScreen(containing: "Continued on e2e-a2")
             try a2.type("q")
             try b.type("q")
-            #expect(try a2.waitForExit() == 0)
-            #expect(try b.waitForExit() == 0)
+            try a2.expectExit(0)
+            try b.expectExit(0)
 
             // Editing, larger than a datagram: an OFFER by unicast, the text fetched over TCP from
             // its source address. e on h1 has its peer in the peers file.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A program running in a lab host, outside tmux, whose output lines are kept with the time
 /// each one arrived — so that a test can measure how long after its own action (a change, a
@@ -202,6 +203,13 @@ final class LabProcess: @unchecked Sendable {
         }
         try Wait.until("\(name)'s output to close", timeout: 5, interval: 0.01) { endedAt != nil }
         return status
+    }
+
+    /// Waits for the program to end and expects `status`; when it is another, the issue says
+    /// which, with the program's last lines of output.
+    func expectExit(_ status: Int32, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let ended = try waitForExit(timeout: timeout)
+        #expect(ended == status, "\(name) ended with \(ended):\n\(transcript())", sourceLocation: sourceLocation)
     }
 
     /// SIGTERM, up to 3 s, then SIGKILL; waits for it. Safe to call again.

@@ -32,6 +32,6 @@ extension Stage {
     /// Types `q` in each session and expects each to exit with status 0.
     func quit(_ sessions: TmuxSession...) throws {
         for session in sessions { try session.type("q") }
-        for session in sessions { #expect(try session.waitForExit() == 0) }
+        for session in sessions { try session.expectExit(0) }
     }
 }

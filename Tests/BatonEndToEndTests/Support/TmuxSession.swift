@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One program running in a tmux pane of a `TmuxHost`: type into it, read its screen and
 /// cursor, signal it, and after it ends read how it left the terminal.
@@ -136,6 +137,13 @@ final class TmuxSession {
     @discardableResult
     func waitForExit(timeout: Double = 10) throws -> Int32 {
         try Wait.until("\(name)'s program to exit", timeout: timeout, lastSeen: screenDump) { exitStatus }
+    }
+
+    /// Waits for the program to end and expects `status`; when it is another, the issue says
+    /// which, with the screen and the log's last lines (a crash's signal is one of them).
+    func expectExit(_ status: Int32, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let ended = try waitForExit(timeout: timeout)
+        #expect(ended == status, "\(name) ended with \(ended):\n\(screenDump())", sourceLocation: sourceLocation)
     }
 
     /// The terminal's modes just before the program started.
