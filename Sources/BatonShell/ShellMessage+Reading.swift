@@ -12,11 +12,26 @@ extension ShellMessage {
     }
 
     /// Reads a message strictly: hostile bytes are an error, never a crash.
+    ///
+    /// The messages Baton writes are canonical plists, read in place (`BinaryPropertyListView`):
+    /// that view accepts only what the strict reader accepts, and gives the same values, so
+    /// the message read from it is the one the strict reader's tree gives, and so is the error.
+    /// Other bytes are read by the strict reader.
     public init(bytes: [UInt8]) throws(ReadError) {
         let limits = BinaryPropertyListReader.Limits(maxObjects: 1 << 20, maxBytes: Self.maximumBytes)
-        guard let value = try? BinaryPropertyListReader(limits: limits).read(bytes), case .dictionary(let d) = value else {
+        if let view = BinaryPropertyListView(bytes, limits: limits) {
+            guard view.kind(view.top) == .dictionary else { throw .notAPropertyList }
+            try self.init(message: PlistViewValue(view: view, node: view.top))
+            return
+        }
+        guard let value = try? BinaryPropertyListReader(limits: limits).read(bytes), value.isDictionary else {
             throw .notAPropertyList
         }
+        try self.init(message: value)
+    }
+
+    /// The message a dictionary `d` holds.
+    init<Value: MessageValue>(message d: Value) throws(ReadError) {
         let fields = Fields(d: d)
         switch d["kind"]?.stringValue {
         case "hello":
@@ -69,8 +84,8 @@ extension ShellMessage {
 }
 
 /// A message's keys, read with their types and ranges checked.
-struct Fields {
-    let d: [String: PropertyListValue]
+struct Fields<Value: MessageValue> {
+    let d: Value
 
     func string(_ key: String) throws(ShellMessage.ReadError) -> String {
         guard let value = d[key]?.stringValue else { throw .malformed("\(key) is not a string") }
@@ -78,7 +93,7 @@ struct Fields {
     }
 
     func bool(_ key: String) throws(ShellMessage.ReadError) -> Bool {
-        guard case .boolean(let value) = d[key] else { throw .malformed("\(key) is not a boolean") }
+        guard let value = d[key]?.boolValue else { throw .malformed("\(key) is not a boolean") }
         return value
     }
 
@@ -108,5 +123,52 @@ enum ShellText {
     /// C0 and C1 controls and DEL: never drawn, so never in a cell, a title or typed text.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}
+
+/// A value of a message as read: the strict reader's tree (`PropertyListValue`), or an object
+/// of a canonical plist read in place (`PlistViewValue`). The same reading code runs on both.
+protocol MessageValue {
+    var stringValue: String? { get }
+    var intValue: Int? { get }
+    var boolValue: Bool? { get }
+    /// How many elements, when this is an array; nil otherwise.
+    var arrayCount: Int? { get }
+    /// Element `index` of an array, below its `arrayCount`.
+    subscript(index: Int) -> Self { get }
+    var isDictionary: Bool { get }
+    /// The value under `key` when this is a dictionary that has it; nil otherwise.
+    subscript(key: String) -> Self? { get }
+}
+
+extension PropertyListValue: MessageValue {
+    var arrayCount: Int? {
+        if case .array(let elements) = self { elements.count } else { nil }
+    }
+
+    subscript(index: Int) -> PropertyListValue {
+        guard case .array(let elements) = self else { preconditionFailure("an element of an array") }
+        return elements[index]
+    }
+
+    var isDictionary: Bool {
+        if case .dictionary = self { true } else { false }
+    }
+}
+
+/// An object of a canonical plist, read where it lies.
+struct PlistViewValue: MessageValue {
+    let view: BinaryPropertyListView
+    let node: BinaryPropertyListView.Node
+
+    var stringValue: String? { view.string(node) }
+    var intValue: Int? { view.int(node) }
+    var boolValue: Bool? { view.bool(node) }
+    var arrayCount: Int? { view.count(node) }
+    subscript(index: Int) -> PlistViewValue { PlistViewValue(view: view, node: view.element(index, of: node)) }
+    var isDictionary: Bool { view.kind(node) == .dictionary }
+
+    subscript(key: String) -> PlistViewValue? {
+        view.value(forKey: key, in: node).map { PlistViewValue(view: view, node: $0) }
     }
 }

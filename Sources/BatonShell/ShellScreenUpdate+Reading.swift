@@ -5,7 +5,7 @@ extension ShellScreenUpdate {
     static let titleLimit = 1024
 
     /// Reads a `screen` message's keys; every row it names is whole and inside the screen.
-    init(_ fields: Fields) throws(ShellMessage.ReadError) {
+    init<Value: MessageValue>(_ fields: Fields<Value>) throws(ShellMessage.ReadError) {
         revision = try fields.count("revision")
         full = try fields.bool("full")
         rows = try fields.size("rows")
@@ -22,46 +22,53 @@ extension ShellScreenUpdate {
             throw .malformed("the title is too long or holds a control character")
         }
         self.title = title
-        guard case .array(let styleValues) = fields.d["styles"] else { throw .malformed("styles is not an array") }
+        guard let styleValues = fields.d["styles"], let styleCount = styleValues.arrayCount else { throw .malformed("styles is not an array") }
         var styles: [ShellStyle] = []
-        for value in styleValues {
-            guard case .array(let parts) = value, parts.count == 3, let fg = parts[0].intValue.flatMap(ShellColor.init(wireValue:)),
+        styles.reserveCapacity(styleCount)
+        for index in 0..<styleCount {
+            let parts = styleValues[index]
+            guard parts.arrayCount == 3, let fg = parts[0].intValue.flatMap(ShellColor.init(wireValue:)),
                   let bg = parts[1].intValue.flatMap(ShellColor.init(wireValue:)), let bits = parts[2].intValue,
                   bits >= 0, bits & ~ShellStyle.Attributes.all.rawValue == 0
             else { throw .malformed("a style is not [foreground, background, attributes]") }
             styles.append(ShellStyle(foreground: fg, background: bg, attributes: ShellStyle.Attributes(rawValue: bits)))
         }
-        guard case .array(let lineValues) = fields.d["lines"], lineValues.count <= rows else { throw .malformed("lines is not an array of rows") }
+        guard let lineValues = fields.d["lines"], let lineCount = lineValues.arrayCount, lineCount <= rows else {
+            throw .malformed("lines is not an array of rows")
+        }
         var seen = Set<Int>()
         var lines: [Line] = []
-        for value in lineValues {
-            guard case .dictionary(let d) = value else { throw .malformed("a line is not a dictionary") }
-            let row = try Fields(d: d).count("row")
+        lines.reserveCapacity(lineCount)
+        for index in 0..<lineCount {
+            let value = lineValues[index]
+            guard value.isDictionary else { throw .malformed("a line is not a dictionary") }
+            let row = try Fields(d: value).count("row")
             guard row < rows, seen.insert(row).inserted else { throw .malformed("a line outside the screen, or twice") }
-            guard case .array(let runs) = d["runs"] else { throw .malformed("a line without runs") }
+            guard let runs = value["runs"], runs.arrayCount != nil else { throw .malformed("a line without runs") }
             lines.append(Line(row: row, cells: try Self.cells(of: runs, styles: styles, columns: columns)))
         }
         self.lines = lines
     }
 
     /// A row's cells from its runs, which must fill exactly `columns`.
-    static func cells(of runs: [PropertyListValue], styles: [ShellStyle], columns: Int) throws(ShellMessage.ReadError) -> [ShellCell] {
+    static func cells<Value: MessageValue>(of runs: Value, styles: [ShellStyle], columns: Int) throws(ShellMessage.ReadError) -> [ShellCell] {
         var cells: [ShellCell] = []
         cells.reserveCapacity(columns)
-        for run in runs {
-            guard case .array(let parts) = run, (3...4).contains(parts.count), let text = parts[0].stringValue, !text.isEmpty,
+        for runIndex in 0..<(runs.arrayCount ?? 0) {
+            let parts = runs[runIndex]
+            guard let partCount = parts.arrayCount, (3...4).contains(partCount), let text = parts[0].stringValue, !text.isEmpty,
                   let index = parts[1].intValue, styles.indices.contains(index), let width = parts[2].intValue, (1...2).contains(width)
             else { throw .malformed("a run is not [text, style, width]") }
             let style = styles[index]
             // Printable ASCII, the common run: one cell per byte.
-            if parts.count == 3, width == 1, let bytes = Self.printableASCII(text) {
+            if partCount == 3, width == 1, let bytes = Self.printableASCII(text) {
                 guard cells.count + bytes.count <= columns else { throw .malformed("a row wider than the screen") }
                 for byte in bytes { cells.append(ShellCell(Self.asciiGraphemes[Int(byte) - 0x20], style: style)) }
                 continue
             }
             guard !text.unicodeScalars.contains(where: ShellText.isControl) else { throw .malformed("a run holds a control character") }
             let graphemes: [String]
-            if parts.count == 4 {
+            if partCount == 4 {
                 guard parts[3].intValue == 1 else { throw .malformed("a run's fourth element is not 1") }
                 graphemes = [text]
             } else {

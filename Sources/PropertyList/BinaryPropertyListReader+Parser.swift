@@ -34,7 +34,9 @@ extension BinaryPropertyListReader {
 
         var objects: [Decoded]
 
-        init(bytes: [UInt8], limits: Limits) throws(PropertyListReadError) {
+        /// The layout of `bytes`, checked; `decoding` false for a reader that makes no values
+        /// (`BinaryPropertyListView`), which needs no record per object.
+        init(bytes: [UInt8], limits: Limits, decoding: Bool = true) throws(PropertyListReadError) {
             self.bytes = bytes
             self.limits = limits
             let count = bytes.count
@@ -98,7 +100,7 @@ extension BinaryPropertyListReader {
             self.objectAreaEnd = objectAreaEnd
             self.offsets = offsets
             self.byteBudget = limits.expandedByteBudget(forInputOf: count)
-            self.objects = Array(repeating: Decoded(), count: objectCount)
+            self.objects = decoding ? Array(repeating: Decoded(), count: objectCount) : []
         }
 
         mutating func readTop() throws(PropertyListReadError) -> PropertyListValue {
