@@ -26,22 +26,7 @@ struct ShellMessageReadingTests {
         var generator = SystemRandomNumberGenerator()
         let graphemes = ["a", "~", " ", "中", "e\u{301}", "🇫", "👩\u{200D}💻", "é"]
         for round in 0..<100 {
-            let styles = (0..<(round % 40 + 1)).map { ShellStyle(foreground: .indexed(UInt8($0)), attributes: $0 % 3 == 0 ? [.bold] : []) }
-            var screen = ShellScreen(rows: 3, columns: 10)
-            for row in 0..<3 {
-                var cells: [ShellCell] = []
-                while cells.count < 10 {
-                    let grapheme = graphemes.randomElement(using: &generator)!
-                    let style = styles.randomElement(using: &generator)!
-                    if grapheme == "中" {
-                        if cells.count < 9 { cells += [ShellCell(grapheme, width: 2, style: style), .continuation(style)] }
-                    } else {
-                        cells.append(ShellCell(grapheme, style: style))
-                    }
-                }
-                screen.setRow(row, cells)
-            }
-            screen.title = round % 2 == 0 ? "" : "vim ✓ \(round)"
+            var screen = ShellMessageTests.randomScreen(round: round, rows: 3, columns: 10, graphemes: graphemes, using: &generator)
             screen.cursorRow = round % 3
             messages.append(.screen(ShellScreenUpdate(from: nil, to: screen, revision: round)))
         }

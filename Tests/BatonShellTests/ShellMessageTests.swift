@@ -17,6 +17,30 @@ struct ShellMessageTests {
         return screen
     }
 
+    /// A screen of `rows` × `columns` cells drawn from `graphemes` (中 takes two columns) in
+    /// `round % 40 + 1` styles (past the list's switch to a table), with a title on odd rounds.
+    static func randomScreen(
+        round: Int, rows: Int, columns: Int, graphemes: [String], using generator: inout some RandomNumberGenerator
+    ) -> ShellScreen {
+        let styles = (0..<(round % 40 + 1)).map { ShellStyle(foreground: .indexed(UInt8($0)), attributes: $0 % 3 == 0 ? [.bold] : []) }
+        var screen = ShellScreen(rows: rows, columns: columns)
+        for row in 0..<rows {
+            var cells: [ShellCell] = []
+            while cells.count < columns {
+                let grapheme = graphemes.randomElement(using: &generator)!
+                let style = styles.randomElement(using: &generator)!
+                if grapheme == "中", cells.count < columns - 1 {
+                    cells += [ShellCell(grapheme, width: 2, style: style), .continuation(style)]
+                } else if grapheme != "中" {
+                    cells.append(ShellCell(grapheme, style: style))
+                }
+            }
+            screen.setRow(row, cells)
+        }
+        screen.title = round % 2 == 0 ? "" : "vim ✓ \(round)"
+        return screen
+    }
+
     static let messages: [ShellMessage] = [
             .hello(role: .drive, peerName: "bob@desk", rows: 24, columns: 80),
             .input(.text("ls", modifiers: [])), .input(.text("c", modifiers: .control)),
@@ -47,23 +71,7 @@ struct ShellMessageTests {
         let graphemes = ["a", "~", " ", "中", "e\u{301}", "🇫", "👩\u{200D}💻", "\u{1b}", "é"]
         var compared = 0
         for round in 0..<200 {
-            let styleCount = round % 40 + 1
-            let styles = (0..<styleCount).map { ShellStyle(foreground: .indexed(UInt8($0)), attributes: $0 % 3 == 0 ? [.bold] : []) }
-            var screen = ShellScreen(rows: 4, columns: 12)
-            for row in 0..<4 {
-                var cells: [ShellCell] = []
-                while cells.count < 12 {
-                    let grapheme = graphemes.randomElement(using: &generator)!
-                    let style = styles.randomElement(using: &generator)!
-                    if grapheme == "中", cells.count < 11 {
-                        cells += [ShellCell(grapheme, width: 2, style: style), .continuation(style)]
-                    } else if grapheme != "中" {
-                        cells.append(ShellCell(grapheme, style: style))
-                    }
-                }
-                screen.setRow(row, cells)
-            }
-            screen.title = round % 2 == 0 ? "" : "vim ✓ \(round)"
+            let screen = Self.randomScreen(round: round, rows: 4, columns: 12, graphemes: graphemes, using: &generator)
             let message = ShellMessage.screen(ShellScreenUpdate(from: nil, to: screen, revision: round))
             #expect(message.bytes == BinaryPropertyListWriter().write(.dictionary(message.dictionary)))
             compared += 1
