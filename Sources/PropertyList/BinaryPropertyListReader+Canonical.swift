@@ -23,7 +23,7 @@ public final class BinaryPropertyListView {
         case boolean, integer, string, array, dictionary
     }
 
-    /// The most keys a dictionary in a view may have (a shell message's have 14 at most): keys
+    /// The most keys a dictionary in a view may have (a shell message's have 13 at most): keys
     /// are compared with each other, and a dictionary of many is left to the reader's hashing.
     public static let mostKeys = 32
 
