@@ -20,8 +20,8 @@ first one starting with BEGIN.
               several pieces). The programs are all
               open, are left until together they spend under 5 ms of a core a second (what
               opening started has ended: at most 30 s), and take the keys in turns of 50 (then
-              Enter, which moves BEGIN to the next line), a second apart, so that what else the
-              machine does falls on each alike.
+              Enter, which moves BEGIN to the next line), each turn once all are quiet again, so
+              that what else the machine does falls on each alike.
   cpu         each program's CPU over its blocks of keys (schedstat, every thread; a block
               includes its Enter), per key.
   memory      VmRSS after the keys, and VmHWM (its peak), from /proc/PID/status.
