@@ -1,5 +1,6 @@
 import BatonShell
 internal import CVTerm
+import Glibc
 
 /// A program's screen: libvterm parses the program's output and its state layer draws on the
 /// keeper's own cells (`EmulatorScreen`); a `ShellScreen` comes out, and keys typed are encoded
@@ -15,6 +16,8 @@ public final class TerminalEmulator {
     /// The screen as last read, less the rows damaged since.
     private var current: ShellScreen
     private var output: [UInt8] = []
+    /// A `C2` that ended the last read: the start of a character, or of a C1 control (`input`).
+    private var heldC2 = false
 
     /// Whether anything shown changed since the screen was last read.
     public var hasChanges: Bool { cells.pointee.changed }
@@ -75,8 +78,45 @@ public final class TerminalEmulator {
 
     /// Takes what the program wrote, where it was read.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress else { return }
-        _ = vterm_input_write(vterm, base.assumingMemoryBound(to: CChar.self), bytes.count)
+        input(bytes)
+    }
+
+    /// `bytes` to libvterm, less the C1 controls written in UTF-8 (U+0080 to U+009F, `C2 80` to
+    /// `C2 9F`): libvterm 0.1.4 gives them a width of -1, which moves its cursor to column -1,
+    /// and a tab stop set there (`ESC H`) or a character drawn by its screen layer then writes
+    /// outside its memory (a `cat` of such a file crashed the keeper). A terminal that does not
+    /// act on a C1 control ignores it, and so does the keeper. A `C2` at the end of a read waits
+    /// for the next, as libvterm holds an unfinished character.
+    private func input(_ bytes: UnsafeRawBufferPointer) {
+        guard var rest = bytes.baseAddress, !bytes.isEmpty else { return }
+        var count = bytes.count
+        if heldC2 {
+            heldC2 = false
+            if !(0x80...0x9F).contains(rest.load(as: UInt8.self)) {
+                var c2: UInt8 = 0xC2
+                _ = withUnsafePointer(to: &c2) { vterm_input_write(vterm, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), 1) }
+            } else {
+                rest += 1
+                count -= 1
+            }
+        }
+        while count > 0 {
+            guard let found = memchr(rest, 0xC2, count) else {
+                _ = vterm_input_write(vterm, rest.assumingMemoryBound(to: CChar.self), count)
+                return
+            }
+            let before = UnsafeRawPointer(found) - rest
+            if before > 0 { _ = vterm_input_write(vterm, rest.assumingMemoryBound(to: CChar.self), before) }
+            if before + 1 == count {
+                heldC2 = true
+                return
+            }
+            let next = found.load(fromByteOffset: 1, as: UInt8.self)
+            let skip = (0x80...0x9F).contains(next) ? 2 : 1
+            if skip == 1 { _ = vterm_input_write(vterm, found.assumingMemoryBound(to: CChar.self), 1) }
+            rest = UnsafeRawPointer(found) + skip
+            count -= before + skip
+        }
     }
 
     /// The program's terminal is now `rows` × `columns`.

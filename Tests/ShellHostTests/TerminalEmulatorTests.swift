@@ -27,6 +27,30 @@ struct TerminalEmulatorTests {
         #expect(emulator.screen.text(ofRow: 2) == "line 199    ")
     }
 
+    @Test("C1 controls written in UTF-8 (C2 80 to C2 9F) are ignored, also split between reads: libvterm 0.1.4 put its cursor at column -1 for them, and a tab stop set there wrote outside its memory")
+    func utf8C1Ignored() {
+        var checked = 0
+        for second in UInt8(0x80)...UInt8(0x9F) {
+            for tail in ["\u{1b}H", "\u{1b}\u{1b}H", "x\u{1b}H", "\u{1b}7\u{1b}8", "\u{1b}[2J", "y"] {
+                let emulator = TerminalEmulator(rows: 3, columns: 10)
+                let plain = TerminalEmulator(rows: 3, columns: 10)
+                // Whole, then with the C2 ending one read and the next byte starting another.
+                emulator.write([0x61, 0xC2, second] + Array(tail.utf8) + Array("\tb\r\n".utf8))
+                emulator.write([0x61, 0xC2])
+                emulator.write([second] + Array(tail.utf8) + Array("\tb\r\n".utf8))
+                for _ in 0..<2 { plain.write(Array("a\(tail)\tb\r\n".utf8)) }
+                #expect(emulator.screen == plain.screen, "C2 \(String(second, radix: 16)) then \(String(reflecting: tail))")
+                checked += 1
+            }
+        }
+        #expect(checked == 32 * 6)
+        // A C2 that starts another character is kept, whole or split.
+        let emulator = TerminalEmulator(rows: 2, columns: 10)
+        emulator.write([0xC2, 0xA9, 0x20, 0xC2])
+        emulator.write([0xB5])
+        #expect(emulator.screen.text(ofRow: 0).hasPrefix("© µ"))
+    }
+
     @Test("The alternate screen, the title, the hidden cursor and the mouse mode are followed")
     func modes() {
         let emulator = TerminalEmulator(rows: 3, columns: 10)
