@@ -22,6 +22,7 @@ extension EmulatorScreen {
                 // Whole rows moving up or down: the row table turns. Anything else (a scroll
                 // inside left and right margins, or sideways) libvterm does as a move and an erase.
                 guard rightward == 0, rect.start_col == 0, Int(rect.end_col) == screen.pointee.columns else { return 0 }
+                if downward == 1, rect.start_row == 0, Int(rect.end_row) == screen.pointee.rows { screen.pointee.scrolledWhole = true }
                 screen.pointee.scroll(rows: span(rect.start_row, rect.end_row), downward: Int(downward))
                 return 1
             },
@@ -106,6 +107,7 @@ extension EmulatorScreen {
         }
         damaged[row] = true
         changed = true
+        printed = true
         return 1
     }
 

@@ -55,6 +55,11 @@ struct EmulatorScreen {
     var title = ""
     /// libvterm's state, which knows where the cursor is while a resize is under way.
     var state: OpaquePointer?
+    /// What plain text has shown since the last byte fed that was not plain text (see
+    /// `ScrolledText`): a character drawn (so libvterm's parser was in its ground state), and a
+    /// line feed that scrolled the whole screen up (so the scrolling region is the whole screen).
+    var printed = false
+    var scrolledWhole = false
 
     init(rows: Int, columns: Int) {
         self.rows = rows

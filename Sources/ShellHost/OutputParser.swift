@@ -11,7 +11,9 @@ import Synchronization
 /// on a thread of their own while the loop reads the next, until the queue is empty. libvterm's
 /// parsing and the kernel's copies of the pty then take a core each, where one thread did both
 /// in turn (in one process the two overlap almost wholly on this machine's two cores:
-/// `bench/shell_bench.py`'s `cat`, BENCHMARKS.md).
+/// `bench/shell_bench.py`'s `cat`, BENCHMARKS.md). The parser's thread takes everything queued
+/// as one run, and leaves unparsed the plain text in it that scrolls off unseen (`ScrolledText`):
+/// most of a `cat` is then never parsed at all.
 ///
 /// The thread sanitizer does not follow the standard library's `Mutex`: under
 /// `swift test --sanitize=thread` it reports each access to the emulator from the two threads as
@@ -19,8 +21,8 @@ import Synchronization
 /// kept, as the `cat` took 3 % longer with them.
 ///
 /// What is queued is bounded: past `highWater` bytes the loop stops reading the pty (the program
-/// then waits in its `write`, as it would behind a slow terminal) until the parser is back under
-/// `lowWater`.
+/// then waits in its `write`, as it would behind a slow terminal) until the parser's thread takes
+/// the queue; at most twice `highWater` is held, queued and being parsed.
 final class OutputParser: Sendable {
     /// What a read came to.
     enum Taken: Equatable {
@@ -35,7 +37,6 @@ final class OutputParser: Sendable {
     /// What waits for the parser's thread; its lock is held only to queue and take reads.
     private struct Queue: ~Copyable {
         var reads: [ByteBuffer] = []
-        var next = 0
         var bytes = 0
         /// The parser's thread has reads, or is finishing them: a new read goes behind them.
         var parsing = false
@@ -43,8 +44,9 @@ final class OutputParser: Sendable {
         var stopped = false
     }
 
-    /// The emulator's own lock, held while a read is parsed: the loop's screens and keys wait for
-    /// one read at most, and never while it queues the next.
+    /// The emulator's own lock, held while a read is parsed (and a run's skip is found, before its
+    /// first read): the loop's screens and keys wait for one read at most, and never while it
+    /// queues the next.
     private struct Screen: ~Copyable {
         let emulator: TerminalEmulator
     }
@@ -53,14 +55,13 @@ final class OutputParser: Sendable {
     /// (the line discipline's buffer), so a full one says more is waiting.
     static let floodRead = 4000
     static let highWater = 256 * 1024
-    static let lowWater = 64 * 1024
 
     private let queued = Mutex(Queue())
     private let screenState: Mutex<Screen>
     /// The parser's thread, one work item per run of queued reads.
     private let thread: DispatchQueue
-    /// Called on the parser's thread: libvterm's answers for the program; the queue is back under
-    /// `lowWater` after a stop; everything handed to it is parsed.
+    /// Called on the parser's thread: libvterm's answers for the program; the queue was taken
+    /// after a stop; everything handed to it is parsed.
     private let answer: @Sendable ([UInt8]) -> Void
     private let resume: @Sendable () -> Void
     private let drained: @Sendable () -> Void
@@ -106,34 +107,48 @@ final class OutputParser: Sendable {
         }
     }
 
-    /// The parser's thread: the queued reads in order, until none is left.
-    private func parseQueued() {
-        while true {
-            let (next, resumes) = queued.withLock { queue -> (ByteBuffer?, Bool) in
-                guard queue.next < queue.reads.count else {
-                    queue.reads.removeAll(keepingCapacity: true)
-                    queue.next = 0
-                    queue.parsing = false
-                    return (nil, false)
-                }
-                let buffer = queue.reads[queue.next]
-                queue.reads[queue.next] = ByteBuffer()
-                queue.next += 1
-                if queue.next >= 64 {
-                    queue.reads.removeFirst(queue.next)
-                    queue.next = 0
-                }
-                queue.bytes -= buffer.readableBytes
-                let resumes = queue.stopped && queue.bytes <= Self.lowWater
-                if resumes { queue.stopped = false }
-                return (buffer, resumes)
+    /// `reads` into the screen, in order, the lines among them that scroll off unseen left
+    /// unparsed (`ScrolledText`); libvterm's answers to the program's queries in them. The
+    /// emulator's lock is taken for each read, so the loop's screens and keys wait for one at most.
+    private func parse(run reads: [ByteBuffer]) -> [UInt8] {
+        // A resize between two reads of a run (under their own locks) may land on text left out:
+        // the program draws again on the new size, as it does when a resize lands anywhere in a flood.
+        var skip = 0
+        var answers: [UInt8] = []
+        for (index, read) in reads.enumerated() {
+            screenState.withLock { screen in
+                if index == 0 { skip = screen.emulator.skippable(in: reads) }
+                skip = screen.emulator.write(read, skipping: skip)
+                answers += screen.emulator.takeOutput()
             }
-            // The queue's lock is not held while the read is parsed, nor once it is found empty:
+        }
+        return answers
+    }
+
+    /// The parser's thread: every read queued, taken as one run, until none is left. Taking them
+    /// all at once empties the queue, so reading goes on beside the parse, and a run of many
+    /// reads lets the lines that scroll off before its end go unparsed.
+    private func parseQueued() {
+        var run: [ByteBuffer] = []
+        while true {
+            let resumes = queued.withLock { queue -> Bool in
+                guard !queue.reads.isEmpty else {
+                    queue.parsing = false
+                    return false
+                }
+                swap(&run, &queue.reads)
+                queue.bytes = 0
+                let resumes = queue.stopped
+                queue.stopped = false
+                return resumes
+            }
+            // The queue's lock is not held while the run is parsed, nor once it is found empty:
             // a read queued meanwhile starts this again behind the current run.
-            guard let next else { break }
-            let answers = parse(next)
-            if !answers.isEmpty { answer(answers) }
+            guard !run.isEmpty else { break }
             if resumes { resume() }
+            let answers = parse(run: run)
+            run.removeAll(keepingCapacity: true)
+            if !answers.isEmpty { answer(answers) }
         }
         drained()
     }
@@ -146,6 +161,9 @@ final class OutputParser: Sendable {
     }
 
     var screen: ShellScreen { screenState.withLock { $0.emulator.screen } }
+
+    /// Bytes of output left unparsed because they scrolled off unseen (`ScrolledText`).
+    var skippedBytes: Int { screenState.withLock { $0.emulator.skippedBytes } }
 
     /// `input` encoded for the program.
     func type(_ input: ShellInput) -> [UInt8] {

@@ -42,7 +42,7 @@ extension ShellKeeperEngine {
         return !parser.isParsing
     }
 
-    /// The parser's queue is back under its low mark: the pty is read again.
+    /// The parser's thread took its queue: the pty is read again.
     func readAgain() {
         guard let program else { return }
         try? program.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
@@ -87,7 +87,7 @@ final class ProgramOutput: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        // The parser's queue is full: reading stops until it is back under its low mark.
+        // The parser's queue is full: reading stops until its thread takes the queue.
         if engine.assumeIsolated({ $0.output(buffer) }) {
             try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
         }

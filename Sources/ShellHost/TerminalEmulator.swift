@@ -78,7 +78,19 @@ public final class TerminalEmulator {
 
     /// Takes what the program wrote, where it was read.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        input(bytes)
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        // What plain text showed (`drawsPlainText`) counts from the last byte that was not plain:
+        // the text up to it is parsed first, and what was seen of it forgotten.
+        var plainStart = bytes.count
+        while plainStart > 0, ScrolledText.isPlain(bytes[plainStart - 1]) { plainStart -= 1 }
+        if plainStart > 0 {
+            input(UnsafeRawBufferPointer(start: base, count: plainStart))
+            cells.pointee.printed = false
+            cells.pointee.scrolledWhole = false
+        }
+        if plainStart < bytes.count {
+            input(UnsafeRawBufferPointer(start: base + plainStart, count: bytes.count - plainStart))
+        }
     }
 
     /// `bytes` to libvterm, less the C1 controls written in UTF-8 (U+0080 to U+009F, `C2 80` to
@@ -119,6 +131,13 @@ public final class TerminalEmulator {
         }
     }
 
+    /// Whether the emulator is drawing plain text as it stands, so that plain text that scrolls
+    /// off may go unparsed (see `ScrolledText`).
+    var drawsPlainText: Bool { cells.pointee.printed && cells.pointee.scrolledWhole }
+
+    /// Bytes of the program's output left unparsed because they scrolled off unseen (`ScrolledText`).
+    public internal(set) var skippedBytes = 0
+
     /// The program's terminal is now `rows` × `columns`.
     ///
     /// With fewer rows, the scrolling region goes back to the whole screen, as xterm's does on
@@ -127,6 +146,8 @@ public final class TerminalEmulator {
     /// there would move memory by a negative length.
     public func resize(rows: Int, columns: Int) {
         readDamagedRows()
+        cells.pointee.printed = false
+        cells.pointee.scrolledWhole = false
         let fewer = rows < current.rowCount
         vterm_set_size(vterm, Int32(rows), Int32(columns))
         current.resize(rows: rows, columns: columns)

@@ -1,5 +1,6 @@
 import CVTerm
 import Foundation
+import NIOCore
 import ShellHost
 
 /// `handoff-bench shell-output [megabytes] [rounds]`: how fast a shell session's keeper can take
@@ -10,6 +11,8 @@ import ShellHost
 ///
 /// - the keeper's emulator (`TerminalEmulator`: libvterm's parser and state drawing on the
 ///   keeper's own cells), with the screen read once at the end;
+/// - the same, the reads taken 64 at a time, as the keeper's parser takes them under a flood,
+///   so that the lines that scroll off unseen go unparsed (`ScrolledText`);
 /// - libvterm's own screen layer, as the keeper kept its screen before (its damage merged per
 ///   screen, read once at the end);
 /// - libvterm's parser and state alone, no screen: what any screen kept on libvterm costs at least;
@@ -52,6 +55,23 @@ enum ShellOutputBench {
                 }
             }
             return emulator.screen.cursorRow
+        }
+        line("the keeper's emulator, reads taken in runs of 64") {
+            let emulator = TerminalEmulator(rows: 24, columns: 80)
+            var run: [ByteBuffer] = []
+            text.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(offset + 4096, bytes.count)
+                    run.append(ByteBuffer(bytes: UnsafeRawBufferPointer(rebasing: bytes[offset..<end])))
+                    offset = end
+                    if run.count == 64 || offset == bytes.count {
+                        emulator.write(run: run)
+                        run.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            return emulator.screen.cursorRow &+ emulator.skippedBytes
         }
         /// A UTF-8 libvterm of 24 × 80 for `body`, freed after.
         func withVTerm(_ body: (OpaquePointer) -> Int) -> Int {

@@ -73,7 +73,7 @@ struct OutputParserTests {
         #expect(reports.resumes.load(ordering: .sequentiallyConsistent) == 0)
     }
 
-    @Test("Past the high mark the loop is told to stop reading, once; it is told to read again under the low mark")
+    @Test("Past the high mark the loop is told to stop reading, once; it is told to read again once the parser takes the queue")
     func stopsAndResumes() async {
         let (thread, reports, parser, inline) = Self.held()
         let full = OutputParser.highWater / 4096
