@@ -16,7 +16,7 @@ public final class TerminalEmulator {
     /// The screen as last read, less the rows damaged since.
     private var current: ShellScreen
     private var output: [UInt8] = []
-    /// A `C2` that ended the last read: the start of a character, or of a C1 control (`input`).
+    /// A `C2` that ended the last read: the start of a character, or to be dropped (`input`).
     private var heldC2 = false
 
     /// Whether anything shown changed since the screen was last read.
@@ -94,20 +94,26 @@ public final class TerminalEmulator {
     }
 
     /// `bytes` to libvterm, less the C1 controls written in UTF-8 (U+0080 to U+009F, `C2 80` to
-    /// `C2 9F`): libvterm 0.1.4 gives them a width of -1, which moves its cursor to column -1,
-    /// and a tab stop set there (`ESC H`) or a character drawn by its screen layer then writes
-    /// outside its memory (a `cat` of such a file crashed the keeper). A terminal that does not
-    /// act on a C1 control ignores it, and so does the keeper. A `C2` at the end of a read waits
-    /// for the next, as libvterm holds an unfinished character.
+    /// `C2 9F`) and any `C2` that does not start a character at once. libvterm 0.1.4 gives those
+    /// code points a width of -1, which moves its cursor to column -1, and a tab stop set there
+    /// (`ESC H`) or a character drawn by its screen layer then writes outside its memory (a `cat`
+    /// of such a file crashed the keeper). Its UTF-8 decoder also keeps an unfinished character
+    /// across controls and escape sequences, so `C2`, a CR or an `ESC [ m`, then `85` is U+0085
+    /// as well: a `C2` goes unless the next byte ends a character (`A0` to `BF`). A terminal that
+    /// does not act on a C1 control ignores it, and so does the keeper; a stray `C2` would have
+    /// been a replacement character. A `C2` at the end of a read waits for the next.
     private func input(_ bytes: UnsafeRawBufferPointer) {
         guard var rest = bytes.baseAddress, !bytes.isEmpty else { return }
         var count = bytes.count
         if heldC2 {
             heldC2 = false
-            if !(0x80...0x9F).contains(rest.load(as: UInt8.self)) {
-                var c2: UInt8 = 0xC2
-                _ = withUnsafePointer(to: &c2) { vterm_input_write(vterm, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), 1) }
-            } else {
+            let next = rest.load(as: UInt8.self)
+            if (0xA0...0xBF).contains(next) {
+                let character: [UInt8] = [0xC2, next]
+                character.withUnsafeBufferPointer { _ = vterm_input_write(vterm, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 2) }
+                rest += 1
+                count -= 1
+            } else if (0x80...0x9F).contains(next) {
                 rest += 1
                 count -= 1
             }
@@ -124,10 +130,16 @@ public final class TerminalEmulator {
                 return
             }
             let next = found.load(fromByteOffset: 1, as: UInt8.self)
-            let skip = (0x80...0x9F).contains(next) ? 2 : 1
-            if skip == 1 { _ = vterm_input_write(vterm, found.assumingMemoryBound(to: CChar.self), 1) }
-            rest = UnsafeRawPointer(found) + skip
-            count -= before + skip
+            let taken: Int
+            if (0xA0...0xBF).contains(next) {
+                _ = vterm_input_write(vterm, found.assumingMemoryBound(to: CChar.self), 2)
+                taken = 2
+            } else {
+                // A C1 control goes with its C2; any other byte stays, and is looked at next.
+                taken = (0x80...0x9F).contains(next) ? 2 : 1
+            }
+            rest = UnsafeRawPointer(found) + taken
+            count -= before + taken
         }
     }
 

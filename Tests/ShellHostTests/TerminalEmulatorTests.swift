@@ -27,7 +27,7 @@ struct TerminalEmulatorTests {
         #expect(emulator.screen.text(ofRow: 2) == "line 199    ")
     }
 
-    @Test("C1 controls written in UTF-8 (C2 80 to C2 9F) are ignored, also split between reads: libvterm 0.1.4 put its cursor at column -1 for them, and a tab stop set there wrote outside its memory")
+    @Test("C1 controls written in UTF-8 (C2 80 to C2 9F), and a C2 that starts no character at once, are ignored, also split between reads: libvterm 0.1.4 put its cursor at column -1 for U+0080 to U+009F, and a tab stop set there wrote outside its memory")
     func utf8C1Ignored() {
         var checked = 0
         for second in UInt8(0x80)...UInt8(0x9F) {
@@ -44,6 +44,23 @@ struct TerminalEmulatorTests {
             }
         }
         #expect(checked == 32 * 6)
+        // libvterm keeps an unfinished character across controls and escape sequences: a C2 that
+        // does not start a character at once goes, whole or split between reads.
+        for between in ["\r", "\u{1b}[m", "\u{1b}]0;t\u{7}", "\u{7}"] {
+            for split in [false, true] {
+                let emulator = TerminalEmulator(rows: 3, columns: 10)
+                let without = TerminalEmulator(rows: 3, columns: 10)
+                let rest = Array(between.utf8) + [0x85] + Array("\u{1b}Hz\tb".utf8)
+                if split {
+                    emulator.write([0x61, 0xC2])
+                    emulator.write(rest)
+                } else {
+                    emulator.write([0x61, 0xC2] + rest)
+                }
+                without.write([0x61] + rest)
+                #expect(emulator.screen == without.screen, "C2 then \(String(reflecting: between)) then 85, split: \(split)")
+            }
+        }
         // A C2 that starts another character is kept, whole or split.
         let emulator = TerminalEmulator(rows: 2, columns: 10)
         emulator.write([0xC2, 0xA9, 0x20, 0xC2])
