@@ -155,12 +155,17 @@ public final class TerminalEmulator {
     /// With fewer rows, the scrolling region goes back to the whole screen, as xterm's does on
     /// any resize (the program draws again on SIGWINCH), and the cursor stays where it was:
     /// libvterm keeps a region's top that is now below the last row, and its next line feed
-    /// there would move memory by a negative length.
+    /// there would move memory by a negative length. With fewer rows or columns the cursor is
+    /// also saved again (`ESC 7`) where it is: libvterm 0.1.4 restores a saved cursor (`ESC 8`)
+    /// as it was, off a screen made smaller, and the characters written there then went outside
+    /// its memory. A program that saved its cursor before such a resize finds it where the
+    /// resize left the cursor; it draws again on SIGWINCH.
     public func resize(rows: Int, columns: Int) {
         readDamagedRows()
         cells.pointee.printed = false
         cells.pointee.scrolledWhole = false
         let fewer = rows < current.rowCount
+        let narrower = columns < current.columns
         vterm_set_size(vterm, Int32(rows), Int32(columns))
         current.resize(rows: rows, columns: columns)
         if fewer {
@@ -168,7 +173,18 @@ public final class TerminalEmulator {
             vterm_state_get_cursorpos(cells.pointee.state, &cursor)
             write(Self.wholeScreenRegion(cursorRow: Int(cursor.row), cursorColumn: Int(cursor.col)))
         }
+        if fewer || narrower { write(Self.saveCursor) }
     }
+
+    /// Where libvterm's state has the cursor, unclamped (the screen reports it on the screen).
+    var stateCursor: (row: Int, column: Int) {
+        var cursor = VTermPos()
+        vterm_state_get_cursorpos(cells.pointee.state, &cursor)
+        return (Int(cursor.row), Int(cursor.col))
+    }
+
+    /// DECSC: the cursor, its pen and modes saved for the next `ESC 8`.
+    static let saveCursor: [UInt8] = [0x1B, 0x37]
 
     /// DECSTBM for the whole screen (which homes the cursor), then the cursor put back.
     public static func wholeScreenRegion(cursorRow: Int, cursorColumn: Int) -> [UInt8] {

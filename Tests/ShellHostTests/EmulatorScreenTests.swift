@@ -1,7 +1,7 @@
 import BatonShell
 import CVTerm
 import Handoff
-import ShellHost
+@testable import ShellHost
 import Testing
 
 /// The keeper's screen is kept on libvterm's state layer (`EmulatorScreen`); libvterm's own
@@ -69,14 +69,16 @@ struct EmulatorScreenTests {
         emulator.write(Array("\u{1b}[?69h\u{1b}[30;38s\u{1b}[3;35H".utf8))
         emulator.resize(rows: 6, columns: 20)
         emulator.write(Array("\u{1b}[3@\u{1b}[2P\u{1b}[2S\u{1b}[2T\u{1b}[L\u{1b}[M\u{1b}[?69l".utf8))
-        // The cursor saved at row 20 comes back there, below the screen: what is written there
-        // is not shown, inserts and deletes there change nothing shown, and the cursor reported
-        // is on the last row.
+        // The cursor saved at row 20 does not come back below the screen: libvterm 0.1.4 put it
+        // there, and what was written there went outside its memory. Each resize to a smaller
+        // screen saved the cursor again where the resize left it, so `after` is written on the
+        // screen (saved in the last column, so it wraps), and libvterm's own cursor stays on it.
         emulator.write(Array("\u{1b}8after\u{1b}8\u{1b}[3@\u{1b}[2P\u{1b}[L\u{1b}[M\u{1b}[X".utf8))
+        #expect(emulator.stateCursor.row < 6 && emulator.stateCursor.column < 20)
         let screen = emulator.screen
         #expect(screen.rowCount == 6 && screen.columns == 20)
-        #expect(screen.cursorRow == 5 && screen.cursorColumn < 20)
-        #expect(!screen.text.contains("after") && screen.text.contains("last"))
+        #expect(screen.cursorRow < 6 && screen.cursorColumn < 20)
+        #expect(screen.text.contains("fter") && screen.text.contains("last"))
         emulator.write(Array("\u{1b}[H\u{1b}[2Jok".utf8))
         #expect(emulator.screen.text(ofRow: 0).hasPrefix("ok") && emulator.screen.cursorRow == 0)
     }
