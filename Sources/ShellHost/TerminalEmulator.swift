@@ -109,10 +109,8 @@ public final class TerminalEmulator {
             heldC2 = false
             let next = rest.load(as: UInt8.self)
             if (0xA0...0xBF).contains(next) {
-                let character: [UInt8] = [0xC2, next]
-                character.withUnsafeBufferPointer { _ = vterm_input_write(vterm, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 2) }
-                rest += 1
-                count -= 1
+                // libvterm finishes the character with the next byte written.
+                _ = vterm_input_write(vterm, Self.leadC2, 1)
             } else if (0x80...0x9F).contains(next) {
                 rest += 1
                 count -= 1
@@ -183,6 +181,9 @@ public final class TerminalEmulator {
         return (Int(cursor.row), Int(cursor.col))
     }
 
+    /// The byte `C2`, for `input`.
+    private static let leadC2: [CChar] = [CChar(bitPattern: 0xC2)]
+
     /// DECSC: the cursor, its pen and modes saved for the next `ESC 8`.
     static let saveCursor: [UInt8] = [0x1B, 0x37]
 
@@ -225,41 +226,6 @@ public final class TerminalEmulator {
             let row = min(row, current.rowCount - 1), column = min(column, current.columns - 1)
             vterm_mouse_move(vterm, Int32(row), Int32(column), Self.modifier(modifiers))
             if button > 0 { vterm_mouse_button(vterm, Int32(button), pressed, Self.modifier(modifiers)) }
-        }
-    }
-
-    /// The C0 byte Ctrl makes of `scalar`, or nil when it makes none.
-    static func controlByte(_ scalar: Unicode.Scalar) -> UInt8? {
-        switch scalar {
-        case "a"..."z": UInt8(scalar.value - 0x60)
-        case "@", "[", "\\", "]", "^", "_": UInt8(scalar.value & 0x1F)
-        case " ": 0
-        case "?": 0x7F
-        default: nil
-        }
-    }
-
-    private static func modifier(_ modifiers: ShellModifiers) -> VTermModifier {
-        VTermModifier(rawValue: UInt32(modifiers.rawValue))
-    }
-
-    private static func vtermKey(_ key: ShellKey) -> VTermKey {
-        switch key {
-        case .enter: VTERM_KEY_ENTER
-        case .tab: VTERM_KEY_TAB
-        case .backspace: VTERM_KEY_BACKSPACE
-        case .escape: VTERM_KEY_ESCAPE
-        case .up: VTERM_KEY_UP
-        case .down: VTERM_KEY_DOWN
-        case .left: VTERM_KEY_LEFT
-        case .right: VTERM_KEY_RIGHT
-        case .insert: VTERM_KEY_INS
-        case .delete: VTERM_KEY_DEL
-        case .home: VTERM_KEY_HOME
-        case .end: VTERM_KEY_END
-        case .pageUp: VTERM_KEY_PAGEUP
-        case .pageDown: VTERM_KEY_PAGEDOWN
-        case .function(let n): VTermKey(rawValue: VTERM_KEY_FUNCTION_0.rawValue + UInt32(n))
         }
     }
 
