@@ -85,6 +85,8 @@ extension EmulatorScreen {
     /// marks the cells its right half covers.
     @inline(__always)
     mutating func put(_ info: UnsafeMutablePointer<VTermGlyphInfo>, at position: VTermPos) -> Int32 {
+        // libvterm keeps this width for its REP whether the character lands on the screen or not.
+        glyphWidth = info.pointee.width
         let row = Int(position.row), column = Int(position.col)
         guard row >= 0, row < rows, column >= 0, column < columns, let chars = info.pointee.chars else { return 0 }
         let cells = self.row(row)

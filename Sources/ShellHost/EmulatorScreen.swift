@@ -60,6 +60,9 @@ struct EmulatorScreen {
     /// line feed that scrolled the whole screen up (so the scrolling region is the whole screen).
     var printed = false
     var scrolledWhole = false
+    /// The width of the last character libvterm drew (0 before any): the width its REP repeats
+    /// at (`SequenceGuard`).
+    var glyphWidth: Int32 = 0
 
     init(rows: Int, columns: Int) {
         self.rows = rows

@@ -75,3 +75,25 @@ struct ScrolledText {
         return feeds[first - 1] + 1
     }
 }
+
+extension TerminalEmulator {
+    /// How many bytes at the start of a run of reads may go unparsed if the run is written next,
+    /// in order, with nothing else between (`ScrolledText`); they are counted in `skippedBytes`.
+    /// `scan` hands the run's reads to the text in order, and may stop once `plainEnd` is found.
+    func skippable(scanning scan: (inout ScrolledText) -> Void) -> Int {
+        guard drawsPlainText else { return 0 }
+        var text = ScrolledText(rows: size.rows)
+        scan(&text)
+        // libvterm's parser is in its ground state there, and plain text keeps it so.
+        if text.skippable > 0 { sequences.reset() }
+        skippedBytes += text.skippable
+        return text.skippable
+    }
+
+    /// Takes `read` less its first `skip` bytes; what is left to skip of the reads after it.
+    func write(_ read: UnsafeRawBufferPointer, skipping skip: Int) -> Int {
+        let left = min(skip, read.count)
+        if left < read.count { write(UnsafeRawBufferPointer(rebasing: read[left...])) }
+        return skip - left
+    }
+}

@@ -15,22 +15,16 @@ extension TerminalEmulator {
     /// How many bytes at the start of `reads` may go unparsed if they are written next, in order,
     /// with nothing else between (`ScrolledText`); they are counted in `skippedBytes`.
     func skippable(in reads: [ByteBuffer]) -> Int {
-        guard drawsPlainText else { return 0 }
-        var text = ScrolledText(rows: size.rows)
-        for read in reads {
-            read.withUnsafeReadableBytes { text.scan($0) }
-            if text.plainEnd != nil { break }
+        skippable { text in
+            for read in reads {
+                read.withUnsafeReadableBytes { text.scan($0) }
+                if text.plainEnd != nil { break }
+            }
         }
-        skippedBytes += text.skippable
-        return text.skippable
     }
 
     /// Takes `read` less its first `skip` bytes; what is left to skip of the reads after it.
     func write(_ read: ByteBuffer, skipping skip: Int) -> Int {
-        read.withUnsafeReadableBytes { bytes in
-            let left = min(skip, bytes.count)
-            if left < bytes.count { write(UnsafeRawBufferPointer(rebasing: bytes[left...])) }
-            return skip - left
-        }
+        read.withUnsafeReadableBytes { write($0, skipping: skip) }
     }
 }

@@ -18,6 +18,8 @@ public final class TerminalEmulator {
     private var output: [UInt8] = []
     /// A `C2` that ended the last read: the start of a character, or to be dropped (`input`).
     private var heldC2 = false
+    /// Where libvterm's parser is, for the sequences it cannot take safely (`feed`).
+    var sequences = SequenceGuard()
 
     /// Whether anything shown changed since the screen was last read.
     public var hasChanges: Bool { cells.pointee.changed }
@@ -110,7 +112,7 @@ public final class TerminalEmulator {
             let next = rest.load(as: UInt8.self)
             if (0xA0...0xBF).contains(next) {
                 // libvterm finishes the character with the next byte written.
-                _ = vterm_input_write(vterm, Self.leadC2, 1)
+                Self.leadC2.withUnsafeBytes { feed($0.baseAddress!, 1) }
             } else if (0x80...0x9F).contains(next) {
                 rest += 1
                 count -= 1
@@ -118,11 +120,11 @@ public final class TerminalEmulator {
         }
         while count > 0 {
             guard let found = memchr(rest, 0xC2, count) else {
-                _ = vterm_input_write(vterm, rest.assumingMemoryBound(to: CChar.self), count)
+                feed(rest, count)
                 return
             }
             let before = UnsafeRawPointer(found) - rest
-            if before > 0 { _ = vterm_input_write(vterm, rest.assumingMemoryBound(to: CChar.self), before) }
+            if before > 0 { feed(rest, before) }
             if before + 1 == count {
                 heldC2 = true
                 return
@@ -130,7 +132,7 @@ public final class TerminalEmulator {
             let next = found.load(fromByteOffset: 1, as: UInt8.self)
             let taken: Int
             if (0xA0...0xBF).contains(next) {
-                _ = vterm_input_write(vterm, found.assumingMemoryBound(to: CChar.self), 2)
+                feed(found, 2)
                 taken = 2
             } else {
                 // A C1 control goes with its C2; any other byte stays, and is looked at next.
@@ -139,6 +141,27 @@ public final class TerminalEmulator {
             rest = UnsafeRawPointer(found) + taken
             count -= before + taken
         }
+    }
+
+    /// `count` bytes at `start` to libvterm, less what it cannot take safely (`SequenceGuard`): a
+    /// REP with no character to repeat, or one of width 0, is cancelled (CAN), as xterm ignores
+    /// it; a sequence's parameters past the sixteenth are left out.
+    private func feed(_ start: UnsafeRawPointer, _ count: Int) {
+        let bytes = UnsafeRawBufferPointer(start: start, count: count)
+        var from = 0
+        while let (at, found) = sequences.next(in: bytes, from: from) {
+            if at > from { _ = vterm_input_write(vterm, (start + from).assumingMemoryBound(to: CChar.self), at - from) }
+            // The bytes before it are parsed: the width is the one libvterm would repeat at.
+            if found == .repeatFinal {
+                if cells.pointee.glyphWidth > 0 {
+                    _ = vterm_input_write(vterm, (start + at).assumingMemoryBound(to: CChar.self), 1)
+                } else {
+                    _ = vterm_input_write(vterm, Self.cancel, 1)
+                }
+            }
+            from = at + 1
+        }
+        if from < count { _ = vterm_input_write(vterm, (start + from).assumingMemoryBound(to: CChar.self), count - from) }
     }
 
     /// Whether the emulator is drawing plain text as it stands, so that plain text that scrolls
@@ -180,6 +203,9 @@ public final class TerminalEmulator {
         vterm_state_get_cursorpos(cells.pointee.state, &cursor)
         return (Int(cursor.row), Int(cursor.col))
     }
+
+    /// CAN, which ends the sequence it comes in.
+    private static let cancel: [CChar] = [0x18]
 
     /// The byte `C2`, for `input`.
     private static let leadC2: [CChar] = [CChar(bitPattern: 0xC2)]
