@@ -16,7 +16,10 @@ import ShellHost
 /// - libvterm's own screen layer, as the keeper kept its screen before (its damage merged per
 ///   screen, read once at the end);
 /// - libvterm's parser and state alone, no screen: what any screen kept on libvterm costs at least;
-/// - one pass over the bytes (a sum): the floor of touching them at all.
+/// - one pass over the bytes (a sum): the floor of touching them at all;
+/// - the keeper's emulator and libvterm's parser and state again, on coloured lines (an SGR every
+///   20 characters, as `ls --color` or a compiler's errors write): what following the escape
+///   sequences costs the keeper (`SequenceGuard`) beside what they cost libvterm.
 enum ShellOutputBench {
     static func run(megabytes: Int, rounds: Int) {
         let text = text(megabytes: megabytes)
@@ -34,7 +37,8 @@ enum ShellOutputBench {
             let padded = name.padding(toLength: 56, withPad: " ", startingAt: 0)
             print("  \(padded) " + String(format: "%8.0f ms", results.sorted()[results.count / 2]) + "  (\(sink & 1))")
         }
-        func feed(_ vterm: OpaquePointer) {
+        let coloured = colouredText(megabytes: megabytes)
+        func feed(_ vterm: OpaquePointer, _ text: [UInt8]) {
             text.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
@@ -44,7 +48,7 @@ enum ShellOutputBench {
                 }
             }
         }
-        line("the keeper's emulator (its cells on libvterm's state)") {
+        func emulate(_ text: [UInt8]) -> Int {
             let emulator = TerminalEmulator(rows: 24, columns: 80)
             text.withUnsafeBytes { bytes in
                 var offset = 0
@@ -56,6 +60,7 @@ enum ShellOutputBench {
             }
             return emulator.screen.cursorRow
         }
+        line("the keeper's emulator (its cells on libvterm's state)") { emulate(text) }
         line("the keeper's emulator, reads taken in runs of 64") {
             let emulator = TerminalEmulator(rows: 24, columns: 80)
             var run: [ByteBuffer] = []
@@ -85,22 +90,46 @@ enum ShellOutputBench {
             vterm_screen_enable_altscreen(screen, 1)
             vterm_screen_set_damage_merge(screen, VTERM_DAMAGE_SCREEN)
             vterm_screen_reset(screen, 1)
-            feed(vterm)
+            feed(vterm, text)
             vterm_screen_flush_damage(screen)
             var cell = baton_vterm_cell()
             return (0..<24).reduce(0) { sum, row in sum + Int(baton_vterm_get_cell(screen, Int32(row), 0, &cell)) + Int(cell.chars.0) }
         } }
-        line("libvterm's parser and state, no screen") { withVTerm { vterm in
-            let state = vterm_obtain_state(vterm)
-            vterm_state_reset(state, 1)
-            feed(vterm)
-            var position = VTermPos()
-            vterm_state_get_cursorpos(state, &position)
-            return Int(position.row)
-        } }
+        func stateAlone(_ text: [UInt8]) -> Int {
+            withVTerm { vterm in
+                let state = vterm_obtain_state(vterm)
+                vterm_state_reset(state, 1)
+                feed(vterm, text)
+                var position = VTermPos()
+                vterm_state_get_cursorpos(state, &position)
+                return Int(position.row)
+            }
+        }
+        line("libvterm's parser and state, no screen") { stateAlone(text) }
         line("one pass over the bytes") {
             text.withUnsafeBytes { bytes in bytes.reduce(0) { $0 &+ Int($1) } }
         }
+        line("coloured lines: the keeper's emulator") { emulate(coloured) }
+        line("coloured lines: libvterm's parser and state, no screen") { stateAlone(coloured) }
+    }
+
+    /// As many bytes as `text(megabytes:)`, of the same lines with an SGR (bold and one of eight
+    /// colours) before every 20 characters and a reset after.
+    static func colouredText(megabytes: Int) -> [UInt8] {
+        let plain = text(megabytes: megabytes)
+        var text: [UInt8] = []
+        text.reserveCapacity(plain.count + plain.count / 2)
+        var column = 0
+        for byte in plain where text.count < plain.count {
+            if byte == 13 || byte == 10 {
+                column = 0
+            } else if column % 20 == 0 {
+                text += Array("\u{1b}[0m\u{1b}[1;3\((column / 20) % 8)m".utf8)
+            }
+            if byte != 13 && byte != 10 { column += 1 }
+            text.append(byte)
+        }
+        return text
     }
 
     /// `megabytes` of the bench's lines: the line's number, then letters and digits from a place
