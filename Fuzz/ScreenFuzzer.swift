@@ -1,5 +1,5 @@
 // libFuzzer target: the shell keeper's terminal emulator (Sources/ShellHost: `TerminalEmulator`
-// over libvterm, and `ScrolledText`), fed what a program writes to its terminal.
+// over libvterm, with `SequenceGuard` and `ScrolledText`), fed what a program writes to its terminal.
 //
 // Bytes 0 and 1 are the screen's first size: 1 + byte 0 % 40 rows, 1 + byte 1 % 120 columns.
 // The rest is a script of steps, each an opcode (its value modulo 8) and its operands:
