@@ -125,6 +125,10 @@ extension BatonApp {
             if state.display.softWrap { state.scroll.left = 0 }
             state.findResult = state.display.softWrap ? "soft wrap on" : "soft wrap off"
             return [.keepDisplay(state.display)]
+        case "c", "C":
+            state.display.constantShow.toggle()
+            state.findResult = state.display.constantShow ? "cursor position shown" : "cursor position hidden"
+            return [.keepDisplay(state.display)]
         case "m", "M":
             state.display.mouse.toggle()
             state.findResult = state.display.mouse ? "mouse on" : "mouse off"

@@ -34,7 +34,7 @@ public struct EditorState: Equatable, Sendable {
     /// The other end of the selection, the cursor being this end; nil when nothing is
     /// selected. Ctrl-6 (or Alt-A) sets it at the cursor, Shift with a motion key too.
     public var mark: TextPosition?
-    /// How the text is shown: line numbers, soft wrap (Alt-N, Alt-S).
+    /// How the text is shown: line numbers, soft wrap, the cursor's position (Alt-N, Alt-S, Alt-C).
     public var display = EditorDisplay()
     /// Whether `mark` was set by Shift with a motion key: then a motion without Shift ends the
     /// selection, as in most editors (a mark set with Ctrl-6 stays until Ctrl-6 again).

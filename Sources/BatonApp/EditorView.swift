@@ -1,8 +1,8 @@
 import TerminalUI
 
 /// Draws the editor: a title line (file name — its path when it is in another folder —,
-/// `[read-only]`, `[+]` when unsaved, where it came from, the cursor's line and column) and the
-/// text, scrolled so the cursor shows. A line that goes on past the right edge ends in `>` at
+/// `[read-only]`, `[+]` when unsaved, where it came from, and with Alt-C the cursor's line and
+/// column) and the text, scrolled so the cursor shows. A line that goes on past the right edge ends in `>` at
 /// the edge, and one scrolled so that part of it is hidden on the left starts with `<`, as
 /// nano's `$` marks do; no mark covers the cursor.
 enum EditorView {
@@ -199,8 +199,8 @@ enum EditorView {
     /// How the edge marks are drawn.
     static let edgeMark = Style(reverse: true)
 
-    /// The title: " notes.txt [+] — from bob@desk" on the left, "Ln 1, Col 11 " on the right
-    /// when there is room, in reverse video.
+    /// The title: " notes.txt [+] — from bob@desk" on the left and, when the display asks for it
+    /// (`constantShow`), "Ln 1, Col 11 " on the right when there is room, in reverse video.
     static func drawTitle(_ state: EditorState, row: Int, into frame: inout ScreenBuffer) {
         let style = Style(reverse: true)
         frame.clearRow(row, style: style)
@@ -209,7 +209,7 @@ enum EditorView {
         if state.isDirty { marks += " [+]" }
         if let peer = state.continuedFrom { marks += " — from \(peer)" }
         let cursor = state.buffer.cursor
-        let right = "Ln \(cursor.line + 1), Col \(cursor.column + 1) "
+        let right = state.display.constantShow ? "Ln \(cursor.line + 1), Col \(cursor.column + 1) " : ""
         let width = frame.width
         var name = state.titleName ?? "(unnamed)"
         if let baseName = state.fileName, name != baseName, 1 + name.columns + marks.columns + 2 + right.columns > width {
@@ -220,7 +220,7 @@ enum EditorView {
         let left = " " + name + marks
         if left.columns + 2 + right.columns <= width {
             frame.put(left, x: 0, y: row, style: style)
-            frame.put(right, x: width - right.columns, y: row, style: style)
+            if !right.isEmpty { frame.put(right, x: width - right.columns, y: row, style: style) }
         } else {
             frame.putTruncated(left, x: 0, y: row, width: width, style: style)
         }

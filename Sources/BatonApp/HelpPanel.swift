@@ -27,6 +27,7 @@ enum HelpPanel {
         ("PgUp, PgDn", "page up, page down"),
         ("Alt-N", "line numbers on or off"),
         ("Alt-S", "soft wrap on or off"),
+        ("Alt-C", "the cursor's line and column in the title, or not"),
         ("Alt-M", "mouse on or off: a click places the cursor"),
         ("F1", "this list"),
     ]

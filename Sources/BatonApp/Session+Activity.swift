@@ -53,6 +53,7 @@ extension Session {
             if state.searchOptions.regularExpression { info["searchRegexp"] = .boolean(true) }
             if state.display.lineNumbers { info["lineNumbers"] = .boolean(true) }
             if state.display.softWrap { info["softWrap"] = .boolean(true) }
+            if state.display.constantShow { info["constantShow"] = .boolean(true) }
             return info
         }
     }
@@ -105,7 +106,8 @@ extension Session {
                 regularExpression: userInfo["searchRegexp"]?.boolValue ?? false)
             state.display = EditorDisplay(
                 lineNumbers: userInfo["lineNumbers"]?.boolValue ?? false,
-                softWrap: userInfo["softWrap"]?.boolValue ?? false)
+                softWrap: userInfo["softWrap"]?.boolValue ?? false,
+                constantShow: userInfo["constantShow"]?.boolValue ?? false)
             self = .editor(state)
         default:
             return nil

@@ -46,7 +46,7 @@ public final class StoreClipboard: Clipboard {
 }
 
 /// The editor's display toggles as one key of a key-value store (`editorDisplay`: a
-/// dictionary of `lineNumbers`, `softWrap` and `mouse`, booleans), so the next session, here
+/// dictionary of `lineNumbers`, `softWrap`, `constantShow` and `mouse`, booleans), so the next session, here
 /// or on another machine of the group, shows text the same way.
 @MainActor
 public final class StoreDisplayPreference: DisplayPreference {
@@ -62,14 +62,14 @@ public final class StoreDisplayPreference: DisplayPreference {
         guard let toggles = store.dictionary(forKey: Self.key) else { return nil }
         return EditorDisplay(
             lineNumbers: toggles["lineNumbers"]?.boolValue ?? false, softWrap: toggles["softWrap"]?.boolValue ?? false,
-            mouse: toggles["mouse"]?.boolValue ?? false)
+            constantShow: toggles["constantShow"]?.boolValue ?? false, mouse: toggles["mouse"]?.boolValue ?? false)
     }
 
     public func keep(_ display: EditorDisplay) throws {
         try store.set(
             .dictionary([
                 "lineNumbers": .boolean(display.lineNumbers), "softWrap": .boolean(display.softWrap),
-                "mouse": .boolean(display.mouse),
+                "constantShow": .boolean(display.constantShow), "mouse": .boolean(display.mouse),
             ]),
             forKey: Self.key)
     }

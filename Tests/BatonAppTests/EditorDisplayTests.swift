@@ -2,8 +2,9 @@ import Testing
 import TerminalUI
 @testable import BatonApp
 
-/// Issue 38: line numbers (Alt-N) and soft wrap (Alt-S), kept for the next session.
-@Suite("Line numbers and soft wrap")
+/// Issue 38: line numbers (Alt-N), soft wrap (Alt-S) and the cursor's position (Alt-C), kept for
+/// the next session.
+@Suite("Line numbers, soft wrap and the cursor's position")
 struct EditorDisplayTests {
     @Test("Alt-N puts each line's number in a gutter, the text and the cursor after it; Alt-N again takes it away")
     func lineNumbers() {
@@ -61,6 +62,22 @@ struct EditorDisplayTests {
             }
             #expect(cursor.y >= 1 && cursor.y < 7 && cursor.x >= 0 && cursor.x < 17, "step \(step): \(cursor)")
         }
+    }
+
+    @Test("The title shows no position at first, as nano; Alt-C shows the cursor's line and column there as it moves (and keeps the choice); Alt-C again hides it")
+    func constantShow() {
+        var model = Fixtures.editor("first\nsecond", cursor: TextPosition(line: 1, column: 3), fileName: "notes.txt", width: 30, height: 6)
+        #expect(BatonApp.view(model).frame.lines()[0] == " notes.txt                    ")
+        #expect(model.press(.alt("c")).contains(.keepDisplay(EditorDisplay(constantShow: true))))
+        #expect(model.editorState.findResult == "cursor position shown")
+        #expect(BatonApp.view(model).frame.lines()[0] == " notes.txt        Ln 2, Col 4 ")
+        #expect(BatonApp.view(model).frame[x: 20, y: 0].style.reverse)
+        model.press(.up)
+        model.type("ab")
+        #expect(BatonApp.view(model).frame.lines()[0] == " notes.txt [+]    Ln 1, Col 6 ")
+        #expect(model.press(.alt("C")).contains(.keepDisplay(EditorDisplay())))
+        #expect(model.editorState.findResult == "cursor position hidden")
+        #expect(BatonApp.view(model).frame.lines()[0] == " notes.txt [+]                ")
     }
 
     @Test("The toggles kept from before apply to a session opened here, not to one continued from another machine")

@@ -34,7 +34,7 @@ struct ScreenTests {
         var model = Fixtures.editor()
         model.type("你好，wörld 👋")
         expectScreen(model, [
-            " (unnamed) [+]             Ln 1, Col 11 ",
+            " (unnamed) [+]                          ",
             "你好，wörld 👋                          ",
             "                                        ",
             "                                        ",
@@ -187,7 +187,7 @@ struct ScreenTests {
         var model = Fixtures.editor(
             "first line of the text\nsecond 第二行 line\nthird", cursor: TextPosition(line: 1, column: 10), fileName: "notes.txt")
         expectScreen(model, [
-            " notes.txt                 Ln 2, Col 11 ",
+            " notes.txt                              ",
             "first line of the text                  ",
             "second 第二行 line                      ",
             "third                                   ",
@@ -238,7 +238,7 @@ struct ScreenTests {
         #expect(model.screen[8] == "↪ Editing ␛[2Jevil␇ — m␛]0;pwn… · Ctrl-N")
         let editor = Fixtures.editor("line\u{1B}[31mred\tx", continuedFrom: "eve\u{1B}[1m")
         #expect(Array(editor.screen.prefix(2)) == [
-            " (unnamed) — from eve␛[1m   Ln 1, Col 1 ",
+            " (unnamed) — from eve␛[1m               ",
             "line␛[31mred    x                       ",
         ])
         let cells = BatonApp.view(editor).frame.cells

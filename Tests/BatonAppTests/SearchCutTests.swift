@@ -13,7 +13,7 @@ struct SearchCutTests {
         model.press(.control("f"))
         model.type("fish")
         expectScreen(model, [
-            " (unnamed)                  Ln 1, Col 1 ",
+            " (unnamed)                              ",
             "one fish                                ",
             "two fish                                ",
             "red fish                                ",
@@ -28,7 +28,7 @@ struct SearchCutTests {
         #expect(model.overlay == nil)
         #expect(model.editorState.buffer.cursor == TextPosition(line: 0, column: 4))
         expectScreen(model, [
-            " (unnamed)                  Ln 1, Col 5 ",
+            " (unnamed)                              ",
             "one fish                                ",
             "two fish                                ",
             "red fish                                ",
@@ -50,7 +50,7 @@ struct SearchCutTests {
         model.press(.control("f"), .enter)
         #expect(model.editorState.buffer.cursor == TextPosition(line: 0, column: 4))
         expectScreen(model, [
-            " (unnamed)                  Ln 1, Col 5 ",
+            " (unnamed)                              ",
             "one fish                                ",
             "two fish                                ",
             "red fish                                ",
@@ -74,7 +74,7 @@ struct SearchCutTests {
         model.press(.enter)
         #expect(model.editorState.buffer.cursor == TextPosition(line: 1, column: 2))
         expectScreen(model, [
-            " (unnamed)                  Ln 2, Col 3 ",
+            " (unnamed)                              ",
             "one fish                                ",
             "two fish                                ",
             "red fish                                ",
@@ -102,7 +102,7 @@ struct SearchCutTests {
         model.press(.down, .down)
         model.press(.control("u"))
         expectScreen(model, [
-            " (unnamed) [+]              Ln 5, Col 1 ",
+            " (unnamed) [+]                          ",
             "a                                       ",
             "d                                       ",
             "eb                                      ",
@@ -153,7 +153,7 @@ struct SearchCutTests {
         model.type("3")
         model.press(.enter)
         expectScreen(model, [
-            " (unnamed)                  Ln 3, Col 1 ",
+            " (unnamed)                              ",
             "one fish                                ",
             "two fish                                ",
             "red fish                                ",
@@ -173,12 +173,12 @@ struct SearchCutTests {
     @Test("The title shows the unsaved mark after an edit and loses it after saving")
     func modifiedMark() {
         var model = Fixtures.editor("x", filePath: "notes.txt")
-        #expect(model.screen[0] == " notes.txt                  Ln 1, Col 1 ")
+        #expect(model.screen[0] == " notes.txt                              ")
         model.type("y")
-        #expect(model.screen[0] == " notes.txt [+]              Ln 1, Col 2 ")
+        #expect(model.screen[0] == " notes.txt [+]                          ")
         model.press(.control("s"))
         model.send(.fileSaved(path: "notes.txt"))
-        #expect(model.screen[0] == " notes.txt                  Ln 1, Col 2 ")
+        #expect(model.screen[0] == " notes.txt                              ")
     }
 
     @Test("Ctrl-X quits as Ctrl-Q does, asking first about unsaved changes")

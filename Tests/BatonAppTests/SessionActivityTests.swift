@@ -43,12 +43,13 @@ struct SessionActivityTests {
         state.mark = TextPosition(line: 0, column: 4)
         state.lastSearch = "t[wh]"
         state.searchOptions = SearchOptions(caseSensitive: true, regularExpression: true)
-        state.display = EditorDisplay(lineNumbers: true, softWrap: true)
+        state.display = EditorDisplay(lineNumbers: true, softWrap: true, constantShow: true)
         let info = Session.editor(state).userInfo
         #expect(info["markLine"] == 0 && info["markColumn"] == 4)
         #expect(info["searchText"] == "t[wh]")
         #expect(info["searchCaseSensitive"] == .boolean(true) && info["searchRegexp"] == .boolean(true))
         #expect(info["lineNumbers"] == .boolean(true) && info["softWrap"] == .boolean(true))
+        #expect(info["constantShow"] == .boolean(true))
         let back = try #require(Session(activityType: "dev.baton.editing", userInfo: info, from: "alice@laptop")?.editorState)
         #expect(back.selection?.start == TextPosition(line: 0, column: 4))
         #expect(back.selection?.end == TextPosition(line: 1, column: 2))
@@ -59,7 +60,7 @@ struct SessionActivityTests {
 
         // Nothing selected, no search, nothing shown differently: none of the keys.
         let plain = Session.editor(EditorState(text: "x", filePath: nil)).userInfo
-        for key in ["markLine", "markColumn", "searchText", "searchCaseSensitive", "searchRegexp", "lineNumbers", "softWrap"] {
+        for key in ["markLine", "markColumn", "searchText", "searchCaseSensitive", "searchRegexp", "lineNumbers", "softWrap", "constantShow"] {
             #expect(plain[key] == nil, "\(key) sent without a reason")
         }
         // A mark alone, or one that clamps onto the cursor, selects nothing.

@@ -29,7 +29,7 @@ struct StateLimitTests {
     @Test("At start the message line says why, and the status bar marks the session as not handed off")
     func saysSoAtStart() {
         expectScreen(Self.bigEditor(), [
-            " logs/big.log                                   Ln 1, Col 1 ",
+            " logs/big.log                                               ",
             "first line                                                  ",
             "second                                                      ",
             "                                                            ",

@@ -159,7 +159,7 @@ struct ViewMemoTests {
         // "first", "second 中文" and "third" each moved down a row and were copied, not drawn.
         #expect(memo.rowsReused == 3)
         #expect(memoized.frame.lines() == [
-            " (unnamed) [+]              Ln 2, Col 1 ",
+            " (unnamed) [+]                          ",
             "                                        ",
             "first                                   ",
             "second 中文                             ",

@@ -8,6 +8,9 @@ extension EndToEndTests {
         try Stage.run(hosts: 3) { stage in
             let a = try stage.baton("a", on: 1, ["edit", "--name", "e2e-a"])
             try a.waitForScreen(containing: "(unnamed)")
+            // The cursor's position in the title (Alt-C), which travels with the session too.
+            try a.press("M-c")
+            try a.waitForScreen(containing: "cursor position shown")
             try a.type(first)
             try a.press("Enter")
             try a.type("wörld")
@@ -47,7 +50,7 @@ extension EndToEndTests {
         }
     }
 
-    @Test("A selection, a case-sensitive search and line numbers made on h1 arrive on h2 with the text (issue 38): F3 there finds the next match, Ctrl-K cuts the selection")
+    @Test("A selection, a case-sensitive search, line numbers and the cursor's position made on h1 arrive on h2 with the text (issue 38): F3 there finds the next match, Ctrl-K cuts the selection")
     func selectionAndSearchTravel() throws {
         try Stage.run(hosts: 2) { stage in
             let a = try stage.baton("a", on: 1, ["edit", "--name", "e2e-a"])
@@ -61,13 +64,15 @@ extension EndToEndTests {
             try a.type("alpha")
             try a.press("Enter")
             try a.waitForScreen(containing: "1 of 2")
-            // Line numbers on, and "alpha" (at column 7) selected with Shift.
+            // Line numbers and the cursor's position on, and "alpha" (at column 7) selected with Shift.
             try a.press("M-n")
+            try a.press("M-c")
+            try a.waitForScreen(containing: "cursor position shown")
             for _ in 0..<5 { try a.press("S-Right") }
             try stage.listener.waitForEvent("e2e-a's selection and search") {
                 $0.peerName == "e2e-a" && $0.int("markColumn") == 6 && $0.int("cursorColumn") == 11
                     && $0.string("searchText") == "alpha" && $0.bool("searchCaseSensitive") == true
-                    && $0.bool("lineNumbers") == true
+                    && $0.bool("lineNumbers") == true && $0.bool("constantShow") == true
             }
             let b = try stage.baton("b", on: 2, [
                 "--continue-activity", "dev.baton.editing", "--from", "e2e-a", "--wait", "5", "--name", "e2e-b",

@@ -28,7 +28,7 @@ struct BatonResourcesTests {
         let schema = try #require(registry.schemas["dev.baton.editing"])
         let expected: [String: PropertyListType] = [
             "markLine": .integer, "markColumn": .integer, "searchText": .string, "searchCaseSensitive": .boolean,
-            "searchRegexp": .boolean, "lineNumbers": .boolean, "softWrap": .boolean,
+            "searchRegexp": .boolean, "lineNumbers": .boolean, "softWrap": .boolean, "constantShow": .boolean,
         ]
         for (key, type) in expected {
             #expect(schema.keyTypes[key] == type, "\(key)")

@@ -13,7 +13,7 @@ import Testing
 struct ProgramInputTests {
     @Test("A burst of queued keys is applied whole before one redraw: no frame shows part of it")
     func burstIsOneFrame() async throws {
-        let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
+        let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(Self.positionShown(EditorState(text: "", filePath: nil, fileName: "notes.txt"))))
         try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         let before = p.backend.frameCount
         let typed = "the quick brown fox jumps"
@@ -33,7 +33,7 @@ struct ProgramInputTests {
 
     @Test("A bracketed paste is inserted whole: q, Ctrl-Q, Ctrl-S and line breaks in it are text")
     func pasteIsText() async throws {
-        let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(EditorState(text: "", filePath: nil, fileName: "notes.txt")))
+        let p = TestPeer.start(TestPeer.center(InMemoryNetwork(), "alice@a"), session: .editor(Self.positionShown(EditorState(text: "", filePath: nil, fileName: "notes.txt"))))
         try await p.backend.waitForScreen(containing: "notes.txt", timeout: .seconds(60))
         let versionBefore = try #require(Self.editor(p.program)).buffer.version
         p.backend.send(paste: "quit q\u{11}\u{13}now\r\nsecond\rthird")
@@ -95,6 +95,13 @@ struct ProgramInputTests {
     static func editor(_ program: Program) -> EditorState? {
         if case .editor(let state) = program.model.session { return state }
         return nil
+    }
+
+    /// `state` with the cursor's position in its title (Alt-C): these tests wait for it.
+    static func positionShown(_ state: EditorState) -> EditorState {
+        var shown = state
+        shown.display.constantShow = true
+        return shown
     }
 
     /// The whole 48×14 screen of an edited notes.txt whose cursor is at `position`, showing `text`.

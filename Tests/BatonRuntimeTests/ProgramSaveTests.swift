@@ -57,9 +57,9 @@ struct ProgramSaveTests {
         p.backend.send(.control("s"))
         try await p.backend.waitForScreen(containing: "Changed on disk", timeout: .seconds(60))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
-        // The title shows the file's path (in a temporary folder of its own, cut from the left).
+        // The title shows the file's path (in a temporary folder of its own).
         let lines = p.backend.lines
-        #expect(lines.first?.hasSuffix("/notes.txt [+]  Ln 1, Col 4 ") == true, "\(lines)")
+        #expect(lines.first?.trimmingCharacters(in: .whitespaces).hasSuffix("/notes.txt [+]") == true, "\(lines)")
         #expect(Array(lines.dropFirst()) == [
             "ABCone                                          ",
             "                                                ",

@@ -88,7 +88,7 @@ struct Launch {
         stores.resolvers = ResolveCommand.resolvers(environment: ProcessInfo.processInfo.environment)
         // The editor's clipboard (Ctrl-K, Ctrl-U) is the `clipboard` key of the `baton` store.
         let clipboard = (try? stores.store(named: StoreText.defaultStore)).map(StoreClipboard.init(store:))
-        // So are the editor's display toggles (Alt-N, Alt-S), the `editorDisplay` key.
+        // So are the editor's display toggles (Alt-N, Alt-S, Alt-C, Alt-M), the `editorDisplay` key.
         let displayPreference = clipboard.map { StoreDisplayPreference(store: $0.store) }
         stores.problems.forEach { logger.warning("\(PeerText.visible($0))") }
         stores.start()

@@ -84,6 +84,14 @@ final class TmuxSession {
         return (parts[0], parts[1])
     }
 
+    /// Waits until the terminal's cursor is at column `x` of row `y` (0-based).
+    func waitForCursor(x: Int, y: Int, _ description: String, timeout: Double = 10) throws {
+        try Wait.until("\(name)'s cursor at (\(x), \(y)): \(description)", timeout: timeout, interval: 0.02, lastSeen: screenDump) {
+            let at = try cursor()
+            return at.x == x && at.y == y
+        }
+    }
+
     /// Whether the pane shows the alternate screen (a full-screen program is drawing).
     func isOnAlternateScreen() throws -> Bool { try query("#{alternate_on}") == "1" }
 

@@ -38,7 +38,7 @@ enum Fixtures {
                 keyTypes: ["text": .string, "cursorLine": .integer, "cursorColumn": .integer, "fileName": .string,
                     "lineEnding": .string, "undoHistory": .array, "markLine": .integer, "markColumn": .integer,
                     "searchText": .string, "searchCaseSensitive": .boolean, "searchRegexp": .boolean,
-                    "lineNumbers": .boolean, "softWrap": .boolean],
+                    "lineNumbers": .boolean, "softWrap": .boolean, "constantShow": .boolean],
                 requiredKeys: ["text", "cursorLine", "cursorColumn"]),
             "dev.baton.shell": ActivitySchema(
                 keyTypes: ["folder": .string, "command": .string, "rows": .integer, "columns": .integer],
