@@ -20,8 +20,8 @@ public enum AppCommand: Equatable, Sendable {
     /// Keep `clip` as the clipboard that follows the person (the key-value store's `clipboard`),
     /// after a Ctrl-K or Alt-6. Nothing comes back.
     case keepClipboard(Clip)
-    /// Keep `display` as how this person likes the editor's text shown (Alt-N, Alt-S, Alt-C, Alt-M), for
-    /// the next session. Nothing comes back.
+    /// Keep `display` as how this person likes the editor's text shown (Alt-N, Alt-S, Alt-C,
+    /// Alt-M), for the next session. Nothing comes back.
     case keepDisplay(EditorDisplay)
     /// Ask the terminal for mouse reports (`AppMessage.mouse`), or stop.
     case mouseReporting(Bool)

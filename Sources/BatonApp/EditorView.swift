@@ -2,9 +2,9 @@ import TerminalUI
 
 /// Draws the editor: a title line (file name — its path when it is in another folder —,
 /// `[read-only]`, `[+]` when unsaved, where it came from, and with Alt-C the cursor's line and
-/// column) and the text, scrolled so the cursor shows. A line that goes on past the right edge ends in `>` at
-/// the edge, and one scrolled so that part of it is hidden on the left starts with `<`, as
-/// nano's `$` marks do; no mark covers the cursor.
+/// column) and the text, scrolled so the cursor shows. A line that goes on past the right edge
+/// ends in `>` at the edge, and one scrolled so that part of it is hidden on the left starts
+/// with `<`, as nano's `$` marks do; no mark covers the cursor.
 enum EditorView {
     /// Draws `state` and returns where the cursor goes, nil when there is no text area.
     ///

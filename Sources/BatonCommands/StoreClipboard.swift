@@ -46,8 +46,8 @@ public final class StoreClipboard: Clipboard {
 }
 
 /// The editor's display toggles as one key of a key-value store (`editorDisplay`: a
-/// dictionary of `lineNumbers`, `softWrap`, `constantShow` and `mouse`, booleans), so the next session, here
-/// or on another machine of the group, shows text the same way.
+/// dictionary of `lineNumbers`, `softWrap`, `constantShow` and `mouse`, booleans), so the next
+/// session, here or on another machine of the group, shows text the same way.
 @MainActor
 public final class StoreDisplayPreference: DisplayPreference {
     /// The key of the toggles in their store.
