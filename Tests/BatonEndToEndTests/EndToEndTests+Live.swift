@@ -73,7 +73,7 @@ extension EndToEndTests {
             try a.waitForScreen(containing: "Following e2e-b")
             // h1 and h2 stop hearing each other: h1 drops all from and to h2.
             let h2 = stage.lab.address(host: 2)
-            let nft = { (arguments: [String]) in try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
+            let nft = { (arguments: [String]) in _ = try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
             guard Command.which("nft") != nil else { try skip("nft is not installed (apt-get install -y nftables)") }
             try nft(["add", "table", "inet", "cut"])
             try nft(["add", "chain", "inet", "cut", "input", "{ type filter hook input priority 0 ; }"])

@@ -156,7 +156,7 @@ extension EndToEndTests {
             try b.waitForScreen(containing: "before2")
             // h1 and h2 stop hearing each other.
             let h2 = stage.lab.address(host: 2)
-            let nft = { (arguments: [String]) in try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
+            let nft = { (arguments: [String]) in _ = try Command.run(stage.lab.command(host: 1, ["nft"] + arguments)) }
             try nft(["add", "table", "inet", "cut"])
             try nft(["add", "chain", "inet", "cut", "input", "{ type filter hook input priority 0 ; }"])
             try nft(["add", "chain", "inet", "cut", "output", "{ type filter hook output priority 0 ; }"])
