@@ -80,6 +80,16 @@ struct EditorDisplayTests {
         #expect(BatonApp.view(model).frame.lines()[0] == " notes.txt [+]                ")
     }
 
+    @Test("A path too long for the title keeps its end, where the file name is; with the position shown it keeps less")
+    func longPathInTitle() {
+        var model = Fixtures.editor(
+            "text", filePath: "/home/alice/projects/baton/docs/notes.txt", fileName: "notes.txt", isDirty: true, width: 30,
+            height: 6)
+        #expect(BatonApp.view(model).frame.lines()[0] == " …s/baton/docs/notes.txt [+]  ")
+        model.press(.alt("c"))
+        #expect(BatonApp.view(model).frame.lines()[0] == " …/notes.txt [+]  Ln 1, Col 1 ")
+    }
+
     @Test("The toggles kept from before apply to a session opened here, not to one continued from another machine")
     func preferenceApplies() {
         var local = Fixtures.editor("text")
