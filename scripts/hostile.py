@@ -666,15 +666,23 @@ def sniff(key: bytes, group: str = GROUP, port: int = PORT, interface: str = "v0
 
 
 def lab_namespace() -> str | None:
-    """The name of the `ip netns` namespace this process runs in (a netlab host), or None."""
+    """The name of the `ip netns` namespace this process runs in (a netlab host), or None.
+
+    Other labs make and remove their namespaces meanwhile (the lab tests run side by side): an
+    entry removed between the listing and its `stat` is passed over, not taken for an answer.
+    One such removal used to end the search, and a run inside its own lab was refused."""
     try:
         own = os.stat("/proc/self/ns/net")
-        for entry in os.scandir("/var/run/netns"):
-            info = os.stat(entry.path)
-            if (info.st_dev, info.st_ino) == (own.st_dev, own.st_ino):
-                return entry.name
+        entries = list(os.scandir("/var/run/netns"))
     except OSError:
-        pass
+        return None
+    for entry in entries:
+        try:
+            info = os.stat(entry.path)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (own.st_dev, own.st_ino):
+            return entry.name
     return None
 
 
