@@ -52,7 +52,7 @@ extension EndToEndTests {
             try a.type("second")
             try c.waitForScreen("c shows the second line") { $0.count > 2 && $0[1] == "first line" && $0[2] == "second" }
             // The cursor too: where a's is, after "second".
-            try c.waitForScreen("c's cursor where a's is") { _ in (try? c.cursor()).map { $0.x == 6 && $0.y == 2 } ?? false }
+            try c.waitForCursor(x: 6, y: 2, "c's cursor where a's is")
             let cursorA = try a.cursor()
             #expect(cursorA.x == 6 && cursorA.y == 2)
             try c.type("zzz")
