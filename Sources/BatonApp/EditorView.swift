@@ -13,7 +13,13 @@ enum EditorView {
         _ state: EditorState, layout: ScreenLayout, into frame: inout ScreenBuffer, memo: ViewMemo? = nil
     ) -> CursorPosition? {
         if let row = layout.titleRow {
-            drawTitle(state, row: row, into: &frame)
+            if let memo {
+                memo.drawTitle(TitleKey(state, width: frame.width), y: row, into: &frame) {
+                    drawTitle(state, row: row, into: &$0)
+                }
+            } else {
+                drawTitle(state, row: row, into: &frame)
+            }
         }
         let width = layout.contentWidth
         let height = layout.contentHeight
@@ -198,6 +204,28 @@ enum EditorView {
 
     /// How the edge marks are drawn.
     static let edgeMark = Style(reverse: true)
+
+    /// Everything `drawTitle` draws from: two frames with equal keys have the same title row.
+    struct TitleKey: Equatable {
+        let name: String?
+        let fileName: String?
+        let isReadOnly: Bool
+        let isDirty: Bool
+        let continuedFrom: String?
+        /// The cursor, when the title shows it.
+        let position: TextPosition?
+        let width: Int
+
+        init(_ state: EditorState, width: Int) {
+            name = state.titleName
+            fileName = state.fileName
+            isReadOnly = state.isReadOnly
+            isDirty = state.isDirty
+            continuedFrom = state.continuedFrom
+            position = state.display.constantShow ? state.buffer.cursor : nil
+            self.width = width
+        }
+    }
 
     /// The title: " notes.txt [+] — from bob@desk" on the left and, when the display asks for it
     /// (`constantShow`), "Ln 1, Col 11 " on the right when there is room, in reverse video.

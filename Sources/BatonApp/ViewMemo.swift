@@ -142,6 +142,23 @@ public final class ViewMemo {
         hintRow = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
     }
 
+    /// The editor's title row as the last frame drew it, and what decided it.
+    private var titleRow: (key: EditorView.TitleKey, cells: [Cell])?
+    /// Frames whose title was copied from the last one, since the memo was made.
+    private(set) var titlesReused = 0
+
+    /// Puts the title that `key` decides at row `y`: the last frame's cells when it drew the same
+    /// title at the same width, else what `draw` draws there. A key changes the title only when
+    /// it makes the buffer dirty or the title shows the cursor's position (Alt-C).
+    func drawTitle(_ key: EditorView.TitleKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+        if let titleRow, titleRow.key == key, frame.put(span: titleRow.cells[...], x: 0, y: y) {
+            titlesReused += 1
+            return
+        }
+        draw(&frame)
+        titleRow = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
+    }
+
     /// The status bar's text for `inputs`: the last frame's when they are the same.
     func statusText(for inputs: StatusBar.Inputs) -> String {
         if let status, status.inputs == inputs { return status.text }

@@ -146,6 +146,31 @@ struct ViewMemoTests {
         #expect(BatonApp.view(model, memo: memo).frame.lines().contains { $0.hasPrefix("↪ Editing other.txt") })
     }
 
+    @Test("The title is the last frame's row until what it shows changes: [+], the position with Alt-C, the width")
+    func titleFollowsItsInputs() {
+        var model = Fixtures.editor("text")
+        let memo = ViewMemo()
+        #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        let changes: [(String, Bool, (inout AppModel) -> Void)] = [
+            ("the first key, which makes it [+]", false, { $0.press(.character("x")) }),
+            ("a key", true, { $0.press(.character("y")) }),
+            ("Alt-C: the position shown", false, { $0.press(.alt("c")) }),
+            ("a key, with the position", false, { $0.press(.character("z")) }),
+            ("a narrower screen", false, { BatonApp.update(&$0, .resize(TerminalSize(width: 30, height: 10))) }),
+            ("Alt-C: the position hidden", false, { $0.press(.alt("c")) }),
+            ("a key again", true, { $0.press(.character("w")) }),
+            ("a move", true, { $0.press(.left) }),
+        ]
+        for (what, copied, change) in changes {
+            let reused = memo.titlesReused
+            change(&model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
+            #expect(memo.titlesReused == reused + (copied ? 1 : 0), "after \(what)")
+        }
+        #expect(BatonApp.view(model, memo: memo).frame.lines()[0].contains("[+]"))
+    }
+
     @Test("A row drawn last frame is copied whole, also when it moved to another row")
     func movedRowIsReused() {
         var model = Fixtures.editor("first\nsecond 中文\nthird")
