@@ -125,38 +125,45 @@ public final class ViewMemo {
         return false
     }
 
-    /// The nearby hint's row as the last frame drew it, and what decided it.
-    private var hintRow: (key: MessageLine.HintKey, cells: [Cell])?
-    /// Frames whose nearby hint was copied from the last one, since the memo was made.
-    private(set) var hintsReused = 0
+    /// A whole row kept from the last frame with what decided it: drawn again only when that
+    /// changes.
+    struct KeptRow<Key: Equatable> {
+        private var last: (key: Key, cells: [Cell])?
+        /// Frames whose row was copied from the last one.
+        private(set) var reused = 0
 
-    /// Puts the nearby hint that `key` decides at row `y`: the last frame's cells when it drew
-    /// the same hint at the same width, else what `draw` draws there (on a row blank before).
-    /// The hint is on the screen whenever something is nearby, and changes once a second.
-    func drawHint(_ key: MessageLine.HintKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
-        if let hintRow, hintRow.key == key, frame.put(span: hintRow.cells[...], x: 0, y: y) {
-            hintsReused += 1
-            return
+        /// Puts the row that `key` decides at row `y`: the last frame's cells when it drew the
+        /// same key at the same width, else what `draw` draws there.
+        mutating func draw(_ key: Key, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+            if let last, last.key == key, frame.put(span: last.cells[...], x: 0, y: y) {
+                reused += 1
+                return
+            }
+            draw(&frame)
+            last = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
         }
-        draw(&frame)
-        hintRow = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
     }
 
-    /// The editor's title row as the last frame drew it, and what decided it.
-    private var titleRow: (key: EditorView.TitleKey, cells: [Cell])?
-    /// Frames whose title was copied from the last one, since the memo was made.
-    private(set) var titlesReused = 0
+    /// The nearby hint's row. It is on the screen whenever something is nearby, and changes
+    /// once a second.
+    private var hintRow = KeptRow<MessageLine.HintKey>()
+    /// Frames whose nearby hint was copied from the last one, since the memo was made.
+    var hintsReused: Int { hintRow.reused }
 
-    /// Puts the title that `key` decides at row `y`: the last frame's cells when it drew the same
-    /// title at the same width, else what `draw` draws there. A key changes the title only when
-    /// it makes the buffer dirty or the title shows the cursor's position (Alt-C).
+    /// Puts the nearby hint that `key` decides at row `y` (a row blank before).
+    func drawHint(_ key: MessageLine.HintKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+        hintRow.draw(key, y: y, into: &frame, draw: draw)
+    }
+
+    /// The editor's title row. A key changes it only when it makes the buffer dirty or the title
+    /// shows the cursor's position (Alt-C).
+    private var titleRow = KeptRow<EditorView.TitleKey>()
+    /// Frames whose title was copied from the last one, since the memo was made.
+    var titlesReused: Int { titleRow.reused }
+
+    /// Puts the title that `key` decides at row `y`.
     func drawTitle(_ key: EditorView.TitleKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
-        if let titleRow, titleRow.key == key, frame.put(span: titleRow.cells[...], x: 0, y: y) {
-            titlesReused += 1
-            return
-        }
-        draw(&frame)
-        titleRow = (key, Array(frame.span(x: 0, y: y, count: frame.width)))
+        titleRow.draw(key, y: y, into: &frame, draw: draw)
     }
 
     /// The status bar's text for `inputs`: the last frame's when they are the same.
