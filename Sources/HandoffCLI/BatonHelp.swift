@@ -14,6 +14,7 @@ public enum BatonHelp {
 
           baton                           a counter (+ / - / r, q quits)
           baton edit notes.txt            a small editor (Ctrl-S saves, Ctrl-Q quits)
+          baton shell                     a shell another terminal can continue live
           baton --continue-activity       continue what another terminal is doing
           baton --continue-activity dev.baton.editing   … only an editing session
           baton follow                    watch another terminal's session live
