@@ -152,6 +152,8 @@ let package = Package(
         .systemLibrary(name: "CPseudoterminal"),
         // Linux's timerfd, for the main actor's timers (Handoff's `MainQueueTimers`).
         .systemLibrary(name: "CTimerfd"),
+        // sched_setaffinity, which glibc declares only under _GNU_SOURCE (`handoff-bench wake`).
+        .systemLibrary(name: "CSchedule"),
         // libvterm, the terminal emulator library, as a system library like ncurses.
         .systemLibrary(name: "CVTerm", pkgConfig: "vterm", providers: [.apt(["libvterm-dev"])]),
         // The session's effects: the program on a pseudo-terminal, its screen in libvterm, and
@@ -191,7 +193,7 @@ let package = Package(
             name: "handoff-bench",
             dependencies: [
                 "Handoff", "HandoffWire", "PropertyList", "HandoffMulticast", "BatonApp", "TerminalUI", "HandoffCLI", "HandoffStore",
-                "BatonShell", "ShellHost", "CVTerm",
+                "BatonShell", "ShellHost", "CVTerm", "CSchedule",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -49,6 +49,11 @@ struct HandoffBench {
         // `handoff-bench long-line [kilobytes]`: a key in one long line, at its start and end (LongLineBench).
         // `handoff-bench receive [N] [news] [frame|sync]`: datagrams heard, transport to directory (ReceiveBench).
         // `handoff-bench kv-writer …`: one writer of the key-value store on the real network (StoreBench).
+        // `handoff-bench wake [rounds]`: a system call, a page fault and a wake-up on this machine (MachineBench).
+        if CommandLine.arguments.dropFirst().first == "wake-echo" { MachineBench.echo() }
+        if CommandLine.arguments.dropFirst().first == "wake" {
+            return try MachineBench.run(rounds: CommandLine.arguments.dropFirst(2).compactMap { Int($0) }.first ?? 5)
+        }
         if CommandLine.arguments.dropFirst().first == "kv-writer" {
             return try await StoreBench.writer(Array(CommandLine.arguments.dropFirst(2)))
         }
