@@ -15,20 +15,36 @@ enum MachineBench {
     static let roundTrips = 10_000
 
     static func run(rounds: Int) throws {
-        let cpus = ProcessInfo.processInfo.activeProcessorCount
-        print("this machine: \(cpus) CPUs; median of \(rounds) rounds")
+        var allowed = cpu_set_t()
+        guard sched_getaffinity(0, MemoryLayout<cpu_set_t>.size, &allowed) == 0 else {
+            throw MachineBenchError.affinity(String(cString: strerror(errno)))
+        }
+        // The CPUs this process may run on (taskset or a cgroup may leave out some).
+        var cpus: [Int32] = []
+        withUnsafeBytes(of: allowed) { raw in
+            for cpu in 0..<raw.count * 8 where raw[cpu / 8] & (1 << UInt8(cpu % 8)) != 0 { cpus.append(Int32(cpu)) }
+        }
+        print("this machine: \(ProcessInfo.processInfo.activeProcessorCount) CPUs, this process may use \(cpus.map(String.init).joined(separator: ", ")); median of \(rounds) rounds")
         let syscall = HandoffBench.measure(iterations: 200_000, rounds: rounds) { _ = getppid() }
         print(String(format: "  a system call (getppid)                          %8.2f µs", syscall))
-        print(String(format: "  a page fault (a fresh anonymous page written)    %8.2f µs", pageFault(rounds: rounds)))
-        var placements: [(String, Int32?, Int32?)] = [("as the scheduler places them", nil, nil), ("both on CPU 0", 0, 0)]
-        if cpus > 1 { placements.append(("on CPUs 0 and 1", 0, 1)) }
+        print(String(format: "  a page fault (a fresh anonymous page written)    %8.2f µs", pageFault(rounds: rounds) ?? .nan))
+        var placements: [(String, Int32?, Int32?)] = [("as the scheduler places them", nil, nil)]
+        if let first = cpus.first { placements.append(("both on CPU \(first)", first, first)) }
+        if cpus.count > 1 { placements.append(("on CPUs \(cpus[0]) and \(cpus[1])", cpus[0], cpus[1])) }
         for (name, here, there) in placements {
-            let threads = median(rounds) { threadRoundTrip(here: here, there: there) }
-            let processes = try median(rounds) { try processRoundTrip(here: here, there: there) }
             let padded = ("a byte there and back, " + name).padding(toLength: 56, withPad: " ", startingAt: 0)
+            defer { _ = sched_setaffinity(0, MemoryLayout<cpu_set_t>.size, &allowed) }
+            guard let threads = median(rounds, { threadRoundTrip(here: here, there: there) }),
+                let processes = try median(rounds, { try processRoundTrip(here: here, there: there) })
+            else {
+                print("  \(padded)not measured: a thread or process could not be pinned there")
+                continue
+            }
             print("  \(padded)" + String(format: "threads %6.1f µs, processes %6.1f µs", threads, processes))
         }
     }
+
+    enum MachineBenchError: Error { case affinity(String) }
 
     /// The child of `processRoundTrip`: echoes each byte of its input until it closes.
     static func echo() -> Never {
@@ -37,9 +53,12 @@ enum MachineBench {
         exit(0)
     }
 
-    private static func median(_ rounds: Int, _ body: () throws -> Double) rethrows -> Double {
+    private static func median(_ rounds: Int, _ body: () throws -> Double?) rethrows -> Double? {
         var results: [Double] = []
-        for _ in 0..<max(1, rounds) { results.append(try body()) }
+        for _ in 0..<max(1, rounds) {
+            guard let result = try body() else { return nil }
+            results.append(result)
+        }
         return results.sorted()[results.count / 2]
     }
 
@@ -52,21 +71,13 @@ enum MachineBench {
         return sched_setaffinity(who, MemoryLayout<cpu_set_t>.size, &set) == 0
     }
 
-    /// Lets the calling thread run on every CPU again.
-    private static func unpin() {
-        var set = cpu_set_t()
-        let cpus = ProcessInfo.processInfo.activeProcessorCount
-        withUnsafeMutableBytes(of: &set) { raw in for cpu in 0..<min(cpus, raw.count * 8) { raw[cpu / 8] |= UInt8(1 << (cpu % 8)) } }
-        _ = sched_setaffinity(0, MemoryLayout<cpu_set_t>.size, &set)
-    }
-
-    private static func pageFault(rounds: Int) -> Double {
+    private static func pageFault(rounds: Int) -> Double? {
         let pages = 25_600
         let size = pages * 4096
-        return median(rounds) {
+        return median(rounds) { () -> Double? in
             guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
                 memory != MAP_FAILED
-            else { return .nan }
+            else { return nil }
             defer { munmap(memory, size) }
             let bytes = memory.assumingMemoryBound(to: UInt8.self)
             let start = ContinuousClock.now
@@ -80,59 +91,61 @@ enum MachineBench {
         return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
     }
 
-    /// µs for one byte written to a thread that echoes it back, read here.
-    private static func threadRoundTrip(here: Int32?, there: Int32?) -> Double {
+    /// µs for one byte written to a thread that echoes it back, read here; nil when a thread
+    /// could not be pinned where asked. The caller lets this thread run where it may again.
+    private static func threadRoundTrip(here: Int32?, there: Int32?) -> Double? {
         var out: [Int32] = [0, 0], back: [Int32] = [0, 0]
-        guard pipe(&out) == 0, pipe(&back) == 0 else { return .nan }
+        guard pipe(&out) == 0 else { return nil }
+        guard pipe(&back) == 0 else {
+            close(out[0])
+            close(out[1])
+            return nil
+        }
         let (input, output) = (out[0], back[1])
+        // Written by the echoing thread before it reads, read here once it has finished.
+        final class Pinned: @unchecked Sendable { var ok = true }
+        let pinnedThere = Pinned()
         let echoing = Thread {
-            pin(0, to: there)
+            if !pin(0, to: there) { pinnedThere.ok = false }
             var byte: UInt8 = 0
             while read(input, &byte, 1) == 1 { guard write(output, &byte, 1) == 1 else { break } }
         }
         echoing.start()
-        pin(0, to: here)
-        defer { unpin() }
-        let elapsed = trips(write: out[1], read: back[0])
+        let elapsed = pin(0, to: here) ? trips(write: out[1], read: back[0]) : nil
         close(out[1])
         close(back[0])
         // The echoing thread sees its input close and returns; its ends are closed after it.
         while !echoing.isFinished { usleep(1_000) }
         close(out[0])
         close(back[1])
-        return elapsed
+        return pinnedThere.ok ? elapsed : nil
     }
 
     /// µs for one byte written to a child process (this program again, `wake-echo`) that
-    /// echoes it back, read here.
-    private static func processRoundTrip(here: Int32?, there: Int32?) throws -> Double {
+    /// echoes it back, read here; nil when one of the two could not be pinned where asked.
+    private static func processRoundTrip(here: Int32?, there: Int32?) throws -> Double? {
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: child.executableURL!.path) {
-            child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        }
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         child.arguments = ["wake-echo"]
         let input = Pipe(), output = Pipe()
         child.standardInput = input
         child.standardOutput = output
         try child.run()
-        pin(child.processIdentifier, to: there)
-        pin(0, to: here)
-        defer { unpin() }
-        let elapsed = trips(
-            write: input.fileHandleForWriting.fileDescriptor, read: output.fileHandleForReading.fileDescriptor)
+        let pinned = pin(child.processIdentifier, to: there) && pin(0, to: here)
+        let elapsed = pinned
+            ? trips(write: input.fileHandleForWriting.fileDescriptor, read: output.fileHandleForReading.fileDescriptor) : nil
         try input.fileHandleForWriting.close()
         child.waitUntilExit()
         return elapsed
     }
 
-    /// Warms up, then times `roundTrips` bytes there and back.
-    private static func trips(write to: Int32, read from: Int32) -> Double {
+    /// Warms up, then times `roundTrips` bytes there and back; nil when a write or read fails.
+    private static func trips(write to: Int32, read from: Int32) -> Double? {
         var byte: UInt8 = 120
         for _ in 0..<200 { _ = write(to, &byte, 1); _ = read(from, &byte, 1) }
         let start = ContinuousClock.now
         for _ in 0..<roundTrips {
-            guard write(to, &byte, 1) == 1, read(from, &byte, 1) == 1 else { return .nan }
+            guard write(to, &byte, 1) == 1, read(from, &byte, 1) == 1 else { return nil }
         }
         return microseconds(ContinuousClock.now - start) / Double(roundTrips)
     }
