@@ -37,7 +37,7 @@ enum MachineBench {
             guard let threads = median(rounds, { threadRoundTrip(here: here, there: there) }),
                 let processes = try median(rounds, { try processRoundTrip(here: here, there: there) })
             else {
-                print("  \(padded)not measured: a thread or process could not be pinned there")
+                print("  \(padded)not measured: a thread or process could not be pinned there, or a pipe failed")
                 continue
             }
             print("  \(padded)" + String(format: "threads %6.1f µs, processes %6.1f µs", threads, processes))
@@ -63,7 +63,6 @@ enum MachineBench {
     }
 
     /// Pins the calling thread (`who` 0) or process `who` to one CPU.
-    @discardableResult
     private static func pin(_ who: pid_t, to cpu: Int32?) -> Bool {
         guard let cpu else { return true }
         var set = cpu_set_t()
@@ -73,7 +72,8 @@ enum MachineBench {
 
     private static func pageFault(rounds: Int) -> Double? {
         let pages = 25_600
-        let size = pages * 4096
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let size = pages * pageSize
         return median(rounds) { () -> Double? in
             guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
                 memory != MAP_FAILED
@@ -81,7 +81,7 @@ enum MachineBench {
             defer { munmap(memory, size) }
             let bytes = memory.assumingMemoryBound(to: UInt8.self)
             let start = ContinuousClock.now
-            for page in 0..<pages { bytes[page * 4096] = 1 }
+            for page in 0..<pages { bytes[page * pageSize] = 1 }
             return microseconds(ContinuousClock.now - start) / Double(pages)
         }
     }
