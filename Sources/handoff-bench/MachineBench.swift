@@ -82,13 +82,8 @@ enum MachineBench {
             let bytes = memory.assumingMemoryBound(to: UInt8.self)
             let start = ContinuousClock.now
             for page in 0..<pages { bytes[page * pageSize] = 1 }
-            return microseconds(ContinuousClock.now - start) / Double(pages)
+            return ReceiveBench.micros(ContinuousClock.now - start, per: pages)
         }
-    }
-
-    private static func microseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
     }
 
     /// µs for one byte written to a thread that echoes it back, read here; nil when a thread
@@ -147,6 +142,6 @@ enum MachineBench {
         for _ in 0..<roundTrips {
             guard write(to, &byte, 1) == 1, read(from, &byte, 1) == 1 else { return nil }
         }
-        return microseconds(ContinuousClock.now - start) / Double(roundTrips)
+        return ReceiveBench.micros(ContinuousClock.now - start, per: roundTrips)
     }
 }

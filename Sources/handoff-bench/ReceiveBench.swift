@@ -77,7 +77,7 @@ enum ReceiveBench {
     }
 
     /// `elapsed` in microseconds per one of `count`.
-    static func micros(_ elapsed: Duration, per count: Int) -> Double {
+    nonisolated static func micros(_ elapsed: Duration, per count: Int) -> Double {
         let (seconds, attoseconds) = elapsed.components
         return (Double(seconds) * 1e6 + Double(attoseconds) / 1e12) / Double(count)
     }
