@@ -18,15 +18,15 @@ extension LabFaultTests.UnderLoad {
 
         /// Every kind that breaks a receiving rule, 10,000 datagrams each. A kind turned away
         /// before its signature is checked (PROTOCOL.md section 7's steps 1–8: a wrong key, a
-        /// broken header or tag, an unknown device or protocol) goes at 5,000/s, the 60 KB one (41 IP fragments each) at
-        /// 1,000/s; a kind read through to its signature (a replay, a skewed clock, a payload of the
-        /// wrong shape, an undeclared type) at 2,500/s. At 5,000/s a replay phase overflowed the
-        /// release-build monitor's socket in a fresh-clone CI run (489 of 9,998 dropped, load average
-        /// 4.6), while the cheap kinds were counted whole in every run; at 2,500/s for all, this
-        /// test alone took half of the lab's wall time. (On a busier machine a receiver falls behind,
-        /// its socket overflows, and fewer than 99 % may be counted; the messages then say how many
-        /// the kernel dropped and how many went missing inside.) A debug build's receivers get half
-        /// these rates.
+        /// broken header or tag, an unknown device or protocol) goes at 5,000/s, the 60 KB one
+        /// (41 IP fragments each) at 1,000/s; a kind read through to its signature (a replay, a
+        /// skewed clock, a payload of the wrong shape, an undeclared type) at 2,500/s. At 5,000/s
+        /// a replay phase overflowed the release-build monitor's socket in a fresh-clone CI run
+        /// (489 of 9,998 dropped, load average 4.6), while the cheap kinds were counted whole in
+        /// every run; at 2,500/s for all, this test alone took half of the lab's wall time. (On a
+        /// busier machine a receiver falls behind, its socket overflows, and fewer than 99 % may
+        /// be counted; the messages then say how many the kernel dropped and how many went
+        /// missing inside.) A debug build's receivers get half these rates.
         static let phases: [Phase] = [
             Phase(kind: "wrong-key", count: 10_000, rate: 5000, keyed: false),
             Phase(kind: "bit-flip", count: 10_000, rate: 5000, keyed: true),
