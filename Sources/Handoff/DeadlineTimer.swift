@@ -3,12 +3,12 @@ import Dispatch
 /// One timer on the main actor for an engine's next deadline (`HandoffCore`'s shape: the engine
 /// says when it wants `tick`, its runner keeps one timer), on a `HandoffClock`.
 ///
-/// A timer that fires no later than a new deadline stays: on firing it finds what is due, and
-/// its owner sets the next. On the system clock it is one timer of `MainQueueTimers`, set again
-/// in place (a busy LAN or a run of keys sets several a second, and none wakes a thread), and one
-/// already due when set goes behind the work in hand on the main queue; on another clock (a
-/// test's), one set for a later time, or stopped, fires for nothing through the clock's
-/// `onMainActor(at:)`.
+/// On the system clock it is one timer of `MainQueueTimers`, set again in place for an earlier or
+/// a later deadline (a busy LAN or a run of keys sets several a second, and none wakes a thread),
+/// and one already due when set goes behind the work in hand on the main queue. On another clock
+/// (a test's), a timer that fires no later than a new deadline stays: on firing it finds what is
+/// due, and its owner sets the next; one set for a later time, or stopped, fires for nothing
+/// through the clock's `onMainActor(at:)`.
 @MainActor
 package final class DeadlineTimer {
     private let clock: any HandoffClock
@@ -31,10 +31,11 @@ package final class DeadlineTimer {
         if let key { MainQueueTimers.shared.cancel(key) }
     }
 
-    /// Fires at `next` unless it fires no later already; nil stops it.
+    /// Fires at `next`; on a clock other than the system's, not when it fires no later already.
+    /// Nil stops it.
     package func schedule(_ next: ContinuousClock.Instant?) {
         guard let next else { return stop() }
-        if let deadline, deadline <= next { return }
+        if let deadline, deadline == next || (key == nil && deadline < next) { return }
         generation += 1
         let number = generation
         deadline = next

@@ -11,6 +11,10 @@ import Glibc
 /// other timer due by then in one `DispatchQueue.main.sync` (on this thread when the main queue
 /// is free, as the terminal's input thread runs a key).
 ///
+/// A timer set again for later moves the timerfd with it when it was the earliest: each key into
+/// a large buffer moves the typing pause's deadline 300 ms on, and a timerfd left at the old
+/// deadline woke this thread, and then the main queue, about every 300 ms of typing for nothing.
+///
 /// A main-queue `asyncAfter` cost more on Linux: each one set wakes dispatch's timer thread to
 /// re-arm its own timer, and each that fires wakes it again and then a worker for the main queue.
 /// An editor sets several a second while keys arrive (the bus's next datagram, the upkeep).
@@ -36,16 +40,22 @@ package final class MainQueueTimers: Sendable {
     /// then timers are the main queue's `asyncAfter`.
     private let descriptor: Int32
 
-    private init() {
+    /// A set of timers with a timerfd and a thread of its own: `shared`, or a test's, which lives
+    /// as long as the process (its thread holds it).
+    package init() {
         descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC))
         guard descriptor >= 0 else { return }
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { _ in
-            MainQueueTimers.shared.serve()
+        let held = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(&thread, nil, { argument in
+            Unmanaged<MainQueueTimers>.fromOpaque(argument!).takeUnretainedValue().serve()
             return nil
-        }, nil)
-        if started == 0 { pthread_detach(thread) }
+        }, held)
+        if started == 0 { pthread_detach(thread) } else { Unmanaged<MainQueueTimers>.fromOpaque(held).release() }
     }
+
+    /// The deadline the timerfd is set for, nil while it is not set (for tests).
+    package var armedDeadline: ContinuousClock.Instant? { state.withLock { $0.armed } }
 
     /// A new key for `set`, never given out before.
     package func makeKey() -> UInt64 {
@@ -64,9 +74,17 @@ package final class MainQueueTimers: Sendable {
             return
         }
         state.withLock { state in
-            state.entries.removeAll { $0.key == key }
+            let moved = state.entries.firstIndex { $0.key == key }.map { state.entries.remove(at: $0).deadline }
             state.entries.append(Entry(key: key, deadline: deadline, body: body))
-            if let armed = state.armed, armed <= deadline { return }
+            if let armed = state.armed, armed <= deadline {
+                // Set for later: the timerfd follows it when this timer was the one it waited for.
+                guard moved == armed else { return }
+                let earliest = state.entries.lazy.map(\.deadline).min()!
+                guard earliest != armed else { return }
+                state.armed = earliest
+                arm(for: earliest)
+                return
+            }
             state.armed = deadline
             arm(for: deadline)
         }

@@ -2,8 +2,9 @@ import HandoffTesting
 import Testing
 @testable import Handoff
 
-/// The runners' one timer, in virtual time: it fires once, at the earliest deadline asked for;
-/// a later one leaves it; an earlier one takes its place; a stopped one never fires.
+/// The runners' one timer: in virtual time it fires once, at the earliest deadline asked for; a
+/// later one leaves it; an earlier one takes its place; a stopped one never fires. On the system
+/// clock a later one moves it.
 @MainActor
 @Suite("One timer for an engine's next deadline")
 struct DeadlineTimerTests {
@@ -57,6 +58,22 @@ struct DeadlineTimerTests {
         later.schedule(clock.now + .milliseconds(20))
         #expect(await waitUntil(timeout: .seconds(10)) { fired.times.count >= 2 })
         #expect(fired.times == [.zero, .seconds(1)], "the stopped one did not fire")
+    }
+
+    @Test("On the system clock, a later deadline moves the timer: it fires once, at the later deadline")
+    func laterOnTheSystemClock() async {
+        let clock = SystemClock()
+        let fired = Fired()
+        let start = clock.now
+        let later = start + .milliseconds(80)
+        let timer = DeadlineTimer(clock: clock) { fired.times.append(clock.now - start) }
+        timer.schedule(start + .milliseconds(20))
+        timer.schedule(later)
+        #expect(timer.deadline == later)
+        #expect(await waitUntil(timeout: .seconds(10)) { !fired.times.isEmpty })
+        #expect(fired.times.count == 1)
+        #expect(fired.times.allSatisfy { $0 >= .milliseconds(80) }, "not at the first deadline: \(fired.times)")
+        #expect(timer.deadline == nil)
     }
 }
 

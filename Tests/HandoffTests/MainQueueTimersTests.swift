@@ -5,7 +5,8 @@ import Testing
 
 /// The main actor's timers on the system clock, kept by their own thread: each runs on the main
 /// actor once its deadline has passed, in deadline order; one set again runs only its newest
-/// body, at its newest deadline; one cancelled runs nothing. Real time, waited for with a deadline.
+/// body, at its newest deadline, earlier or later, and the timerfd waits for the earliest; one
+/// cancelled runs nothing. Real time, waited for with a deadline.
 @MainActor
 @Suite("The main queue's timers")
 struct MainQueueTimersTests {
@@ -39,6 +40,37 @@ struct MainQueueTimersTests {
         #expect(await waitUntil(timeout: .seconds(10)) { ran.names.count >= 4 })
         #expect(ran.names == ["e", "b", "c", "a"])
         #expect(ran.early.isEmpty, "none ran before its deadline")
+    }
+
+    @Test("A timer set again for later takes the timerfd with it when it was the earliest, and runs once, at the later deadline")
+    func movedLater() async {
+        let timers = MainQueueTimers()
+        let ran = Ran()
+        let start = ContinuousClock.now
+        let (a, b) = (timers.makeKey(), timers.makeKey())
+        timers.set(a, at: start + .seconds(100)) { ran.names.append("a, replaced") }
+        #expect(timers.armedDeadline == start + .seconds(100))
+        timers.set(a, at: start + .seconds(200)) { ran.names.append("a, replaced again") }
+        #expect(timers.armedDeadline == start + .seconds(200), "the timerfd follows its only timer")
+        timers.set(b, at: start + .seconds(150)) { ran.names.append("b") }
+        #expect(timers.armedDeadline == start + .seconds(150))
+        timers.set(a, at: start + .seconds(300)) { ran.names.append("a, replaced a third time") }
+        #expect(timers.armedDeadline == start + .seconds(150), "another timer is the earliest: the timerfd stays")
+        timers.set(b, at: start + .seconds(250)) { ran.names.append("b, replaced") }
+        #expect(timers.armedDeadline == start + .seconds(250), "the earliest of those left")
+        timers.cancel(b)
+
+        let deadline = ContinuousClock.now + .milliseconds(60)
+        timers.set(a, at: ContinuousClock.now + .milliseconds(20)) { ran.names.append("a, too early") }
+        timers.set(a, at: deadline) {
+            if ContinuousClock.now < deadline { ran.early.append("a") }
+            ran.names.append("a")
+        }
+        #expect(timers.armedDeadline == deadline)
+        #expect(await waitUntil(timeout: .seconds(10)) { !ran.names.isEmpty })
+        #expect(ran.names == ["a"])
+        #expect(ran.early.isEmpty, "it did not run before its later deadline")
+        #expect(await waitUntil(timeout: .seconds(10)) { timers.armedDeadline == nil }, "nothing is left to wait for")
     }
 
     @Test("The system clock's onMainActor runs its body on the main actor once, after the deadline; a deadline passed runs at once")
