@@ -103,7 +103,13 @@ public struct EditorUpkeep: Sendable {
 
     /// When `tick` is wanted next: the end of a hold, a join's wait, a copy's delay.
     public var nextDeadline: Instant? {
-        [holdEnd, joinAt, copyAt].compactMap { $0 }.min()
+        // Asked after every key: the earliest of three without an array made and dropped each time.
+        func earlier(_ one: Instant?, _ other: Instant?) -> Instant? {
+            guard let one else { return other }
+            guard let other else { return one }
+            return min(one, other)
+        }
+        return earlier(earlier(holdEnd, joinAt), copyAt)
     }
 
     private var holdEnd: Instant? {

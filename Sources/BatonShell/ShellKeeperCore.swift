@@ -83,7 +83,14 @@ public struct ShellKeeperCore: Sendable {
 
     /// When `tick` has something to do.
     public var nextDeadline: ContinuousClock.Instant? {
-        [followersDue, question?.deadline, endingDeadline].compactMap { $0 }.min()
+        // Asked after every message a terminal sends: the earliest of three without an array
+        // made and dropped each time (6,000 instructions a key in a callgrind profile).
+        func earlier(_ one: ContinuousClock.Instant?, _ other: ContinuousClock.Instant?) -> ContinuousClock.Instant? {
+            guard let one else { return other }
+            guard let other else { return one }
+            return min(one, other)
+        }
+        return earlier(earlier(followersDue, question?.deadline), endingDeadline)
     }
 
     // MARK: - Terminals
