@@ -8,9 +8,9 @@ extension Program {
     func notePagesBusy() {
         guard giveBackPages != nil else { return }
         quietPages.busy(at: clock.now)
-        // A timer that is set finds the later deadline when it fires, and waits again: ten
-        // seconds on, that is one wake-up for a great many keys, none of which sets it.
-        if quietTimer.deadline == nil { quietTimer.schedule(quietPages.deadline) }
+        // A timer that is set finds the later deadline when it fires, and waits again: one set
+        // per key would cost every key a timer.
+        quietTimer.schedule(quietPages.deadline)
     }
 
     /// The quiet timer fired: the pages are given back if nothing was done since, else it waits again.

@@ -43,7 +43,7 @@ public final class Program: ApplicationDelegate, UserActivityResponder, UserActi
     /// When the publish, the join and the recovery copy are due: the policy, without I/O.
     var upkeep: EditorUpkeep
     /// The one timer for `upkeep.nextDeadline`.
-    lazy var upkeepTimer = DeadlineTimer(clock: clock) { [weak self] in self?.upkeepDue() }
+    lazy var upkeepTimer = DeadlineTimer(clock: clock, movesLater: true) { [weak self] in self?.upkeepDue() }
     /// The editor as it was when its text was last joined off the main actor; the buffer's
     /// text cache holds that text while nothing else was joined since.
     var joinedEditor: EditorState?

@@ -3,12 +3,19 @@ import Dispatch
 /// One timer on the main actor for an engine's next deadline (`HandoffCore`'s shape: the engine
 /// says when it wants `tick`, its runner keeps one timer), on a `HandoffClock`.
 ///
-/// On the system clock it is one timer of `MainQueueTimers`, set again in place for an earlier or
-/// a later deadline (a busy LAN or a run of keys sets several a second, and none wakes a thread),
-/// and one already due when set goes behind the work in hand on the main queue. On another clock
-/// (a test's), a timer that fires no later than a new deadline stays: on firing it finds what is
-/// due, and its owner sets the next; one set for a later time, or stopped, fires for nothing
-/// through the clock's `onMainActor(at:)`.
+/// A timer that fires no later than a new deadline stays: on firing it finds what is due, and
+/// its owner sets the next. On the system clock it is one timer of `MainQueueTimers`, set again
+/// in place (a busy LAN or a run of keys sets several a second, and none wakes a thread), and one
+/// already due when set goes behind the work in hand on the main queue; on another clock (a
+/// test's), one set for a later time, or stopped, fires for nothing through the clock's
+/// `onMainActor(at:)`.
+///
+/// One made with `movesLater` follows a later deadline too, on the system clock: the editor's
+/// upkeep, whose typing pause moves 300 ms on with every key into a large buffer, and whose timer
+/// left at the old deadline woke a thread and the main queue for nothing about every 300 ms of
+/// typing. Moving costs a set of `MainQueueTimers` (a lock, and a `timerfd_settime` when it was
+/// the earliest) each time: the other runners keep the rule above, as their deadlines can move
+/// with each datagram heard, many times between two wake-ups for nothing.
 @MainActor
 package final class DeadlineTimer {
     private let clock: any HandoffClock
@@ -20,22 +27,26 @@ package final class DeadlineTimer {
     /// Counts the timers set: one whose number is not the newest fires for nothing.
     private var generation = 0
 
-    /// A timer on `clock` that calls `fire` (which should hold its owner weakly).
-    package init(clock: any HandoffClock, fire: @escaping @MainActor () -> Void) {
+    /// Whether a later deadline moves the timer (on the system clock).
+    private let movesLater: Bool
+
+    /// A timer on `clock` that calls `fire` (which should hold its owner weakly); `movesLater`:
+    /// see above.
+    package init(clock: any HandoffClock, movesLater: Bool = false, fire: @escaping @MainActor () -> Void) {
         self.clock = clock
         self.fire = fire
         key = clock is SystemClock ? MainQueueTimers.shared.makeKey() : nil
+        self.movesLater = movesLater && key != nil
     }
 
     deinit {
         if let key { MainQueueTimers.shared.cancel(key) }
     }
 
-    /// Fires at `next`; on a clock other than the system's, not when it fires no later already.
-    /// Nil stops it.
+    /// Fires at `next` unless it fires no later already (and does not move later); nil stops it.
     package func schedule(_ next: ContinuousClock.Instant?) {
         guard let next else { return stop() }
-        if let deadline, deadline == next || (key == nil && deadline < next) { return }
+        if let deadline, deadline == next || (!movesLater && deadline < next) { return }
         generation += 1
         let number = generation
         deadline = next

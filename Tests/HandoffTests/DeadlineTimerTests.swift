@@ -2,9 +2,9 @@ import HandoffTesting
 import Testing
 @testable import Handoff
 
-/// The runners' one timer: in virtual time it fires once, at the earliest deadline asked for; a
-/// later one leaves it; an earlier one takes its place; a stopped one never fires. On the system
-/// clock a later one moves it.
+/// The runners' one timer: it fires once, at the earliest deadline asked for; a later one leaves
+/// it; an earlier one takes its place; a stopped one never fires. On the system clock a later one
+/// moves a timer made to move.
 @MainActor
 @Suite("One timer for an engine's next deadline")
 struct DeadlineTimerTests {
@@ -60,13 +60,18 @@ struct DeadlineTimerTests {
         #expect(fired.times == [.zero, .seconds(1)], "the stopped one did not fire")
     }
 
-    @Test("On the system clock, a later deadline moves the timer: it fires once, at the later deadline")
+    @Test("On the system clock, a later deadline moves a timer made to move: it fires once, at the later deadline; one not made to move stays")
     func laterOnTheSystemClock() async {
         let clock = SystemClock()
         let fired = Fired()
         let start = clock.now
         let later = start + .milliseconds(80)
-        let timer = DeadlineTimer(clock: clock) { fired.times.append(clock.now - start) }
+        let staying = DeadlineTimer(clock: clock) {}
+        staying.schedule(start + .seconds(100))
+        staying.schedule(start + .seconds(200))
+        #expect(staying.deadline == start + .seconds(100), "a later deadline leaves it")
+        staying.stop()
+        let timer = DeadlineTimer(clock: clock, movesLater: true) { fired.times.append(clock.now - start) }
         timer.schedule(start + .milliseconds(20))
         timer.schedule(later)
         #expect(timer.deadline == later)
