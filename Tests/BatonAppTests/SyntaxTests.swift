@@ -123,6 +123,44 @@ struct SyntaxTests {
         #expect((0..<colours.height).contains { y in (0..<colours.width).contains { colours[x: $0, y: y].style.foreground == .blue } })
     }
 
+    @Test("Changed lines further apart than the walk looks ahead at a time: the starts between them are kept, and every frame is the one drawn without the memo")
+    func memoWithChangesFarApart() async {
+        var lines: [String] = []
+        for i in 0..<700 { lines.append(i % 230 == 0 ? "int OPEN_\(i);" : i % 230 == 115 ? "int CLOSE_\(i); */" : "int v\(i);") }
+        var model = Fixtures.editor(lines.joined(separator: "\n"), filePath: "apart.c", width: 30, height: 12)
+        let memo = ViewMemo()
+        func check(_ what: String) {
+            let plain = BatonApp.view(model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == plain.frame, "\(what)")
+            memo.recycle(memoized.frame)
+        }
+        model.press(.modified(.end, .control))
+        check("before")
+        // Each OPEN_, 230 lines apart (more than `SyntaxMemo.lookAhead`), starts a comment.
+        #expect(230 > SyntaxMemo.lookAhead)
+        model.press(.modified(.home, .control), .control("\\"))
+        model.type("OPEN_")
+        model.press(.enter)
+        model.type("/* ")
+        model.press(.enter)
+        model.type("a")
+        #expect(model.editorState.findResult == "replaced 4 occurrences")
+        check("after, at the last replacement")
+        for step in 0..<60 {
+            if step % 10 == 0 { await Task.yield() }
+            model.press(.pageUp)
+            check("paging up, \(step)")
+        }
+        model.press(.modified(.end, .control))
+        check("at the end again")
+        for step in 0..<60 {
+            if step % 10 == 0 { await Task.yield() }
+            model.press(.pageUp)
+            check("paging up again, \(step)")
+        }
+    }
+
     @Test("After replacing every match (lines changed here and there), the region starts kept below are reused only where they still hold")
     func memoAfterReplaceAll() async {
         var lines: [String] = []

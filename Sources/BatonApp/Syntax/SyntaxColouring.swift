@@ -86,6 +86,8 @@ final class SyntaxMemo {
     private var frontierOld: Int32 = -1
     private var version: UInt64?
     private var syntaxName: String?
+    /// The syntax of the last call: the same one again needs no comparison of names.
+    private var lastSyntax: CompiledSyntax?
     /// The colours of the lines drawn in the last frame and in this one, by text and region.
     private var previousColours: [ColoursKey: [DisplaySpan]] = [:]
     private var currentColours: [ColoursKey: [DisplaySpan]] = [:]
@@ -155,6 +157,12 @@ final class SyntaxMemo {
     /// walk goes to the end (what nano does when it opens a file), so that the later ones
     /// have something to keep.
     func openRegion(atLine index: Int, in buffer: TextBuffer, syntax: CompiledSyntax) -> Int? {
+        // A frame asks for each row's line in turn, of the same text and syntax, and all but
+        // the first are known by then: answered from what is kept, without the checks below.
+        if syntax === lastSyntax, version == buffer.version, index < known, index < starts.count {
+            return starts[index] < 0 ? nil : Int(starts[index])
+        }
+        lastSyntax = syntax
         if syntaxName != syntax.name {
             reset()
             syntaxName = syntax.name
@@ -212,7 +220,11 @@ final class SyntaxMemo {
         }
     }
 
-    /// Works out the starts of lines `known ... index`.
+    /// How far past the last line known `walk` looks for a changed line at a time.
+    static let lookAhead = 128
+
+    /// Works out the starts of lines `known ... index`, and of those after them that an edit
+    /// left as they were.
     private func walk(to index: Int, in buffer: TextBuffer, syntax: CompiledSyntax) {
         while known <= index {
             let line = known - 1
@@ -222,7 +234,20 @@ final class SyntaxMemo {
                 // The start this line had, and the one the line after it had, before the edits.
                 let oldNext = starts[known]
                 if !dirty.contains(line) && start == frontierOld {
-                    next = oldNext
+                    // This line's text and its start are as they were, so the lines after it
+                    // start as they did too, up to the next line whose text changed: all known
+                    // at once (with none changed, all of them), so that the next rows of a
+                    // frame find theirs kept. The look for a changed line goes a screenful or
+                    // two at a time: after replacing all, there are thousands.
+                    var end = starts.count
+                    if !dirty.isEmpty {
+                        end = known
+                        let limit = min(starts.count, known + Self.lookAhead)
+                        while end < limit && !dirty.contains(end) { end += 1 }
+                    }
+                    known = min(end + 1, starts.count)
+                    frontierOld = starts[known - 1]
+                    continue
                 } else {
                     next = SyntaxColouring.openRegion(
                         after: buffer.lineText(line), startingIn: start < 0 ? nil : Int(start), syntax: syntax)
@@ -239,6 +264,12 @@ final class SyntaxMemo {
             dirty.remove(line)
             known += 1
         }
-        if starts.count > buffer.lineCount { starts.removeSubrange(buffer.lineCount...) }
+        if starts.count > buffer.lineCount {
+            starts.removeSubrange(buffer.lineCount...)
+            if known > starts.count {
+                known = starts.count
+                frontierOld = starts.last ?? -1
+            }
+        }
     }
 }
