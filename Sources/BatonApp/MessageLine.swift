@@ -104,11 +104,11 @@ enum MessageLine {
             return nil
         }
         if case .nearby = model.overlay {
-            putFirstFitting(nearbyHelp, row: row, into: &frame, style: Style(dim: true))
+            putKeys(.nearby, row: row, into: &frame, memo: memo)
             return nil
         }
         if case .continuing(let state) = model.overlay, state.isShown {
-            putFirstFitting(continuingHelp, row: row, into: &frame, style: Style(dim: true))
+            putKeys(.continuing, row: row, into: &frame, memo: memo)
             return nil
         }
         if let item = model.nearby.first {
@@ -120,8 +120,41 @@ enum MessageLine {
             }
             return nil
         }
-        putFirstFitting(model.session.kind == .counter ? counterHelp : editorHelp, row: row, into: &frame, style: Style(dim: true))
+        putKeys(model.session.kind == .counter ? .counter : .editor, row: row, into: &frame, memo: memo)
         return nil
+    }
+
+    /// Which of the keys' lines a row shows.
+    enum Keys: Equatable {
+        case continuing, nearby, counter, editor
+
+        var candidates: [String] {
+            switch self {
+            case .continuing: continuingHelp
+            case .nearby: nearbyHelp
+            case .counter: counterHelp
+            case .editor: editorHelp
+            }
+        }
+    }
+
+    /// What decides a keys' line: which one, and the row's width.
+    struct KeysKey: Equatable {
+        let keys: Keys
+        let width: Int
+    }
+
+    /// Puts the keys' line `keys` at `row` (blank before), dimmed: the last frame's cells when
+    /// it put the same one at the same width. It is on the screen while typing, and the same
+    /// from key to key.
+    static func putKeys(_ keys: Keys, row: Int, into frame: inout ScreenBuffer, memo: ViewMemo?) {
+        guard let memo else {
+            putFirstFitting(keys.candidates, row: row, into: &frame, style: Style(dim: true))
+            return
+        }
+        memo.drawKeys(KeysKey(keys: keys, width: frame.width), y: row, into: &frame) {
+            putFirstFitting(keys.candidates, row: row, into: &$0, style: Style(dim: true))
+        }
     }
 
     /// What decides the nearby hint: the newest activity's title, its peer, its age as shown,

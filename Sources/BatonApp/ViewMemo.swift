@@ -155,6 +155,17 @@ public final class ViewMemo {
         hintRow.draw(key, y: y, into: &frame, draw: draw)
     }
 
+    /// The keys' line above the status bar: the same on every key while nothing else is said
+    /// there.
+    private var keysRow = KeptRow<MessageLine.KeysKey>()
+    /// Frames whose keys' line was copied from the last one, since the memo was made.
+    var keysReused: Int { keysRow.reused }
+
+    /// Puts the keys' line that `key` decides at row `y` (a row blank before).
+    func drawKeys(_ key: MessageLine.KeysKey, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+        keysRow.draw(key, y: y, into: &frame, draw: draw)
+    }
+
     /// The editor's title row. A key changes it only when it makes the buffer dirty or the title
     /// shows the cursor's position (Alt-C).
     private var titleRow = KeptRow<EditorView.TitleKey>()
@@ -229,12 +240,19 @@ public final class ViewMemo {
             return same ?? key.text.utf8.elementsEqual(bytes)
         }
         let place = current.count
-        let found = place < previous.count && matches(previous[place].key) ? previous[place] : previous.first { matches($0.key) }
-        guard let row = found, ready(y, for: row, in: &frame) || frame.put(span: row.cells[...], x: 0, y: y) else { return nil }
-        current.append(row)
+        // Found by its index, the keys compared where they lie: the row is copied once, into
+        // this frame's rows (a copy retains its text and its cells).
+        let index = previous.withUnsafeBufferPointer { rows in
+            place < rows.count && matches(rows[place].key) ? place : rows.firstIndex { matches($0.key) }
+        }
+        guard let index else { return nil }
+        let row = previous[index]
+        guard ready(y, for: row, in: &frame) || frame.put(span: row.cells[...], x: 0, y: y) else { return nil }
         Self.stamp(row, y: y, in: &frame)
+        let cut = row.cut
+        current.append(consume row)
         rowsReused += 1
-        return row.cut
+        return cut
     }
 
     /// The last frame's row drawn as `key` says: the one in the same place first (a row that did

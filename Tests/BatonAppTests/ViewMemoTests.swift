@@ -171,6 +171,30 @@ struct ViewMemoTests {
         #expect(BatonApp.view(model, memo: memo).frame.lines()[0].contains("[+]"))
     }
 
+    @Test("The keys' line is the last frame's row while the same keys show at the same width")
+    func keysLineFollowsItsInputs() {
+        var model = Fixtures.editor("text")
+        let memo = ViewMemo()
+        #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        let changes: [(String, Bool, (inout AppModel) -> Void)] = [
+            ("a key", true, { $0.press(.character("x")) }),
+            ("a move", true, { $0.press(.left) }),
+            ("a narrower screen", false, { BatonApp.update(&$0, .resize(TerminalSize(width: 30, height: 10))) }),
+            ("a key at that width", true, { $0.press(.character("y")) }),
+            ("the nearby list opened: its own keys", false, { $0.press(.control("n")) }),
+            ("the nearby list closed: the editor's keys again", false, { $0.press(.escape) }),
+            ("a key again", true, { $0.press(.character("z")) }),
+        ]
+        for (what, copied, change) in changes {
+            let reused = memo.keysReused
+            change(&model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
+            #expect(memo.keysReused == reused + (copied ? 1 : 0), "after \(what)")
+        }
+        #expect(BatonApp.view(model, memo: memo).frame.lines().contains { $0.hasPrefix("^S") })
+    }
+
     @Test("A row drawn last frame is copied whole, also when it moved to another row")
     func movedRowIsReused() {
         var model = Fixtures.editor("first\nsecond 中文\nthird")
