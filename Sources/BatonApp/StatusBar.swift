@@ -10,13 +10,20 @@ enum StatusBar {
 
     static func draw(_ model: AppModel, row: Int, into frame: inout ScreenBuffer, memo: ViewMemo? = nil) {
         let style = Style(reverse: true)
-        frame.clearRow(row, style: style)
-        let text = memo?.statusText(for: Inputs(model, width: frame.width)) ?? text(for: model, width: frame.width)
-        frame.putTruncated(text, x: 0, y: row, width: frame.width, style: style)
+        guard let memo else {
+            frame.clearRow(row, style: style)
+            frame.putTruncated(text(for: model, width: frame.width), x: 0, y: row, width: frame.width, style: style)
+            return
+        }
+        let inputs = Inputs(model, width: frame.width)
+        memo.drawStatus(inputs, y: row, into: &frame) { frame in
+            frame.clearRow(row, style: style)
+            frame.putTruncated(inputs.text, x: 0, y: row, width: frame.width, style: style)
+        }
     }
 
-    /// What the bar's text is made of: the same inputs give the same text, so a frame whose
-    /// inputs did not change (nearly every key) takes the last frame's text (`ViewMemo`).
+    /// What the bar's text is made of: the same inputs give the same row, so a frame whose
+    /// inputs did not change (nearly every key) takes the last frame's (`ViewMemo`).
     struct Inputs: Equatable {
         let status: StatusInfo
         let isCounter: Bool

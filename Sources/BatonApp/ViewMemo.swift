@@ -66,8 +66,10 @@ public final class ViewMemo {
     /// Frames blanked in place rather than allocated, since the memo was made.
     private(set) var framesReused = 0
 
-    /// The status bar's text of the last frame, and what it was made of.
-    private var status: (inputs: StatusBar.Inputs, text: String)?
+    /// The status bar's row. A key changes it only when it changes what the bar says.
+    private var statusRow = KeptRow<StatusBar.Inputs>()
+    /// Frames whose status bar was copied from the last one, since the memo was made.
+    var statusesReused: Int { statusRow.reused }
     /// Frames handed back after drawing (`recycle`), the newest last: the older one is no longer
     /// the backend's last frame, so its cells can be blanked in place for the next frame
     /// instead of allocated again.
@@ -177,12 +179,9 @@ public final class ViewMemo {
         titleRow.draw(key, y: y, into: &frame, draw: draw)
     }
 
-    /// The status bar's text for `inputs`: the last frame's when they are the same.
-    func statusText(for inputs: StatusBar.Inputs) -> String {
-        if let status, status.inputs == inputs { return status.text }
-        let text = inputs.text
-        status = (inputs, text)
-        return text
+    /// Puts the status bar that `inputs` decide at row `y`.
+    func drawStatus(_ inputs: StatusBar.Inputs, y: Int, into frame: inout ScreenBuffer, draw: (inout ScreenBuffer) -> Void) {
+        statusRow.draw(inputs, y: y, into: &frame, draw: draw)
     }
 
     /// Starts a frame: rows kept since the last call become the ones to reuse.

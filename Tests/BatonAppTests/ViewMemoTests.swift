@@ -97,19 +97,25 @@ struct ViewMemoTests {
         #expect(walk.memo.rowsInPlace > Self.steps / 4, "rows were found in place, not copied")
     }
 
-    @Test("The status bar's text is the last frame's until what it shows changes")
+    @Test("The status bar is the last frame's row until what it shows changes")
     func statusBarFollowsItsInputs() {
         var model = Fixtures.editor("text")
         let memo = ViewMemo()
         _ = BatonApp.view(model, memo: memo)
         model.press(.character("x"))
         #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        #expect(memo.statusesReused == 1, "a key changes nothing in it")
         model.status.peersHeard = 7
         let memoized = BatonApp.view(model, memo: memo)
         #expect(memoized.frame == BatonApp.view(model).frame)
         #expect(memoized.frame.lines().last?.contains("7 peers") == true)
+        #expect(memo.statusesReused == 1, "drawn again for the peers")
         BatonApp.update(&model, .resize(TerminalSize(width: 20, height: 10)))
         #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        #expect(memo.statusesReused == 1, "drawn again at the new width")
+        model.press(.character("y"))
+        #expect(BatonApp.view(model, memo: memo).frame == BatonApp.view(model).frame)
+        #expect(memo.statusesReused == 2)
     }
 
     @Test("The nearby hint is the last frame's row until its activity, age or width changes")
