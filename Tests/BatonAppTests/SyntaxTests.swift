@@ -123,79 +123,79 @@ struct SyntaxTests {
         #expect((0..<colours.height).contains { y in (0..<colours.width).contains { colours[x: $0, y: y].style.foreground == .blue } })
     }
 
-    @Test("Changed lines further apart than the walk looks ahead at a time: the starts between them are kept, and every frame is the one drawn without the memo")
-    func memoWithChangesFarApart() async {
+    /// A C file of `count` lines, 30 × 12: `int OPEN_n;` every `every` lines, `int CLOSE_n; */`
+    /// half-way between, `int vn;` elsewhere.
+    static func regions(lines count: Int, every: Int, name: String) -> AppModel {
         var lines: [String] = []
-        for i in 0..<700 { lines.append(i % 230 == 0 ? "int OPEN_\(i);" : i % 230 == 115 ? "int CLOSE_\(i); */" : "int v\(i);") }
-        var model = Fixtures.editor(lines.joined(separator: "\n"), filePath: "apart.c", width: 30, height: 12)
-        let memo = ViewMemo()
-        func check(_ what: String) {
-            let plain = BatonApp.view(model)
-            let memoized = BatonApp.view(model, memo: memo)
-            #expect(memoized.frame == plain.frame, "\(what)")
-            memo.recycle(memoized.frame)
+        for i in 0..<count {
+            lines.append(i % every == 0 ? "int OPEN_\(i);" : i % every == every / 2 ? "int CLOSE_\(i); */" : "int v\(i);")
         }
-        model.press(.modified(.end, .control))
-        check("before")
-        // Each OPEN_, 230 lines apart (more than `SyntaxMemo.lookAhead`), starts a comment.
-        #expect(230 > SyntaxMemo.lookAhead)
-        model.press(.modified(.home, .control), .control("\\"))
-        model.type("OPEN_")
+        return Fixtures.editor(lines.joined(separator: "\n"), filePath: name, width: 30, height: 12)
+    }
+
+    /// Replaces every `word` with `replacement`, as a person does (Ctrl-\, then all), from the
+    /// top or from where the cursor is.
+    static func replaceAll(_ word: String, with replacement: String, fromTop: Bool = true, in model: inout AppModel) {
+        if fromTop { model.press(.modified(.home, .control)) }
+        model.press(.control("\\"))
+        model.type(word)
         model.press(.enter)
-        model.type("/* ")
+        model.type(replacement)
         model.press(.enter)
         model.type("a")
-        #expect(model.editorState.findResult == "replaced 4 occurrences")
-        check("after, at the last replacement")
-        for step in 0..<60 {
-            if step % 10 == 0 { await Task.yield() }
-            model.press(.pageUp)
-            check("paging up, \(step)")
-        }
+    }
+
+    /// The frame drawn with `memo` is the one drawn without it; the frame goes back to the memo.
+    static func expectSameFrame(_ model: AppModel, memo: ViewMemo, _ what: String) {
+        let plain = BatonApp.view(model)
+        let memoized = BatonApp.view(model, memo: memo)
+        #expect(memoized.frame == plain.frame, "\(what)")
+        memo.recycle(memoized.frame)
+    }
+
+    @Test("Changed lines further apart than the walk looks ahead at a time: the starts between them are kept, and every frame is the one drawn without the memo")
+    func memoWithChangesFarApart() async {
+        var model = Self.regions(lines: 700, every: 230, name: "apart.c")
+        let memo = ViewMemo()
         model.press(.modified(.end, .control))
-        check("at the end again")
-        for step in 0..<60 {
-            if step % 10 == 0 { await Task.yield() }
-            model.press(.pageUp)
-            check("paging up again, \(step)")
+        Self.expectSameFrame(model, memo: memo, "before")
+        // Each OPEN_, 230 lines apart (more than `SyntaxMemo.lookAhead`), starts a comment.
+        #expect(230 > SyntaxMemo.lookAhead)
+        Self.replaceAll("OPEN_", with: "/* ", in: &model)
+        #expect(model.editorState.findResult == "replaced 4 occurrences")
+        Self.expectSameFrame(model, memo: memo, "after, at the last replacement")
+        for pass in ["paging up", "paging up again from the end"] {
+            if pass != "paging up" {
+                model.press(.modified(.end, .control))
+                Self.expectSameFrame(model, memo: memo, "at the end again")
+            }
+            for step in 0..<60 {
+                if step % 10 == 0 { await Task.yield() }
+                model.press(.pageUp)
+                Self.expectSameFrame(model, memo: memo, "\(pass), \(step)")
+            }
         }
     }
 
     @Test("After replacing every match (lines changed here and there), the region starts kept below are reused only where they still hold")
     func memoAfterReplaceAll() async {
-        var lines: [String] = []
-        for i in 0..<300 { lines.append(i % 9 == 0 ? "int OPEN_\(i);" : i % 9 == 4 ? "int CLOSE_\(i); */" : "int v\(i);") }
-        var model = Fixtures.editor(lines.joined(separator: "\n"), filePath: "regions.c", width: 30, height: 12)
+        var model = Self.regions(lines: 300, every: 9, name: "regions.c")
         let memo = ViewMemo()
-        func check(_ what: String) {
-            let plain = BatonApp.view(model)
-            let memoized = BatonApp.view(model, memo: memo)
-            #expect(memoized.frame == plain.frame, "\(what)")
-            memo.recycle(memoized.frame)
-        }
         model.press(.modified(.end, .control))
-        check("before")
+        Self.expectSameFrame(model, memo: memo, "before")
         // OPEN_ becomes a comment's start: every region below changes.
-        model.press(.modified(.home, .control), .control("\\"))
-        model.type("OPEN_")
-        model.press(.enter)
-        model.type("/* ")
-        model.press(.enter)
-        model.type("a")
+        Self.replaceAll("OPEN_", with: "/* ", in: &model)
         #expect(model.editorState.findResult == "replaced 34 occurrences")
-        check("after, at the last replacement")
+        Self.expectSameFrame(model, memo: memo, "after, at the last replacement")
         for step in 0..<30 {
             if step % 10 == 0 { await Task.yield() }
             model.press(.pageUp)
-            check("paging up, \(step)")
+            Self.expectSameFrame(model, memo: memo, "paging up, \(step)")
         }
         // And back: CLOSE_ goes, so comments run on.
-        model.press(.control("\\"))
-        model.type("*/")
-        model.press(.enter, .enter)
-        model.type("a")
+        Self.replaceAll("*/", with: "", fromTop: false, in: &model)
         model.press(.modified(.end, .control))
-        check("after the second")
+        Self.expectSameFrame(model, memo: memo, "after the second")
         let frame = BatonApp.view(model).frame
         #expect((0..<frame.width).contains { frame[x: $0, y: 5].style.foreground == .blue }, "the end is inside a comment")
     }

@@ -152,6 +152,21 @@ struct ViewMemoTests {
         #expect(BatonApp.view(model, memo: memo).frame.lines().contains { $0.hasPrefix("↪ Editing other.txt") })
     }
 
+    /// Makes each change and draws a frame with `memo`: the same frame as without it, and the
+    /// row counted by `reused` copied from the last frame exactly when the change says so.
+    static func walk(
+        _ changes: [(String, Bool, (inout AppModel) -> Void)], on model: inout AppModel, memo: ViewMemo,
+        reused: KeyPath<ViewMemo, Int>
+    ) {
+        for (what, copied, change) in changes {
+            let before = memo[keyPath: reused]
+            change(&model)
+            let memoized = BatonApp.view(model, memo: memo)
+            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
+            #expect(memo[keyPath: reused] == before + (copied ? 1 : 0), "after \(what)")
+        }
+    }
+
     @Test("The title is the last frame's row until what it shows changes: [+], the position with Alt-C, the width")
     func titleFollowsItsInputs() {
         var model = Fixtures.editor("text")
@@ -167,13 +182,7 @@ struct ViewMemoTests {
             ("a key again", true, { $0.press(.character("w")) }),
             ("a move", true, { $0.press(.left) }),
         ]
-        for (what, copied, change) in changes {
-            let reused = memo.titlesReused
-            change(&model)
-            let memoized = BatonApp.view(model, memo: memo)
-            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
-            #expect(memo.titlesReused == reused + (copied ? 1 : 0), "after \(what)")
-        }
+        Self.walk(changes, on: &model, memo: memo, reused: \.titlesReused)
         #expect(BatonApp.view(model, memo: memo).frame.lines()[0].contains("[+]"))
     }
 
@@ -191,13 +200,7 @@ struct ViewMemoTests {
             ("the nearby list closed: the editor's keys again", false, { $0.press(.escape) }),
             ("a key again", true, { $0.press(.character("z")) }),
         ]
-        for (what, copied, change) in changes {
-            let reused = memo.keysReused
-            change(&model)
-            let memoized = BatonApp.view(model, memo: memo)
-            #expect(memoized.frame == BatonApp.view(model).frame, "after \(what)")
-            #expect(memo.keysReused == reused + (copied ? 1 : 0), "after \(what)")
-        }
+        Self.walk(changes, on: &model, memo: memo, reused: \.keysReused)
         #expect(BatonApp.view(model, memo: memo).frame.lines().contains { $0.hasPrefix("^S") })
     }
 
