@@ -62,11 +62,14 @@ let package = Package(
         .target(
             name: "HandoffMulticast",
             dependencies: [
-                "Handoff", "HandoffWire",
+                "Handoff", "HandoffWire", "CNetlink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Linux's routing netlink, which the Glibc module leaves out: the transport hears when
+        // the interfaces change rather than looking every second.
+        .systemLibrary(name: "CNetlink"),
         // `baton pair` on SwiftNIO: the HELLO datagrams and the one TCP connection, driving
         // Handoff's `PairingMachine`.
         .target(

@@ -88,14 +88,24 @@ extension DatagramPaths {
         problemFromSend = bySend
         nextRetry = .now() + retryDelay
         retryDelay = min(retryDelay * 2, Self.longestRetry)
+        scheduleLook(at: nextLookDeadline())
         publish()
     }
 
-    /// Every second: when the interfaces changed, or a retry is due, set multicast up again.
+    // MARK: Watching the interfaces
+
+    /// A look at the interfaces, when a change was heard, a retry or a name's resolution is due,
+    /// or the slow look's time came: when they changed, or a retry is due, set multicast up again.
     func watch() {
-        resolveUnresolvedIfDue()
+        look = nil
+        lookAt = .distantFuture
         guard !isClosing else { return }
+        defer { scheduleLook(at: nextLookDeadline()) }
+        if events == nil { subscribe() }
+        resolveUnresolvedIfDue()
         let now = NIODeadline.now()
+        lastLook = now
+        looks += 1
         let current = Self.interfaceSignature(group: group)
         let changed = current != signature
         signature = current
@@ -118,6 +128,54 @@ extension DatagramPaths {
         }
         guard main != nil else { return }  // reopening: it sets multicast up when bound
         setUpMulticast().whenComplete { _ in self.publish() }
+    }
+
+    /// When the next look is due: every second without the kernel's word, `slowLook` with it,
+    /// and sooner for a retry or a name to resolve.
+    func nextLookDeadline() -> NIODeadline {
+        let now = NIODeadline.now()
+        var next = now + (events == nil ? Self.watchInterval : Self.slowLook)
+        if multicastProblem != nil { next = min(next, nextRetry) }
+        if !unresolved.isEmpty { next = min(next, nextResolve) }
+        return max(next, now + Self.settle)
+    }
+
+    /// Makes the next look due at `deadline` unless one is due sooner.
+    func scheduleLook(at deadline: NIODeadline) {
+        guard !isClosing, deadline < lookAt else { return }
+        look?.cancel()
+        lookAt = deadline
+        look = loop.scheduleTask(deadline: deadline) { self.watch() }
+    }
+
+    /// The kernel said a link, an address or a route changed: look once its burst is over.
+    func interfacesChanged() {
+        scheduleLook(at: max(.now() + Self.settle, lastLook + Self.eventSpacing))
+    }
+
+    /// Subscribes to the kernel's word on interface changes. Where it cannot be had the looks
+    /// stay a second apart, and each tries again; a subscription that closes (a read error, as
+    /// an overrun's) makes the next look come soon, since what it missed is unknown. The future
+    /// completes, never failing, once the subscription is made or refused.
+    @discardableResult
+    func subscribe() -> EventLoopFuture<Void> {
+        guard !isClosing, events == nil, !subscribing else { return loop.makeSucceededVoidFuture() }
+        subscribing = true
+        return InterfaceEvents.subscribe(on: loop) { self.interfacesChanged() }
+            .map { channel in
+                self.subscribing = false
+                guard !self.isClosing else {
+                    channel.close(promise: nil)
+                    return
+                }
+                self.events = channel
+                channel.closeFuture.whenComplete { _ in
+                    guard self.events === channel else { return }  // closed by `close`
+                    self.events = nil
+                    self.interfacesChanged()
+                }
+            }
+            .recover { _ in self.subscribing = false }  // refused: looked at every second
     }
 
     // MARK: Status

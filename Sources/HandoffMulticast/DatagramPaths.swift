@@ -16,12 +16,22 @@ import NIOPosix
 /// SwiftNIO closes a datagram channel on most send errors (EPERM, ENETUNREACH, EADDRNOTAVAIL).
 /// A closed main socket is opened again at once and the failing destination held back
 /// (`SendBackoff`); a closed multicast socket marks multicast unavailable until the interfaces
-/// change or a retry works. The interfaces are looked at every second, so a new lease, a VPN
-/// going up or down or a cable plugged in is followed: the group is joined again on the
-/// interface as it now is, and the status says so.
+/// change or a retry works. The interfaces are looked at when the kernel says they changed
+/// (`InterfaceEvents`), so a new lease, a VPN going up or down or a cable plugged in is followed:
+/// the group is joined again on the interface as it now is, and the status says so. Without that
+/// word (netlink refused, or its socket closed on an overrun) they are looked at every second.
 final class DatagramPaths: @unchecked Sendable {
-    /// How often the interfaces are looked at.
+    /// How often the interfaces are looked at without the kernel's word on their changes.
     static let watchInterval: TimeAmount = .seconds(1)
+    /// How often they are looked at with it all the same: a change the kernel does not announce
+    /// (a device's flags alone) is seen within this.
+    static let slowLook: TimeAmount = .seconds(30)
+    /// From a change heard to the look: the burst of messages one change makes (a lease's new
+    /// address, its route, the old address gone) ends first.
+    static let settle: TimeAmount = .milliseconds(50)
+    /// The least time between two looks that changes heard ask for: a host whose routes churn
+    /// costs at most four looks a second.
+    static let eventSpacing: TimeAmount = .milliseconds(250)
     /// The first retry of an unavailable multicast path without any change seen; doubles to `longestRetry`.
     static let firstRetry: TimeAmount = .seconds(2)
     static let longestRetry: TimeAmount = .seconds(30)
@@ -59,7 +69,15 @@ final class DatagramPaths: @unchecked Sendable {
     var signature = ""
     var learned = LearnedPeers()
     var backoff = SendBackoff()
-    var watcher: RepeatedTask?
+    /// The next look at the interfaces, and when it is due.
+    var look: Scheduled<Void>?
+    var lookAt = NIODeadline.distantFuture
+    var lastLook = NIODeadline.now()
+    /// How many looks were made (for tests).
+    var looks = 0
+    /// The kernel's word on interface changes, while subscribed.
+    var events: (any Channel)?
+    var subscribing = false
     var isClosing = false
 
     init(
@@ -85,6 +103,8 @@ final class DatagramPaths: @unchecked Sendable {
     /// `SO_REUSEADDR`. Everything else leaves multicast unavailable and unicast working.
     func start() -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
+        // Subscribed before the first look: a change after it is heard.
+        let subscribed = subscribe()
         do {
             choice = try InterfaceChoice.resolve(named: configuration.interface, group: group)
         } catch {
@@ -103,10 +123,9 @@ final class DatagramPaths: @unchecked Sendable {
                 self.adoptMain(channel)
                 return self.setUpMulticast()
             }
+            .flatMap { subscribed }
             .map {
-                self.watcher = self.loop.scheduleRepeatedTask(
-                    initialDelay: Self.watchInterval, delay: Self.watchInterval
-                ) { _ in self.watch() }
+                self.scheduleLook(at: self.nextLookDeadline())
                 self.publish()
             }
     }
@@ -115,8 +134,10 @@ final class DatagramPaths: @unchecked Sendable {
     func close() -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
         isClosing = true
-        watcher?.cancel()
-        let channels = [main, multicastSender].compactMap { $0 }
+        look?.cancel()
+        look = nil
+        let channels = [main, multicastSender, events].compactMap { $0 }
+        events = nil
         main = nil
         multicastSender = nil
         return EventLoopFuture.andAllComplete(channels.map { $0.close() }, on: loop)
@@ -217,6 +238,7 @@ final class DatagramPaths: @unchecked Sendable {
         nextResolve = .now() + resolveInterval
         guard !isClosing else { return }
         unresolved = resolution.unresolved.map(\.entry)
+        if !unresolved.isEmpty { scheduleLook(at: nextLookDeadline()) }
         var added = false
         for peer in resolution.peers where !listed.contains(where: { $0.key == peer.description }) {
             guard let address = try? SocketAddress(ipAddress: peer.address, port: peer.port) else { continue }

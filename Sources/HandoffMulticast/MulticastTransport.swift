@@ -150,6 +150,25 @@ public final class MulticastTransport: ActivityTransport {
         try? await paths.loop.submit {}.get()
     }
 
+    /// Whether the kernel's word on interface changes is heard now, rather than the interfaces
+    /// looked at every second (for tests).
+    func hearsInterfaceChanges() async -> Bool {
+        let paths = paths
+        return (try? await paths.loop.submit { paths.events != nil }.get()) ?? false
+    }
+
+    /// How many times the interfaces were looked at since the start (for tests).
+    func interfaceLooks() async -> Int {
+        let paths = paths
+        return (try? await paths.loop.submit { paths.looks }.get()) ?? 0
+    }
+
+    /// Closes the subscription to interface changes, as a read error would (for tests).
+    func dropInterfaceEvents() async {
+        let paths = paths
+        try? await paths.loop.flatSubmit { paths.events?.close() ?? paths.loop.makeSucceededVoidFuture() }.get()
+    }
+
     /// ` + unicast 10.77.0.12:47788, 10.77.0.13:47788`, or nothing without unicast peers.
     static func unicastDescription(_ peers: [UnicastPeer]) -> String {
         peers.isEmpty ? "" : " + unicast " + peers.map(\.description).joined(separator: ", ")

@@ -59,6 +59,30 @@ struct MulticastInterfaceTests {
         }
     }
 
+    @Test("A change is heard: an address added makes the transport look again, not 30 s later; so does one after its subscription closed")
+    func hearsInterfaceChanges() async throws {
+        try await NetLab.withLab(hosts: 2) { lab in
+            let h1 = try await lab.start(on: 1)
+            #expect(await h1.hearsInterfaceChanges())  // subscribed before the start returns
+            // Nothing is wrong, so no retry is due: the next look without a change heard is 30 s away.
+            #expect(h1.status.problems.isEmpty)
+            let before = await h1.interfaceLooks()
+            // Another host's change is not this namespace's; then this one's.
+            try lab.exec(host: 2, "ip", "addr", "add", "10.77.0.32/24", "dev", "v0")
+            try lab.exec(host: 1, "ip", "addr", "add", "10.77.0.31/24", "dev", "v0")
+            #expect(try await waitUntil(within: .seconds(10)) { await h1.interfaceLooks() > before })
+
+            // A subscription that closes (as an overrun's read error closes it) is made again at
+            // a look that comes soon, and the next change is heard too.
+            await h1.dropInterfaceEvents()
+            #expect(try await waitUntil(within: .seconds(10)) { await h1.hearsInterfaceChanges() })
+            let again = await h1.interfaceLooks()
+            try lab.exec(host: 1, "ip", "addr", "del", "10.77.0.31/24", "dev", "v0")
+            #expect(try await waitUntil(within: .seconds(10)) { await h1.interfaceLooks() > again })
+            #expect(h1.status.problems.isEmpty)
+        }
+    }
+
     @Test("With no multicast route the transport starts on unicast, and joins once a route appears")
     func joinWithoutARoute() async throws {
         try await NetLab.withLab(hosts: 2) { lab in
